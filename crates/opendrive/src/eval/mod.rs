@@ -1,0 +1,202 @@
+//! Evaluation of a road: reference line, elevation, superelevation, lane offset and lane
+//! borders as functions of `s`, the road frame `(s, t, h) -> (x, y, z)` and its inverse.
+//!
+//! Record lookup follows the standard and libOpenDRIVE: at `s` the record with the largest start
+//! `<= s` applies (so at a joint the next record wins); before the first record the first one
+//! is extended.
+//!
+//! # Units
+//! Metres and radians in the file's frame (header `<offset>` not applied).
+
+mod curve;
+mod inverse;
+mod quad;
+
+pub use curve::{Curve, Pose};
+pub use inverse::StCandidate;
+
+use crate::model::{Lane, LaneSection, Poly3, Road};
+use std::sync::OnceLock;
+
+/// A road prepared for evaluation. Cheap to build (parametric cubics get an arc-length table);
+/// the spatial index for [`RoadEval::xy_to_st`] is built on first use.
+#[derive(Debug)]
+pub struct RoadEval<'a> {
+    road: &'a Road,
+    curves: Vec<Curve>,
+    index: OnceLock<inverse::SegmentIndex>,
+}
+
+/// The point frame at `(s, t, h)`: position and the unit vectors of s, t and h.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// Position (x, y, z), m.
+    pub position: [f64; 3],
+    /// Unit tangent along the road (with the grade).
+    pub e_s: [f64; 3],
+    /// Unit lateral vector (left), rolled by the superelevation.
+    pub e_t: [f64; 3],
+    /// Unit surface normal.
+    pub e_h: [f64; 3],
+}
+
+/// Value of a piecewise cubic profile at `s` (0 where there are no records).
+pub fn profile_value(records: &[Poly3], s: f64) -> f64 {
+    record_at(records, s, |r| r.s).map_or(0.0, |r| r.value(s - r.s))
+}
+
+/// First derivative of a piecewise cubic profile at `s`.
+pub fn profile_slope(records: &[Poly3], s: f64) -> f64 {
+    record_at(records, s, |r| r.s).map_or(0.0, |r| r.slope(s - r.s))
+}
+
+fn profile_second(records: &[Poly3], s: f64) -> f64 {
+    record_at(records, s, |r| r.s).map_or(0.0, |r| r.curvature_term(s - r.s))
+}
+
+/// The record with the largest start `<= s`, or the first one before it starts.
+pub(crate) fn record_at<T>(records: &[T], s: f64, start: impl Fn(&T) -> f64) -> Option<&T> {
+    if records.is_empty() {
+        return None;
+    }
+    let i = records.partition_point(|r| start(r) <= s);
+    Some(&records[i.max(1) - 1])
+}
+
+impl<'a> RoadEval<'a> {
+    /// Prepares `road`.
+    pub fn new(road: &'a Road) -> RoadEval<'a> {
+        let curves = road.plan_view.geometries.iter().map(Curve::new).collect();
+        RoadEval { road, curves, index: OnceLock::new() }
+    }
+
+    /// The road.
+    pub fn road(&self) -> &'a Road {
+        self.road
+    }
+
+    /// Road length, m.
+    pub fn length(&self) -> f64 {
+        self.road.length
+    }
+
+    /// The prepared geometry record that applies at `s`.
+    pub fn curve_at(&self, s: f64) -> Option<&Curve> {
+        record_at(&self.curves, s, |c| c.s0)
+    }
+
+    /// Reference line x, y, heading and curvature at `s`. A road without geometry gives the
+    /// origin.
+    pub fn pose(&self, s: f64) -> Pose {
+        self.curve_at(s).map_or(Pose::default(), |c| c.pose(s - c.s0))
+    }
+
+    /// Reference line elevation z at `s`, m.
+    pub fn elevation(&self, s: f64) -> f64 {
+        profile_value(&self.road.elevation_profile.elevations, s)
+    }
+
+    /// Superelevation (roll) at `s`, rad; positive lowers the right side.
+    pub fn superelevation(&self, s: f64) -> f64 {
+        profile_value(&self.road.lateral_profile.superelevations, s)
+    }
+
+    /// Lane offset at `s`, m.
+    pub fn lane_offset(&self, s: f64) -> f64 {
+        profile_value(&self.road.lanes.lane_offsets, s)
+    }
+
+    /// The lane section that applies at `s`.
+    pub fn lane_section(&self, s: f64) -> Option<&'a LaneSection> {
+        record_at(&self.road.lanes.lane_sections, s, |l| l.s)
+    }
+
+    /// t of the outer border of every lane (centre lane excluded) at `s`, ordered by lane id:
+    /// `laneOffset + Σ ±width` from the centre outward; lanes given by `<border>` take the
+    /// border polynomial (t relative to the reference line) instead.
+    pub fn lane_borders(&self, s: f64) -> Vec<(i32, f64)> {
+        let mut out = Vec::new();
+        let Some(sec) = self.lane_section(s) else { return out };
+        let offset = self.lane_offset(s);
+        let ds_section = s - sec.s;
+        for (side, sign) in [(&sec.right, -1.0), (&sec.left, 1.0)] {
+            let Some(side) = side else { continue };
+            let mut lanes: Vec<&Lane> = side.lanes.iter().filter(|l| l.id != 0).collect();
+            lanes.sort_by_key(|l| l.id.abs());
+            let mut t = offset;
+            let mut side_out = Vec::with_capacity(lanes.len());
+            for lane in lanes {
+                if !lane.borders.is_empty() && lane.widths.is_empty() {
+                    t = record_at(&lane.borders, ds_section, |r| r.s).map_or(t, |r| r.value(ds_section - r.s));
+                } else {
+                    let w = record_at(&lane.widths, ds_section, |r| r.s).map_or(0.0, |r| r.value(ds_section - r.s));
+                    t += sign * w;
+                }
+                side_out.push((lane.id, t));
+            }
+            if sign < 0.0 {
+                side_out.reverse();
+            }
+            out.extend(side_out);
+        }
+        out
+    }
+
+    /// The frame at `(s, t, h)`: the reference point lifted by the elevation, `e_s` along the
+    /// 3-D tangent, `e_t` the horizontal left normal rolled by the superelevation about `e_s`,
+    /// `e_h = e_s × e_t`; position = p0 + t·e_t + h·e_h. This is the construction of the
+    /// standard's road frame as libOpenDRIVE implements it. Lane height and `<shape>` are not
+    /// applied.
+    pub fn frame(&self, s: f64, t: f64, h: f64) -> Frame {
+        let pose = self.pose(s);
+        let z = self.elevation(s);
+        let grade = profile_slope(&self.road.elevation_profile.elevations, s);
+        let phi = self.superelevation(s);
+        let (sin_h, cos_h) = pose.hdg.sin_cos();
+        let e_s = normalize([cos_h, sin_h, grade]);
+        let (sin_p, cos_p) = phi.sin_cos();
+        let e_t = normalize([
+            cos_p * -e_s[1] + sin_p * -e_s[2] * e_s[0],
+            cos_p * e_s[0] + sin_p * -e_s[2] * e_s[1],
+            sin_p * (e_s[0] * e_s[0] + e_s[1] * e_s[1]),
+        ]);
+        let e_h = normalize(cross(e_s, e_t));
+        let position = [
+            pose.x + t * e_t[0] + h * e_h[0],
+            pose.y + t * e_t[1] + h * e_h[1],
+            z + t * e_t[2] + h * e_h[2],
+        ];
+        Frame { position, e_s, e_t, e_h }
+    }
+
+    /// Map (x, y, z) of the road-frame point (s, t, h). See [`RoadEval::frame`].
+    pub fn sth_to_xyz(&self, s: f64, t: f64, h: f64) -> [f64; 3] {
+        self.frame(s, t, h).position
+    }
+
+    /// Terms for the inverse: pose, grade, grade rate, roll and roll rate at `s`.
+    fn inverse_terms(&self, s: f64) -> inverse::Terms {
+        let e = &self.road.elevation_profile.elevations;
+        let se = &self.road.lateral_profile.superelevations;
+        inverse::Terms {
+            pose: self.pose(s),
+            grade: profile_slope(e, s),
+            grade_rate: profile_second(e, s),
+            roll: profile_value(se, s),
+            roll_rate: profile_slope(se, s),
+        }
+    }
+}
+
+fn normalize(v: [f64; 3]) -> [f64; 3] {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if n > 0.0 {
+        [v[0] / n, v[1] / n, v[2] / n]
+    } else {
+        v
+    }
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}

@@ -1,0 +1,35 @@
+//! ASAM OpenDRIVE 1.4 to 1.8: data model, reader, writer and evaluation.
+//!
+//! ```
+//! let text = r#"<?xml version="1.0"?>
+//! <OpenDRIVE><header revMajor="1" revMinor="8"/>
+//!   <road id="1" length="100" junction="-1">
+//!     <planView><geometry s="0" x="0" y="0" hdg="0" length="100"><arc curvature="0.01"/></geometry></planView>
+//!   </road>
+//! </OpenDRIVE>"#;
+//! let odr = opendrive::read(text)?;
+//! let road = opendrive::RoadEval::new(&odr.roads[0]);
+//! let p = road.pose(50.0);
+//! assert!((p.hdg - 0.5).abs() < 1e-12);
+//! let [x, y, _] = road.sth_to_xyz(50.0, 2.0, 0.0);
+//! let st = road.xy_to_st(x, y, 10.0).expect("on the road");
+//! assert!((st.s - 50.0).abs() < 1e-6 && (st.t - 2.0).abs() < 1e-6);
+//! # Ok::<(), opendrive::Error>(())
+//! ```
+//!
+//! Frames: map `x, y, z` in the file's frame (the header `<offset>` is not applied), road
+//! `s, t, h`. Units are metres and radians throughout.
+
+mod error;
+pub mod eval;
+pub mod model;
+mod read;
+pub mod validate;
+mod write;
+mod xml;
+
+pub use error::{Error, ErrorKind, Position, Result};
+pub use eval::{Pose, RoadEval, StCandidate};
+pub use model::*;
+pub use read::{read, read_file, read_with, ReadOptions};
+pub use write::{format_f64, write, write_file, Version, WriteOptions};

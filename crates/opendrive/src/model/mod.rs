@@ -1,0 +1,167 @@
+//! The OpenDRIVE data model: plain data, no XML types except [`Element`] for what we keep
+//! verbatim. Field names follow the standard; `kind` stands for the attribute `type`.
+//!
+//! # Units
+//! Lengths in metres, angles in radians, curvatures in 1/m, all in the file's own frame
+//! (the header `<offset>` is not applied).
+
+mod geometry;
+mod junction;
+mod lanes;
+mod objects;
+mod road;
+
+pub use geometry::{Geometry, GeometryKind, PRange};
+pub use junction::{Connection, Junction, LaneLinkPair};
+pub use lanes::{
+    Lane, LaneHeight, LaneLink, LaneMaterial, LaneSection, LaneSide, LaneSpeed, Lanes, RoadMark,
+};
+pub use objects::{Corner, Object, ObjectCrg, Objects, Outline, Repeat, Signal, Signals};
+pub use road::{
+    ElevationProfile, LateralProfile, LinkTarget, PlanView, Road, RoadCrg, RoadLink, RoadType,
+    Shape, Surface,
+};
+
+pub use crate::xml::Element;
+
+/// Attributes and child elements the model does not interpret, kept to be written back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extras {
+    /// Unknown attributes, in document order.
+    pub attributes: Vec<(String, String)>,
+    /// Unknown child elements (`userData`, `include`, vendor data, elements we do not model).
+    pub elements: Vec<Element>,
+}
+
+impl Extras {
+    /// True when nothing is kept.
+    pub fn is_empty(&self) -> bool {
+        self.attributes.is_empty() && self.elements.is_empty()
+    }
+}
+
+/// A cubic polynomial record `a + b·ds + c·ds² + d·ds³` starting at `s`.
+///
+/// For `<elevation>`, `<superelevation>` and `<laneOffset>` `s` is the road's s. For `<width>`,
+/// `<border>` it is the `sOffset` from the start of the lane section.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Poly3 {
+    /// Start of the record (s, or sOffset), m.
+    pub s: f64,
+    /// Constant term.
+    pub a: f64,
+    /// Linear term.
+    pub b: f64,
+    /// Quadratic term.
+    pub c: f64,
+    /// Cubic term.
+    pub d: f64,
+}
+
+impl Poly3 {
+    /// A constant record.
+    pub fn constant(s: f64, a: f64) -> Self {
+        Poly3 { s, a, b: 0.0, c: 0.0, d: 0.0 }
+    }
+    /// Value at `ds` from the record start.
+    #[inline]
+    pub fn value(&self, ds: f64) -> f64 {
+        self.a + ds * (self.b + ds * (self.c + ds * self.d))
+    }
+    /// First derivative at `ds`.
+    #[inline]
+    pub fn slope(&self, ds: f64) -> f64 {
+        self.b + ds * (2.0 * self.c + ds * 3.0 * self.d)
+    }
+    /// Second derivative at `ds`.
+    #[inline]
+    pub fn curvature_term(&self, ds: f64) -> f64 {
+        2.0 * self.c + 6.0 * self.d * ds
+    }
+}
+
+/// A whole OpenDRIVE file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OpenDrive {
+    /// `<header>`.
+    pub header: Header,
+    /// `<road>`s in file order.
+    pub roads: Vec<Road>,
+    /// `<controller>`s, kept verbatim.
+    pub controllers: Vec<Element>,
+    /// `<junction>`s in file order.
+    pub junctions: Vec<Junction>,
+    /// Anything else at the top level (`junctionGroup`, `station`, `userData`, ...).
+    pub extras: Extras,
+}
+
+impl OpenDrive {
+    /// The road with this id.
+    pub fn road(&self, id: &str) -> Option<&Road> {
+        self.roads.iter().find(|r| r.id == id)
+    }
+}
+
+/// `<header>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// revMajor (1).
+    pub rev_major: u32,
+    /// revMinor (4 to 8 are read; 8 is written by default).
+    pub rev_minor: u32,
+    /// Database name.
+    pub name: Option<String>,
+    /// Database version (a free string).
+    pub version: Option<String>,
+    /// Creation date (a free string).
+    pub date: Option<String>,
+    /// Bounds, m.
+    pub north: Option<f64>,
+    /// Bounds, m.
+    pub south: Option<f64>,
+    /// Bounds, m.
+    pub east: Option<f64>,
+    /// Bounds, m.
+    pub west: Option<f64>,
+    /// Vendor name.
+    pub vendor: Option<String>,
+    /// The `<geoReference>` text (a PROJ string, or a WKT/EPSG code), verbatim.
+    pub geo_reference: Option<String>,
+    /// `<offset>` (1.6+): inertial = offset + R(hdg)·file coordinates.
+    pub offset: Option<HeaderOffset>,
+    /// Unknown attributes and children.
+    pub extras: Extras,
+}
+
+impl Default for Header {
+    fn default() -> Self {
+        Header {
+            rev_major: 1,
+            rev_minor: 8,
+            name: None,
+            version: None,
+            date: None,
+            north: None,
+            south: None,
+            east: None,
+            west: None,
+            vendor: None,
+            geo_reference: None,
+            offset: None,
+            extras: Extras::default(),
+        }
+    }
+}
+
+/// Header `<offset>`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct HeaderOffset {
+    /// m.
+    pub x: f64,
+    /// m.
+    pub y: f64,
+    /// m.
+    pub z: f64,
+    /// rad.
+    pub hdg: f64,
+}

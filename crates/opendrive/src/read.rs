@@ -1,0 +1,797 @@
+//! XML text -> [`OpenDrive`] model. One function per element; unknown attributes and elements
+//! go into [`Extras`]. A missing required attribute is an error, optional ones follow the
+//! standard's defaults (stated where applied).
+
+use crate::error::{Error, ErrorKind, Position, Result};
+use crate::model::*;
+use crate::xml::{self, Element};
+use std::path::Path;
+
+/// Options for [`read_with`].
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// Accept revMajor other than 1 (the model may then be wrong).
+    pub any_major_version: bool,
+}
+
+/// Parses an OpenDRIVE document (revisions 1.4 to 1.8, 1.9 read as far as it is the same).
+pub fn read(text: &str) -> Result<OpenDrive> {
+    read_with(text, &ReadOptions::default())
+}
+
+/// Parses an OpenDRIVE document with options.
+pub fn read_with(text: &str, options: &ReadOptions) -> Result<OpenDrive> {
+    let root = xml::parse(text)?;
+    let cx = Cx { text };
+    if root.name != "OpenDRIVE" {
+        return Err(cx.err(&root, ErrorKind::NotOpenDrive { found: root.name.clone() }));
+    }
+    opendrive(&cx, &root, options)
+}
+
+/// Reads and parses a file; errors name the file.
+pub fn read_file(path: impl AsRef<Path>) -> Result<OpenDrive> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))?;
+    read(&text).map_err(|e| e.with_path(path))
+}
+
+struct Cx<'a> {
+    text: &'a str,
+}
+
+impl Cx<'_> {
+    fn err(&self, el: &Element, kind: ErrorKind) -> Error {
+        Error::at(kind, Position::locate(self.text, el.pos))
+    }
+}
+
+/// Reads the attributes of one element and remembers which ones were used.
+struct Attrs<'c, 'e> {
+    cx: &'c Cx<'c>,
+    el: &'e Element,
+    used: Vec<bool>,
+}
+
+impl<'c, 'e> Attrs<'c, 'e> {
+    fn new(cx: &'c Cx<'c>, el: &'e Element) -> Self {
+        Attrs { cx, el, used: vec![false; el.attributes.len()] }
+    }
+    fn raw(&mut self, name: &str) -> Option<&'e str> {
+        let i = self.el.attributes.iter().position(|(k, _)| k == name)?;
+        self.used[i] = true;
+        Some(self.el.attributes[i].1.as_str())
+    }
+    fn missing(&self, attribute: &'static str) -> Error {
+        self.cx.err(self.el, ErrorKind::MissingAttribute { element: self.el.name.clone(), attribute })
+    }
+    fn invalid(&self, attribute: &str, value: &str, reason: &str) -> Error {
+        self.cx.err(
+            self.el,
+            ErrorKind::InvalidAttribute {
+                element: self.el.name.clone(),
+                attribute: attribute.to_string(),
+                value: value.to_string(),
+                reason: reason.to_string(),
+            },
+        )
+    }
+    fn string(&mut self, name: &'static str) -> Result<String> {
+        self.raw(name).map(str::to_string).ok_or_else(|| self.missing(name))
+    }
+    fn opt_string(&mut self, name: &str) -> Option<String> {
+        self.raw(name).map(str::to_string)
+    }
+    fn parse_f64(&self, name: &str, v: &str) -> Result<f64> {
+        match v.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            Ok(_) => Err(self.invalid(name, v, "not a finite number")),
+            Err(_) => Err(self.invalid(name, v, "not a number")),
+        }
+    }
+    fn f64(&mut self, name: &'static str) -> Result<f64> {
+        let v = self.raw(name).ok_or_else(|| self.missing(name))?;
+        self.parse_f64(name, v)
+    }
+    /// An optional number; `default` is the standard's default when absent.
+    fn f64_or(&mut self, name: &str, default: f64) -> Result<f64> {
+        Ok(self.opt_f64(name)?.unwrap_or(default))
+    }
+    fn opt_f64(&mut self, name: &str) -> Result<Option<f64>> {
+        match self.raw(name) {
+            Some(v) => self.parse_f64(name, v).map(Some),
+            None => Ok(None),
+        }
+    }
+    fn non_negative(&mut self, name: &'static str) -> Result<f64> {
+        let x = self.f64(name)?;
+        if x < 0.0 {
+            let v = self.raw(name).unwrap_or_default();
+            return Err(self.invalid(name, v, "must not be negative"));
+        }
+        Ok(x)
+    }
+    fn i32(&mut self, name: &'static str) -> Result<i32> {
+        let v = self.raw(name).ok_or_else(|| self.missing(name))?;
+        v.trim().parse::<i32>().map_err(|_| self.invalid(name, v, "not an integer"))
+    }
+    fn u32(&mut self, name: &'static str) -> Result<u32> {
+        let v = self.raw(name).ok_or_else(|| self.missing(name))?;
+        v.trim().parse::<u32>().map_err(|_| self.invalid(name, v, "not a non-negative integer"))
+    }
+    fn opt_bool(&mut self, name: &str) -> Result<Option<bool>> {
+        match self.raw(name) {
+            None => Ok(None),
+            Some(v) => match v.trim() {
+                "true" | "1" => Ok(Some(true)),
+                "false" | "0" => Ok(Some(false)),
+                _ => Err(self.invalid(name, v, "not a boolean (true or false)")),
+            },
+        }
+    }
+    /// The attributes that were not read, for [`Extras`].
+    fn rest(self) -> Vec<(String, String)> {
+        self.el
+            .attributes
+            .iter()
+            .zip(self.used)
+            .filter(|(_, used)| !used)
+            .map(|(kv, _)| kv.clone())
+            .collect()
+    }
+}
+
+fn extras(attrs: Attrs<'_, '_>) -> Extras {
+    Extras { attributes: attrs.rest(), elements: Vec::new() }
+}
+
+fn check_ascending(cx: &Cx, el: &Element, s: f64, previous: Option<f64>) -> Result<()> {
+    if let Some(p) = previous {
+        if s < p {
+            return Err(cx.err(el, ErrorKind::DescendingS { element: el.name.clone(), s, previous: p }));
+        }
+    }
+    Ok(())
+}
+
+fn opendrive(cx: &Cx, root: &Element, options: &ReadOptions) -> Result<OpenDrive> {
+    let mut odr = OpenDrive { extras: Extras { attributes: root.attributes.clone(), elements: vec![] }, ..Default::default() };
+    let mut header_seen = false;
+    for child in root.elements() {
+        match child.name.as_str() {
+            "header" => {
+                odr.header = header(cx, child, options)?;
+                header_seen = true;
+            }
+            "road" => odr.roads.push(road(cx, child)?),
+            "controller" => odr.controllers.push(child.clone()),
+            "junction" => odr.junctions.push(junction(cx, child)?),
+            _ => odr.extras.elements.push(child.clone()),
+        }
+    }
+    if !header_seen {
+        return Err(cx.err(root, ErrorKind::MissingElement { parent: "OpenDRIVE".into(), child: "header" }));
+    }
+    Ok(odr)
+}
+
+fn header(cx: &Cx, el: &Element, options: &ReadOptions) -> Result<Header> {
+    let mut a = Attrs::new(cx, el);
+    let rev_major = a.u32("revMajor")?;
+    if rev_major != 1 && !options.any_major_version {
+        return Err(a.invalid("revMajor", &rev_major.to_string(), "only OpenDRIVE 1.x is supported"));
+    }
+    let rev_minor = a.u32("revMinor")?;
+    let mut h = Header {
+        rev_major,
+        rev_minor,
+        name: a.opt_string("name"),
+        version: a.opt_string("version"),
+        date: a.opt_string("date"),
+        north: a.opt_f64("north")?,
+        south: a.opt_f64("south")?,
+        east: a.opt_f64("east")?,
+        west: a.opt_f64("west")?,
+        vendor: a.opt_string("vendor"),
+        geo_reference: None,
+        offset: None,
+        extras: Extras::default(),
+    };
+    h.extras = extras(a);
+    for child in el.elements() {
+        match child.name.as_str() {
+            "geoReference" => h.geo_reference = Some(child.text()),
+            "offset" => {
+                let mut a = Attrs::new(cx, child);
+                h.offset = Some(HeaderOffset {
+                    x: a.f64("x")?,
+                    y: a.f64("y")?,
+                    z: a.f64("z")?,
+                    hdg: a.f64("hdg")?,
+                });
+            }
+            _ => h.extras.elements.push(child.clone()),
+        }
+    }
+    Ok(h)
+}
+
+fn road(cx: &Cx, el: &Element) -> Result<Road> {
+    let mut a = Attrs::new(cx, el);
+    let mut r = Road {
+        id: a.string("id")?,
+        name: a.opt_string("name"),
+        length: a.non_negative("length")?,
+        junction: a.string("junction")?,
+        rule: a.opt_string("rule"),
+        ..Default::default()
+    };
+    r.extras = extras(a);
+    let mut plan_view_seen = false;
+    for child in el.elements() {
+        match child.name.as_str() {
+            "link" => r.link = Some(road_link(cx, child)?),
+            "type" => r.types.push(road_type(cx, child)?),
+            "planView" => {
+                r.plan_view = plan_view(cx, child)?;
+                plan_view_seen = true;
+            }
+            "elevationProfile" => {
+                let mut p = ElevationProfile { extras: all_extras_attrs(child), ..Default::default() };
+                for c in child.elements() {
+                    match c.name.as_str() {
+                        "elevation" => {
+                            let rec = poly3(cx, c, "s")?;
+                            check_ascending(cx, c, rec.s, p.elevations.last().map(|r| r.s))?;
+                            p.elevations.push(rec);
+                        }
+                        _ => p.extras.elements.push(c.clone()),
+                    }
+                }
+                r.elevation_profile = p;
+            }
+            "lateralProfile" => {
+                let mut p = LateralProfile { extras: all_extras_attrs(child), ..Default::default() };
+                for c in child.elements() {
+                    match c.name.as_str() {
+                        "superelevation" => {
+                            let rec = poly3(cx, c, "s")?;
+                            check_ascending(cx, c, rec.s, p.superelevations.last().map(|r| r.s))?;
+                            p.superelevations.push(rec);
+                        }
+                        "shape" => {
+                            let mut a = Attrs::new(cx, c);
+                            p.shapes.push(Shape {
+                                s: a.f64("s")?,
+                                t: a.f64("t")?,
+                                a: a.f64("a")?,
+                                b: a.f64("b")?,
+                                c: a.f64("c")?,
+                                d: a.f64("d")?,
+                            });
+                        }
+                        _ => p.extras.elements.push(c.clone()),
+                    }
+                }
+                r.lateral_profile = p;
+            }
+            "lanes" => r.lanes = lanes(cx, child)?,
+            "objects" => r.objects = objects(cx, child)?,
+            "signals" => {
+                let mut s = Signals { extras: all_extras_attrs(child), ..Default::default() };
+                for c in child.elements() {
+                    match c.name.as_str() {
+                        "signal" => s.signals.push(signal(cx, c)?),
+                        _ => s.extras.elements.push(c.clone()),
+                    }
+                }
+                r.signals = s;
+            }
+            "surface" => {
+                let mut s = Surface { extras: all_extras_attrs(child), ..Default::default() };
+                for c in child.elements() {
+                    match c.name.as_str() {
+                        "CRG" => s.crgs.push(road_crg(cx, c)?),
+                        _ => s.extras.elements.push(c.clone()),
+                    }
+                }
+                r.surface = s;
+            }
+            _ => r.extras.elements.push(child.clone()),
+        }
+    }
+    if !plan_view_seen {
+        return Err(cx.err(el, ErrorKind::MissingElement { parent: "road".into(), child: "planView" }));
+    }
+    Ok(r)
+}
+
+fn all_extras_attrs(el: &Element) -> Extras {
+    Extras { attributes: el.attributes.clone(), elements: Vec::new() }
+}
+
+fn poly3(cx: &Cx, el: &Element, s_name: &'static str) -> Result<Poly3> {
+    let mut a = Attrs::new(cx, el);
+    Ok(Poly3 { s: a.f64(s_name)?, a: a.f64("a")?, b: a.f64("b")?, c: a.f64("c")?, d: a.f64("d")? })
+}
+
+fn road_link(cx: &Cx, el: &Element) -> Result<RoadLink> {
+    let mut l = RoadLink { extras: all_extras_attrs(el), ..Default::default() };
+    for c in el.elements() {
+        match c.name.as_str() {
+            "predecessor" | "successor" => {
+                let mut a = Attrs::new(cx, c);
+                let mut t = LinkTarget {
+                    element_type: a.string("elementType")?,
+                    element_id: a.string("elementId")?,
+                    contact_point: a.opt_string("contactPoint"),
+                    extras: Extras::default(),
+                };
+                t.extras = extras(a);
+                t.extras.elements = c.elements().cloned().collect();
+                if c.name == "predecessor" {
+                    l.predecessor = Some(t);
+                } else {
+                    l.successor = Some(t);
+                }
+            }
+            _ => l.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(l)
+}
+
+fn road_type(cx: &Cx, el: &Element) -> Result<RoadType> {
+    let mut a = Attrs::new(cx, el);
+    let mut t = RoadType {
+        s: a.f64("s")?,
+        kind: a.string("type")?,
+        country: a.opt_string("country"),
+        speed: None,
+        extras: Extras::default(),
+    };
+    t.extras = extras(a);
+    for c in el.elements() {
+        match c.name.as_str() {
+            "speed" => {
+                let mut a = Attrs::new(cx, c);
+                t.speed = Some((a.string("max")?, a.opt_string("unit")));
+            }
+            _ => t.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(t)
+}
+
+fn plan_view(cx: &Cx, el: &Element) -> Result<PlanView> {
+    let mut pv = PlanView { extras: all_extras_attrs(el), ..Default::default() };
+    for c in el.elements() {
+        match c.name.as_str() {
+            "geometry" => {
+                let g = geometry(cx, c)?;
+                check_ascending(cx, c, g.s, pv.geometries.last().map(|g| g.s))?;
+                pv.geometries.push(g);
+            }
+            _ => pv.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(pv)
+}
+
+fn geometry(cx: &Cx, el: &Element) -> Result<Geometry> {
+    let mut a = Attrs::new(cx, el);
+    let s = a.non_negative("s")?;
+    let x = a.f64("x")?;
+    let y = a.f64("y")?;
+    let hdg = a.f64("hdg")?;
+    let length = a.non_negative("length")?;
+    let mut ex = extras(a);
+    let mut kind = None;
+    for c in el.elements() {
+        let k = match c.name.as_str() {
+            "line" => Some(GeometryKind::Line),
+            "arc" => Some(GeometryKind::Arc { curvature: Attrs::new(cx, c).f64("curvature")? }),
+            "spiral" => {
+                let mut a = Attrs::new(cx, c);
+                Some(GeometryKind::Spiral { curv_start: a.f64("curvStart")?, curv_end: a.f64("curvEnd")? })
+            }
+            "poly3" => {
+                let mut a = Attrs::new(cx, c);
+                Some(GeometryKind::Poly3 { a: a.f64("a")?, b: a.f64("b")?, c: a.f64("c")?, d: a.f64("d")? })
+            }
+            "paramPoly3" => {
+                let mut a = Attrs::new(cx, c);
+                let u = [a.f64("aU")?, a.f64("bU")?, a.f64("cU")?, a.f64("dU")?];
+                let v = [a.f64("aV")?, a.f64("bV")?, a.f64("cV")?, a.f64("dV")?];
+                // pRange is optional before 1.8; the standard's default is "normalized".
+                let p_range = match a.raw("pRange") {
+                    None => PRange::Normalized,
+                    Some("arcLength") => PRange::ArcLength,
+                    Some("normalized") => PRange::Normalized,
+                    Some(other) => return Err(a.invalid("pRange", other, "expected arcLength or normalized")),
+                };
+                Some(GeometryKind::ParamPoly3 { u, v, p_range })
+            }
+            _ => None,
+        };
+        match (k, kind) {
+            (Some(k), None) => kind = Some(k),
+            (Some(_), Some(_)) => {
+                return Err(cx.err(
+                    c,
+                    ErrorKind::InvalidAttribute {
+                        element: "geometry".into(),
+                        attribute: c.name.clone(),
+                        value: String::new(),
+                        reason: "a geometry has exactly one curve element".into(),
+                    },
+                ))
+            }
+            (None, _) => ex.elements.push(c.clone()),
+        }
+    }
+    let kind = kind.ok_or_else(|| {
+        let found: Vec<&str> = el.elements().map(|c| c.name.as_str()).collect();
+        let detail = if found.is_empty() { String::new() } else { format!(" (found <{}>)", found.join(">, <")) };
+        cx.err(el, ErrorKind::UnknownGeometry(detail))
+    })?;
+    Ok(Geometry { s, x, y, hdg, length, kind, extras: ex })
+}
+
+fn lanes(cx: &Cx, el: &Element) -> Result<Lanes> {
+    let mut l = Lanes { extras: all_extras_attrs(el), ..Default::default() };
+    for c in el.elements() {
+        match c.name.as_str() {
+            "laneOffset" => {
+                let rec = poly3(cx, c, "s")?;
+                check_ascending(cx, c, rec.s, l.lane_offsets.last().map(|r| r.s))?;
+                l.lane_offsets.push(rec);
+            }
+            "laneSection" => {
+                let sec = lane_section(cx, c)?;
+                check_ascending(cx, c, sec.s, l.lane_sections.last().map(|r| r.s))?;
+                l.lane_sections.push(sec);
+            }
+            _ => l.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(l)
+}
+
+fn lane_section(cx: &Cx, el: &Element) -> Result<LaneSection> {
+    let mut a = Attrs::new(cx, el);
+    let mut sec = LaneSection { s: a.f64("s")?, single_side: a.opt_bool("singleSide")?, ..Default::default() };
+    sec.extras = extras(a);
+    for c in el.elements() {
+        let side = match c.name.as_str() {
+            "left" | "center" | "right" => {
+                let mut side = LaneSide { extras: all_extras_attrs(c), ..Default::default() };
+                for l in c.elements() {
+                    match l.name.as_str() {
+                        "lane" => side.lanes.push(lane(cx, l)?),
+                        _ => side.extras.elements.push(l.clone()),
+                    }
+                }
+                side
+            }
+            _ => {
+                sec.extras.elements.push(c.clone());
+                continue;
+            }
+        };
+        match c.name.as_str() {
+            "left" => sec.left = Some(side),
+            "center" => sec.center = Some(side),
+            _ => sec.right = Some(side),
+        }
+    }
+    Ok(sec)
+}
+
+fn lane(cx: &Cx, el: &Element) -> Result<Lane> {
+    let mut a = Attrs::new(cx, el);
+    let id = a.i32("id")?;
+    // `type` is required on side lanes; the centre lane may omit it (1.8 schema).
+    let kind = if id == 0 { a.opt_string("type") } else { Some(a.string("type")?) };
+    let mut lane = Lane {
+        id,
+        kind,
+        level: a.opt_bool("level")?,
+        ..Default::default()
+    };
+    lane.extras = extras(a);
+    for c in el.elements() {
+        match c.name.as_str() {
+            "link" => {
+                let mut link = LaneLink { extras: all_extras_attrs(c), ..Default::default() };
+                for p in c.elements() {
+                    match p.name.as_str() {
+                        "predecessor" => link.predecessors.push(Attrs::new(cx, p).i32("id")?),
+                        "successor" => link.successors.push(Attrs::new(cx, p).i32("id")?),
+                        _ => link.extras.elements.push(p.clone()),
+                    }
+                }
+                lane.link = Some(link);
+            }
+            "width" => {
+                let rec = poly3(cx, c, "sOffset")?;
+                check_ascending(cx, c, rec.s, lane.widths.last().map(|r| r.s))?;
+                lane.widths.push(rec);
+            }
+            "border" => {
+                let rec = poly3(cx, c, "sOffset")?;
+                check_ascending(cx, c, rec.s, lane.borders.last().map(|r| r.s))?;
+                lane.borders.push(rec);
+            }
+            "roadMark" => {
+                let mut a = Attrs::new(cx, c);
+                let mut m = RoadMark {
+                    s_offset: a.f64("sOffset")?,
+                    kind: a.string("type")?,
+                    weight: a.opt_string("weight"),
+                    // color is required from 1.5 on; older writers omit it. The 1.4 default is "standard".
+                    color: a.opt_string("color").unwrap_or_else(|| "standard".into()),
+                    material: a.opt_string("material"),
+                    width: a.opt_f64("width")?,
+                    lane_change: a.opt_string("laneChange"),
+                    height: a.opt_f64("height")?,
+                    extras: Extras::default(),
+                };
+                m.extras = extras(a);
+                m.extras.elements = c.elements().cloned().collect();
+                lane.road_marks.push(m);
+            }
+            "material" => {
+                let mut a = Attrs::new(cx, c);
+                let mut m = LaneMaterial {
+                    s_offset: a.f64("sOffset")?,
+                    surface: a.opt_string("surface"),
+                    friction: a.f64("friction")?,
+                    roughness: a.opt_f64("roughness")?,
+                    extras: Extras::default(),
+                };
+                m.extras = extras(a);
+                lane.materials.push(m);
+            }
+            "speed" => {
+                let mut a = Attrs::new(cx, c);
+                let mut m = LaneSpeed {
+                    s_offset: a.f64("sOffset")?,
+                    max: a.f64("max")?,
+                    unit: a.opt_string("unit"),
+                    extras: Extras::default(),
+                };
+                m.extras = extras(a);
+                lane.speeds.push(m);
+            }
+            "height" => {
+                let mut a = Attrs::new(cx, c);
+                let mut m = LaneHeight {
+                    s_offset: a.f64("sOffset")?,
+                    // inner/outer default to 0 per the standard.
+                    inner: a.f64_or("inner", 0.0)?,
+                    outer: a.f64_or("outer", 0.0)?,
+                    extras: Extras::default(),
+                };
+                m.extras = extras(a);
+                lane.heights.push(m);
+            }
+            _ => lane.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(lane)
+}
+
+fn objects(cx: &Cx, el: &Element) -> Result<Objects> {
+    let mut o = Objects { extras: all_extras_attrs(el), ..Default::default() };
+    for c in el.elements() {
+        match c.name.as_str() {
+            "object" => o.objects.push(object(cx, c)?),
+            _ => o.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(o)
+}
+
+fn object(cx: &Cx, el: &Element) -> Result<Object> {
+    let mut a = Attrs::new(cx, el);
+    let mut o = Object {
+        id: a.string("id")?,
+        s: a.f64("s")?,
+        t: a.f64("t")?,
+        z_offset: a.f64_or("zOffset", 0.0)?,
+        kind: a.opt_string("type"),
+        subtype: a.opt_string("subtype"),
+        name: a.opt_string("name"),
+        orientation: a.opt_string("orientation"),
+        hdg: a.opt_f64("hdg")?,
+        pitch: a.opt_f64("pitch")?,
+        roll: a.opt_f64("roll")?,
+        length: a.opt_f64("length")?,
+        width: a.opt_f64("width")?,
+        height: a.opt_f64("height")?,
+        radius: a.opt_f64("radius")?,
+        valid_length: a.opt_f64("validLength")?,
+        ..Default::default()
+    };
+    o.extras = extras(a);
+    for c in el.elements() {
+        match c.name.as_str() {
+            "repeat" => {
+                let mut a = Attrs::new(cx, c);
+                let mut r = Repeat {
+                    s: a.f64("s")?,
+                    length: a.f64("length")?,
+                    distance: a.f64("distance")?,
+                    t_start: a.f64("tStart")?,
+                    t_end: a.f64("tEnd")?,
+                    height_start: a.f64("heightStart")?,
+                    height_end: a.f64("heightEnd")?,
+                    z_offset_start: a.f64("zOffsetStart")?,
+                    z_offset_end: a.f64("zOffsetEnd")?,
+                    extras: Extras::default(),
+                };
+                r.extras = extras(a);
+                o.repeats.push(r);
+            }
+            "outline" => o.outlines.push(outline(cx, c)?),
+            "outlines" => {
+                for oc in c.elements() {
+                    match oc.name.as_str() {
+                        "outline" => o.outlines.push(outline(cx, oc)?),
+                        _ => o.extras.elements.push(oc.clone()),
+                    }
+                }
+            }
+            "surface" => {
+                for sc in c.elements() {
+                    if sc.name == "CRG" {
+                        let mut a = Attrs::new(cx, sc);
+                        let mut crg = ObjectCrg {
+                            file: a.string("file")?,
+                            hide_road_surface_crg: a.opt_bool("hideRoadSurfaceCRG")?,
+                            z_scale: a.opt_f64("zScale")?,
+                            extras: Extras::default(),
+                        };
+                        crg.extras = extras(a);
+                        o.crgs.push(crg);
+                    } else {
+                        o.extras.elements.push(sc.clone());
+                    }
+                }
+            }
+            _ => o.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(o)
+}
+
+fn outline(cx: &Cx, el: &Element) -> Result<Outline> {
+    let mut a = Attrs::new(cx, el);
+    let mut o = Outline {
+        id: a.opt_string("id"),
+        fill_type: a.opt_string("fillType"),
+        outer: a.opt_bool("outer")?,
+        closed: a.opt_bool("closed")?,
+        lane_type: a.opt_string("laneType"),
+        ..Default::default()
+    };
+    o.extras = extras(a);
+    for c in el.elements() {
+        match c.name.as_str() {
+            "cornerRoad" => {
+                let mut a = Attrs::new(cx, c);
+                o.corners.push(Corner::Road {
+                    s: a.f64("s")?,
+                    t: a.f64("t")?,
+                    dz: a.f64("dz")?,
+                    height: a.f64("height")?,
+                    id: a.opt_string("id"),
+                });
+            }
+            "cornerLocal" => {
+                let mut a = Attrs::new(cx, c);
+                o.corners.push(Corner::Local {
+                    u: a.f64("u")?,
+                    v: a.f64("v")?,
+                    z: a.f64("z")?,
+                    height: a.f64("height")?,
+                    id: a.opt_string("id"),
+                });
+            }
+            _ => o.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(o)
+}
+
+fn signal(cx: &Cx, el: &Element) -> Result<Signal> {
+    let mut a = Attrs::new(cx, el);
+    let mut s = Signal {
+        id: a.string("id")?,
+        s: a.f64("s")?,
+        t: a.f64("t")?,
+        z_offset: a.f64_or("zOffset", 0.0)?,
+        dynamic: a.opt_string("dynamic").unwrap_or_else(|| "no".into()),
+        orientation: a.opt_string("orientation").unwrap_or_else(|| "none".into()),
+        kind: a.opt_string("type").unwrap_or_else(|| "-1".into()),
+        subtype: a.opt_string("subtype").unwrap_or_else(|| "-1".into()),
+        name: a.opt_string("name"),
+        country: a.opt_string("country"),
+        value: a.opt_f64("value")?,
+        unit: a.opt_string("unit"),
+        height: a.opt_f64("height")?,
+        width: a.opt_f64("width")?,
+        text: a.opt_string("text"),
+        h_offset: a.opt_f64("hOffset")?,
+        extras: Extras::default(),
+    };
+    s.extras = extras(a);
+    s.extras.elements = el.elements().cloned().collect();
+    Ok(s)
+}
+
+fn road_crg(cx: &Cx, el: &Element) -> Result<RoadCrg> {
+    let mut a = Attrs::new(cx, el);
+    let mut c = RoadCrg {
+        file: a.string("file")?,
+        s_start: a.f64("sStart")?,
+        s_end: a.f64("sEnd")?,
+        // Required up to 1.8; 1.9 makes it optional (it only matters for attached modes).
+        orientation: a.opt_string("orientation").unwrap_or_else(|| "same".into()),
+        mode: a.string("mode")?,
+        purpose: a.opt_string("purpose"),
+        s_offset: a.opt_f64("sOffset")?,
+        t_offset: a.opt_f64("tOffset")?,
+        z_offset: a.opt_f64("zOffset")?,
+        z_scale: a.opt_f64("zScale")?,
+        h_offset: a.opt_f64("hOffset")?,
+        extras: Extras::default(),
+    };
+    c.extras = extras(a);
+    c.extras.elements = el.elements().cloned().collect();
+    Ok(c)
+}
+
+fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
+    let mut a = Attrs::new(cx, el);
+    let mut j = Junction {
+        id: a.string("id")?,
+        name: a.opt_string("name"),
+        kind: a.opt_string("type"),
+        ..Default::default()
+    };
+    j.extras = extras(a);
+    for c in el.elements() {
+        match c.name.as_str() {
+            "connection" => {
+                let mut a = Attrs::new(cx, c);
+                let mut con = Connection {
+                    id: a.string("id")?,
+                    incoming_road: a.opt_string("incomingRoad"),
+                    connecting_road: a.opt_string("connectingRoad"),
+                    linked_road: a.opt_string("linkedRoad"),
+                    contact_point: a.opt_string("contactPoint"),
+                    ..Default::default()
+                };
+                con.extras = extras(a);
+                for l in c.elements() {
+                    match l.name.as_str() {
+                        "laneLink" => {
+                            let mut a = Attrs::new(cx, l);
+                            let mut ll = LaneLinkPair { from: a.i32("from")?, to: a.i32("to")?, extras: Extras::default() };
+                            ll.extras = extras(a);
+                            con.lane_links.push(ll);
+                        }
+                        _ => con.extras.elements.push(l.clone()),
+                    }
+                }
+                j.connections.push(con);
+            }
+            _ => j.extras.elements.push(c.clone()),
+        }
+    }
+    Ok(j)
+}
+
