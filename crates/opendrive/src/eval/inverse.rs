@@ -1,18 +1,27 @@
 //! The inverse of the road frame: map (x, y) -> road (s, t).
 //!
-//! The reference line is sampled into a polyline (segments of at most 1 m and at most 0.25 rad
-//! of heading change), grouped into boxes of 32 segments. A query visits the boxes within the
-//! search radius, takes every local minimum of the distance to the polyline as a start, and
-//! solves `XY(s, t) = (x, y)` by 2-D Newton, where `XY(s, t)` is the horizontal position of
-//! the surface point (s, t, 0) of [`super::RoadEval::frame`], superelevation included, with the
-//! analytic Jacobian. So `xy_to_st(sth_to_xyz(s, t, 0))` gives back (s, t).
+//! The horizontal position of the surface point (s, t, 0) of [`super::RoadEval::frame`] is
+//! `XY(s, t) = P(s) + t·L(s)` with the lateral vector `L = cos φ·N − sin φ·g/√(1+g²)·T`
+//! (N, T the horizontal normal and tangent, φ the superelevation, g the grade). So (s, t)
+//! solves `XY(s, t) = q` exactly when `c(s) = L(s) × (q − P(s))` is zero, and then
+//! `t = (q − P)·L / |L|²`.
+//!
+//! The reference line is sampled (at most 1 m and 0.25 rad of heading change per segment)
+//! with P and L at every sample, and grouped into boxes of 32 segments. A query visits the
+//! boxes within the search radius and brackets every root of `c` on the segments: a sign
+//! change where `c` is monotone, and otherwise bisection with a Lipschitz bound until the
+//! roots separate (points as far out as a radius of curvature have close pairs of roots).
+//! Each bracket starts a 2-D Newton on `XY(s, t) = q` with the analytic Jacobian. So
+//! `xy_to_st(sth_to_xyz(s, t, 0))` gives back (s, t), superelevation included, and every
+//! solution within the radius is found on winding roads.
 //!
 //! # Tolerances
-//! Newton ends when the horizontal residual is below 1e-11 m (or after 40 steps). Where the file's records do not join (gaps of up to about 1e-4 m are
-//! common in real maps) a point falling into the gap has no exact solution; the closest
-//! iterate is then returned with its residual, if that is below 1e-4 m.
+//! Newton ends below 1e-11 m of horizontal residual. At the road's ends only solutions within
+//! 1e-9 m count (a larger residual means the point lies beyond the end). Where a file's records
+//! do not join (gaps of up to about 1e-4 m are common in real maps) a point in the gap has no
+//! exact solution; the closest iterate is returned with its residual if that is below 1e-4 m.
 
-use super::{Pose, RoadEval};
+use super::RoadEval;
 
 /// One solution of the inverse.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -25,8 +34,50 @@ pub struct StCandidate {
     pub residual: f64,
 }
 
+/// What the inverse needs at one s.
+#[derive(Debug, Clone, Copy)]
+struct Lateral {
+    /// Reference point, m.
+    p: [f64; 2],
+    /// Horizontal lateral vector L (length cos φ-ish, not unit).
+    l: [f64; 2],
+    /// Horizontal unit tangent.
+    tangent: [f64; 2],
+    /// Horizontal unit normal (left).
+    normal: [f64; 2],
+    alpha: f64,
+    beta: f64,
+    d_alpha: f64,
+    d_beta: f64,
+    curvature: f64,
+}
+
+impl RoadEval<'_> {
+    fn lateral(&self, s: f64) -> Lateral {
+        let m = self.inverse_terms(s);
+        let (sin_h, cos_h) = m.pose.hdg.sin_cos();
+        let tangent = [cos_h, sin_h];
+        let normal = [-sin_h, cos_h];
+        let root = (1.0 + m.grade * m.grade).sqrt();
+        let (sin_p, cos_p) = m.roll.sin_cos();
+        let alpha = cos_p;
+        let beta = -sin_p * m.grade / root;
+        Lateral {
+            p: [m.pose.x, m.pose.y],
+            l: [alpha * normal[0] + beta * tangent[0], alpha * normal[1] + beta * tangent[1]],
+            tangent,
+            normal,
+            alpha,
+            beta,
+            d_alpha: -sin_p * m.roll_rate,
+            d_beta: -cos_p * m.roll_rate * m.grade / root - sin_p * m.grade_rate / (root * root * root),
+            curvature: m.pose.curvature,
+        }
+    }
+}
+
 pub(crate) struct Terms {
-    pub pose: Pose,
+    pub pose: super::Pose,
     pub grade: f64,
     pub grade_rate: f64,
     pub roll: f64,
@@ -34,11 +85,20 @@ pub(crate) struct Terms {
 }
 
 #[derive(Debug, Clone, Copy)]
+struct Sample {
+    s: f64,
+    p: [f64; 2],
+    l: [f64; 2],
+}
+
+#[derive(Debug, Clone, Copy)]
 struct Segment {
-    s0: f64,
-    s1: f64,
-    a: [f64; 2],
-    b: [f64; 2],
+    a: Sample,
+    b: Sample,
+    /// Bound of |dL/ds| on the segment, 1/m.
+    l_rate: f64,
+    /// Smallest |L|·cos of the segment's samples (the 1 of the planar case).
+    alpha_min: f64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -77,9 +137,18 @@ pub(crate) struct SegmentIndex {
     all: Bbox,
 }
 
+fn cross(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[1] - a[1] * b[0]
+}
+
+fn sample(eval: &RoadEval, s: f64) -> (Sample, Lateral) {
+    let lat = eval.lateral(s);
+    (Sample { s, p: lat.p, l: lat.l }, lat)
+}
+
 impl SegmentIndex {
     fn new(eval: &RoadEval) -> SegmentIndex {
-        let mut samples: Vec<(f64, [f64; 2])> = Vec::new();
+        let mut samples: Vec<(Sample, f64, f64)> = Vec::new();
         let n_curves = eval.curves.len();
         for (i, c) in eval.curves.iter().enumerate() {
             let end = if i + 1 < n_curves { eval.curves[i + 1].s0 } else { eval.road.length.max(c.s0 + c.length) };
@@ -88,22 +157,34 @@ impl SegmentIndex {
             let step = if k > 0.0 { (0.25 / k).min(1.0) } else { 1.0 };
             let n = ((len / step).ceil() as usize).clamp(1, 1 << 20);
             for j in 0..=n {
-                let ds = len * j as f64 / n as f64;
-                let p = c.pose(ds);
-                samples.push((c.s0 + ds, [p.x, p.y]));
+                // Evaluate this record even at its end (the next one may not join exactly).
+                let s = c.s0 + len * j as f64 / n as f64;
+                let (mut smp, lat) = sample(eval, s.min(end));
+                let pose = c.pose(s - c.s0);
+                smp.p = [pose.x, pose.y];
+                samples.push((smp, k, lat.alpha));
             }
         }
         let segments: Vec<Segment> = samples
             .windows(2)
-            .map(|w| Segment { s0: w[0].0, s1: w[1].0, a: w[0].1, b: w[1].1 })
+            .map(|w| {
+                let (a, ka, alpha_a) = w[0];
+                let (b, kb, alpha_b) = w[1];
+                let h = b.s - a.s;
+                let dl = (b.l[0] - a.l[0]).hypot(b.l[1] - a.l[1]);
+                // |L'| <= curvature (rotation) plus the change of roll and grade terms; the
+                // sampled difference quotient, doubled, bounds the latter on 1 m segments.
+                let rate = if h > 0.0 { 2.0 * dl / h } else { 0.0 };
+                Segment { a, b, l_rate: ka.max(kb) + rate, alpha_min: alpha_a.min(alpha_b) }
+            })
             .collect();
         let chunks: Vec<Bbox> = segments
             .chunks(CHUNK)
             .map(|c| {
                 let mut b = Bbox::empty();
                 for s in c {
-                    b.add(s.a);
-                    b.add(s.b);
+                    b.add(s.a.p);
+                    b.add(s.b.p);
                 }
                 b
             })
@@ -125,8 +206,8 @@ impl SegmentIndex {
         SegmentIndex { segments, chunks, groups, all }
     }
 
-    /// (segment index, distance, s guess, t guess) of every segment within `r` of `q`.
-    fn near(&self, q: [f64; 2], r: f64, out: &mut Vec<(usize, f64, f64, f64)>) {
+    /// Start points (s, t) for Newton, one per bracketed root of c(s) within `r` of `q`.
+    fn starts(&self, eval: &RoadEval, q: [f64; 2], r: f64, out: &mut Vec<(f64, f64)>) {
         out.clear();
         if !self.all.within(q, r) {
             return;
@@ -141,24 +222,53 @@ impl SegmentIndex {
                     continue;
                 }
                 let s_end = ((ci + 1) * CHUNK).min(self.segments.len());
-                for si in ci * CHUNK..s_end {
-                    let seg = &self.segments[si];
-                    let d = [seg.b[0] - seg.a[0], seg.b[1] - seg.a[1]];
-                    let w = [q[0] - seg.a[0], q[1] - seg.a[1]];
-                    let len2 = d[0] * d[0] + d[1] * d[1];
-                    let lambda = if len2 > 0.0 { ((w[0] * d[0] + w[1] * d[1]) / len2).clamp(0.0, 1.0) } else { 0.0 };
-                    let foot = [seg.a[0] + lambda * d[0], seg.a[1] + lambda * d[1]];
-                    let dist = (q[0] - foot[0]).hypot(q[1] - foot[1]);
-                    if dist <= r {
-                        let t = if len2 > 0.0 { (d[0] * w[1] - d[1] * w[0]) / len2.sqrt() } else { 0.0 };
-                        out.push((si, dist, seg.s0 + lambda * (seg.s1 - seg.s0), t));
-                    }
+                for seg in &self.segments[ci * CHUNK..s_end] {
+                    self.bracket(eval, q, r, seg, out);
                 }
             }
         }
     }
+
+    fn bracket(&self, eval: &RoadEval, q: [f64; 2], r: f64, seg: &Segment, out: &mut Vec<(f64, f64)>) {
+        let c_of = |x: &Sample| cross(x.l, [q[0] - x.p[0], q[1] - x.p[1]]);
+        let h = seg.b.s - seg.a.s;
+        let dist = (q[0] - seg.a.p[0]).hypot(q[1] - seg.a.p[1]);
+        if dist > r + h + 1.0 {
+            return;
+        }
+        // c' = cross(L', q - P) - cross(L, T): |c'| <= |L'|·d + 1, and c' keeps the sign of
+        // cross(T, L) ≈ alpha while |L'|·d < alpha: then c is monotone, one root at most.
+        let lip = 1.0 + seg.l_rate * (dist + h);
+        let monotone = seg.l_rate * (dist + h) < 0.9 * seg.alpha_min;
+        let mut stack = vec![(seg.a, seg.b, c_of(&seg.a), c_of(&seg.b), 0u32)];
+        while let Some((a, b, ca, cb, depth)) = stack.pop() {
+            let sign_change = !((ca < -1e-9 && cb < -1e-9) || (ca > 1e-9 && cb > 1e-9));
+            let possible = sign_change || ca.abs() + cb.abs() <= lip * (b.s - a.s);
+            if !possible {
+                continue;
+            }
+            if (sign_change && monotone) || depth >= 12 {
+                // At the depth limit the interval is below 0.25 mm: a double root.
+                let lambda = if sign_change && ca != cb { (ca / (ca - cb)).clamp(0.0, 1.0) } else { 0.5 };
+                let p = [a.p[0] + lambda * (b.p[0] - a.p[0]), a.p[1] + lambda * (b.p[1] - a.p[1])];
+                let l = [a.l[0] + lambda * (b.l[0] - a.l[0]), a.l[1] + lambda * (b.l[1] - a.l[1])];
+                let w = [q[0] - p[0], q[1] - p[1]];
+                let l2 = l[0] * l[0] + l[1] * l[1];
+                if w[0].hypot(w[1]) <= r + 1.0 && l2 > 0.0 {
+                    out.push((a.s + lambda * (b.s - a.s), (w[0] * l[0] + w[1] * l[1]) / l2));
+                }
+                continue;
+            }
+            let (m, _) = sample(eval, 0.5 * (a.s + b.s));
+            let cm = c_of(&m);
+            stack.push((m, b, cm, cb, depth + 1));
+            stack.push((a, m, ca, cm, depth + 1));
+        }
+    }
 }
 
+/// A solution at a road end must be this exact, m.
+const EXACT: f64 = 1e-9;
 /// Accept a best effort (a point in a gap between records) below this residual, m.
 const GAP: f64 = 1e-4;
 
@@ -179,24 +289,16 @@ impl RoadEval<'_> {
         }
     }
 
-    /// All road (s, t) solutions for (x, y) within `max_distance` m of the reference line,
-    /// ordered by |t|. A winding road gives several.
+    /// All road (s, t) solutions for (x, y) with |t| <= `max_distance`, ordered by |t|. A
+    /// winding road gives several.
     pub fn xy_to_st_all(&self, x: f64, y: f64, max_distance: f64) -> Vec<StCandidate> {
         let q = [x, y];
-        let index = self.index();
-        let mut near = Vec::new();
-        // Sample chords deviate from the curve by less than 0.25²/8 of a radius: widen a bit.
-        index.near(q, max_distance * 1.05 + 0.05, &mut near);
+        let mut starts = Vec::new();
+        self.index().starts(self, q, max_distance, &mut starts);
         let mut out: Vec<StCandidate> = Vec::new();
-        for (i, &(si, d, s_guess, t_guess)) in near.iter().enumerate() {
-            // Start only from local minima of the distance along the polyline.
-            let prev = if i > 0 && near[i - 1].0 + 1 == si { near[i - 1].1 } else { f64::INFINITY };
-            let next = if i + 1 < near.len() && near[i + 1].0 == si + 1 { near[i + 1].1 } else { f64::INFINITY };
-            if d > prev || d > next {
-                continue;
-            }
+        for &(s_guess, t_guess) in &starts {
             if let Some(c) = self.newton(q, s_guess, t_guess) {
-                if c.t.abs() > max_distance + 1e-9 {
+                if c.t.abs() > max_distance {
                     continue;
                 }
                 if !out.iter().any(|o| (o.s - c.s).abs() < 1e-6 && (o.t - c.t).abs() < 1e-6) {
@@ -213,19 +315,8 @@ impl RoadEval<'_> {
         let len = self.road.length;
         let mut best: Option<StCandidate> = None;
         for _ in 0..40 {
-            let m = self.inverse_terms(s);
-            let (sin_h, cos_h) = m.pose.hdg.sin_cos();
-            let tangent = [cos_h, sin_h];
-            let normal = [-sin_h, cos_h];
-            let root = (1.0 + m.grade * m.grade).sqrt();
-            let (sin_p, cos_p) = m.roll.sin_cos();
-            let alpha = cos_p;
-            let beta = -sin_p * m.grade / root;
-            let d_alpha = -sin_p * m.roll_rate;
-            let d_beta = -cos_p * m.roll_rate * m.grade / root - sin_p * m.grade_rate / (root * root * root);
-            let k = m.pose.curvature;
-            let lat = [alpha * normal[0] + beta * tangent[0], alpha * normal[1] + beta * tangent[1]];
-            let xy = [m.pose.x + t * lat[0], m.pose.y + t * lat[1]];
+            let m = self.lateral(s);
+            let xy = [m.p[0] + t * m.l[0], m.p[1] + t * m.l[1]];
             let r = [q[0] - xy[0], q[1] - xy[1]];
             let res = r[0].hypot(r[1]);
             if best.is_none_or(|b| res < b.residual) {
@@ -234,16 +325,16 @@ impl RoadEval<'_> {
             if res < 1e-11 {
                 break;
             }
-            let fs = 1.0 - t * alpha * k + t * d_beta;
-            let fn_ = t * (d_alpha + beta * k);
-            let a = [tangent[0] * fs + normal[0] * fn_, tangent[1] * fs + normal[1] * fn_];
-            let det = a[0] * lat[1] - a[1] * lat[0];
+            // d(XY)/ds = T + t·(α'N + αN' + β'T + βT'), with N' = −κT and T' = κN.
+            let fs = 1.0 - t * m.alpha * m.curvature + t * m.d_beta;
+            let fn_ = t * (m.d_alpha + m.beta * m.curvature);
+            let a = [m.tangent[0] * fs + m.normal[0] * fn_, m.tangent[1] * fs + m.normal[1] * fn_];
+            let det = cross(a, m.l);
             if det.abs() < 1e-12 {
                 break;
             }
-            let ds = (r[0] * lat[1] - r[1] * lat[0]) / det;
-            let dt = (a[0] * r[1] - a[1] * r[0]) / det;
-            let ds = ds.clamp(-10.0, 10.0);
+            let ds = (cross(r, m.l) / det).clamp(-2.0, 2.0);
+            let dt = cross(a, r) / det;
             let s_new = (s + ds).clamp(0.0, len);
             if s_new == s && (s == 0.0 || s == len) && ds.abs() > GAP {
                 // Pushing past an end: the foot point lies beyond the road.
@@ -252,6 +343,8 @@ impl RoadEval<'_> {
             s = s_new;
             t += dt;
         }
-        best.filter(|b| b.residual < GAP)
+        // At the road's ends only exact solutions count: a residual there means the point lies
+        // beyond the end, not in a gap between records.
+        best.filter(|b| if b.s <= 0.0 || b.s >= len { b.residual < EXACT } else { b.residual < GAP })
     }
 }
