@@ -24,7 +24,9 @@ What counts as "the source already had": the ruleUIDs of all issues the checker 
 source, plus (if it passes the schema) a temporary copy of the source whose header says
 revMinor="8". qc-opendrive skips most rules for files that declare revMinor <= 6, so without the
 bumped copy a 1.4 source would hide issues that then show up in our 1.8 output. Anything before
-"<?xml" is removed from that copy, because strict XML parsers reject it.
+"<?xml" is removed from that copy, because strict XML parsers reject it, and schema-only repairs
+are applied (see schema_only_repairs: userData dropped, required attributes older revisions
+omit filled in; nothing a semantic rule reads is touched).
 
 A semantic/geometry/... checker that crashes (status="error") is reported as a warning and does
 not fail the run. Its issues found before the crash are still counted.
@@ -220,6 +222,68 @@ _HEADER_RE = re.compile(rb"<header\b[^>]*>", re.S)
 _REVMINOR_RE = re.compile(rb"""(\brevMinor\s*=\s*)(["'])\s*([^"']*)\2""")
 
 
+_OBJECT_TYPES_18 = {
+    "none", "obstacle", "car", "pole", "tree", "vegetation", "barrier", "building", "parkingSpace", "patch",
+    "railing", "trafficIsland", "crosswalk", "streetLamp", "gantry", "soundBarrier", "van", "bus", "trailer",
+    "bike", "motorbike", "tram", "train", "pedestrian", "wind", "roadMark", "roadSurface",
+}
+
+
+def schema_only_repairs(data: bytes) -> Tuple[bytes, List[str]]:
+    """Make an old source valid against the 1.8 schema without touching anything a semantic rule
+    reads (geometry, profiles, lanes, links): drop userData, give objects the zOffset and
+    roadMarks the color that older revisions let them omit, map object types outside the 1.8
+    enumeration to "none", drop zero-width roadMark <type> details and 1.9-only CRG attributes.
+    Without this, most legacy sources fail the 1.8 schema (userData in the centre lane) and
+    every semantic rule is skipped, so the baseline would be empty."""
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError:
+        return data, []
+    counts: Dict[str, int] = {}
+
+    def bump(what: str) -> None:
+        counts[what] = counts.get(what, 0) + 1
+
+    for parent in list(root.iter()):
+        for child in list(parent):
+            if child.tag == "userData":
+                parent.remove(child)
+                bump("userData removed")
+            elif child.tag == "type" and parent.tag == "roadMark":
+                try:
+                    ok = float(child.get("width", "0")) > 0
+                except ValueError:
+                    ok = False
+                if not ok:
+                    parent.remove(child)
+                    bump("zero-width roadMark type removed")
+    for obj in root.iter("object"):
+        if obj.get("zOffset") is None:
+            obj.set("zOffset", "0")
+            bump("object zOffset added")
+        if obj.get("type") is not None and obj.get("type") not in _OBJECT_TYPES_18:
+            obj.set("type", "none")
+            bump("object type mapped")
+    for rm in root.iter("roadMark"):
+        if rm.get("color") is None:
+            rm.set("color", "standard")
+            bump("roadMark color added")
+    for surface in root.iter("surface"):
+        for crg in surface.iter("CRG"):
+            for k in ("xOffset", "yOffset"):
+                if k in crg.attrib:
+                    del crg.attrib[k]
+                    bump("1.9 CRG attribute removed")
+            if crg.get("sStart") is not None and crg.get("orientation") is None:
+                crg.set("orientation", "same")
+                bump("CRG orientation added")
+    if not counts:
+        return data, []
+    out = b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")
+    return out, [f"{n} {what}" for what, n in sorted(counts.items())]
+
+
 def make_bumped_copy(src: str, dest_dir: str) -> Tuple[Optional[str], str]:
     """Copy of src with header revMinor="8" and nothing before '<?xml'.
 
@@ -250,6 +314,9 @@ def make_bumped_copy(src: str, dest_dir: str) -> Tuple[Optional[str], str]:
         notes.append(f"revMinor {old} -> {BUMP_MINOR}")
     if not notes:
         return None, f"already revMinor={BUMP_MINOR}"
+    data, fixes = schema_only_repairs(data)
+    if fixes:
+        notes.append("schema-only repairs: " + ", ".join(fixes))
     base = os.path.basename(src)
     stem = base[:-5] if base.lower().endswith(".xodr") else base
     d = tempfile.mkdtemp(prefix="bump_", dir=dest_dir)

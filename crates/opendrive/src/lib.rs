@@ -20,6 +20,7 @@
 //! Frames: map `x, y, z` in the file's frame (the header `<offset>` is not applied), road
 //! `s, t, h`. Units are metres and radians throughout.
 
+pub mod convert;
 mod error;
 pub mod eval;
 pub mod model;

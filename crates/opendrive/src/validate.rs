@@ -1,1 +1,306 @@
-//! Semantic checks.
+//! Semantic checks of a model: what the XML schema cannot see. Returns diagnostics, never
+//! repairs (see [`crate::convert`] for the explicit upgrade of old files).
+
+use crate::eval::{Curve, RoadEval};
+use crate::model::*;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing, harmless.
+    Info,
+    /// Readers may disagree or produce visible artefacts.
+    Warning,
+    /// Violates the standard.
+    Error,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        })
+    }
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// Severity.
+    pub severity: Severity,
+    /// Road id, if the finding is on a road.
+    pub road: Option<String>,
+    /// s on that road, m.
+    pub s: Option<f64>,
+    /// What is wrong, with the values.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.severity)?;
+        if let Some(r) = &self.road {
+            write!(f, ": road {r}")?;
+        }
+        if let Some(s) = self.s {
+            write!(f, " s={s:.6}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Thresholds of [`check`].
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    /// Position gap between records reported as a warning, m (libOpenDRIVE/qc-opendrive
+    /// report any gap; 1e-6 m is below any survey's accuracy).
+    pub gap_warning: f64,
+    /// Gap reported as an error, m.
+    pub gap_error: f64,
+    /// Heading jump reported as a warning, rad.
+    pub heading_warning: f64,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions { gap_warning: 1e-6, gap_error: 1e-2, heading_warning: 1e-6 }
+    }
+}
+
+/// Runs every check.
+pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut road_ids = HashSet::new();
+    let mut object_ids: HashMap<&str, &str> = HashMap::new();
+    let mut signal_ids: HashMap<&str, &str> = HashMap::new();
+    let junction_ids: HashSet<&str> = odr.junctions.iter().map(|j| j.id.as_str()).collect();
+    for road in &odr.roads {
+        if !road_ids.insert(road.id.as_str()) {
+            out.push(diag(Severity::Error, road, None, "road id is not unique".into()));
+        }
+        check_plan_view(road, options, &mut out);
+        check_profiles(road, &mut out);
+        check_lanes(road, &mut out);
+        for o in &road.objects.objects {
+            if let Some(other) = object_ids.insert(o.id.as_str(), road.id.as_str()) {
+                out.push(diag(Severity::Warning, road, Some(o.s), format!("object id {} is also used on road {other} (1.8 wants file-wide unique ids)", o.id)));
+            }
+        }
+        for sg in &road.signals.signals {
+            if let Some(other) = signal_ids.insert(sg.id.as_str(), road.id.as_str()) {
+                out.push(diag(Severity::Warning, road, Some(sg.s), format!("signal id {} is also used on road {other} (1.8 wants file-wide unique ids)", sg.id)));
+            }
+        }
+        if road.junction != "-1" && !junction_ids.contains(road.junction.as_str()) {
+            out.push(diag(Severity::Error, road, None, format!("junction {} does not exist", road.junction)));
+        }
+    }
+    for road in &odr.roads {
+        let Some(link) = &road.link else { continue };
+        for (what, t) in [("predecessor", &link.predecessor), ("successor", &link.successor)] {
+            let Some(t) = t else { continue };
+            let exists = match t.element_type.as_str() {
+                "road" => road_ids.contains(t.element_id.as_str()),
+                "junction" => junction_ids.contains(t.element_id.as_str()),
+                _ => true,
+            };
+            if !exists {
+                out.push(diag(Severity::Error, road, None, format!("{what} {} {} does not exist", t.element_type, t.element_id)));
+            }
+        }
+    }
+    for j in &odr.junctions {
+        for c in &j.connections {
+            for r in [&c.incoming_road, &c.connecting_road, &c.linked_road].into_iter().flatten() {
+                if !road_ids.contains(r.as_str()) {
+                    out.push(Diagnostic {
+                        severity: Severity::Error,
+                        road: None,
+                        s: None,
+                        message: format!("junction {} connection {} names road {r}, which does not exist", j.id, c.id),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn diag(severity: Severity, road: &Road, s: Option<f64>, message: String) -> Diagnostic {
+    Diagnostic { severity, road: Some(road.id.clone()), s, message }
+}
+
+fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
+    let geoms = &road.plan_view.geometries;
+    if geoms.is_empty() {
+        out.push(diag(Severity::Error, road, None, "planView has no geometry".into()));
+        return;
+    }
+    if geoms[0].s.abs() > 1e-9 {
+        out.push(diag(Severity::Error, road, Some(geoms[0].s), "the first geometry does not start at s=0".into()));
+    }
+    let curves: Vec<Curve> = geoms.iter().map(Curve::new).collect();
+    for (i, g) in geoms.iter().enumerate() {
+        if g.length <= 0.0 {
+            out.push(diag(Severity::Error, road, Some(g.s), format!("geometry {i} has length {} (must be > 0)", g.length)));
+        }
+        if let (GeometryKind::ParamPoly3 { .. }, Some(natural)) = (g.kind, curves[i].parametric_length()) {
+            // The curve's own length over its parameter range should be @length (qc rule
+            // road.geometry.parampoly3.length_match); readers clamp or stretch otherwise.
+            if (natural - g.length).abs() > 1e-3 {
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(g.s),
+                    format!("geometry {i}: the curve is {natural:.4} m long over its parameter range, @length says {}", g.length),
+                ));
+            }
+        }
+        if i + 1 < geoms.len() {
+            let next = &geoms[i + 1];
+            let book = g.s + g.length;
+            if (next.s - book).abs() > 1e-6 {
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(next.s),
+                    format!("geometry {} starts at s={} but the previous ends at s={book} (Δ {:.3e} m)", i + 1, next.s, next.s - book),
+                ));
+            }
+            let end = curves[i].pose(g.length);
+            let gap = (end.x - next.x).hypot(end.y - next.y);
+            let dh = angle_diff(end.hdg, next.hdg);
+            if gap > options.gap_warning {
+                let sev = if gap > options.gap_error { Severity::Error } else { Severity::Warning };
+                out.push(diag(sev, road, Some(next.s), format!("gap of {gap:.3e} m between geometry {i} and {}", i + 1)));
+            }
+            if dh > options.heading_warning {
+                out.push(diag(Severity::Warning, road, Some(next.s), format!("heading jumps by {dh:.3e} rad between geometry {i} and {}", i + 1)));
+            }
+        }
+    }
+    let last = &geoms[geoms.len() - 1];
+    let end = last.s + last.length;
+    if (end - road.length).abs() > 1e-6 {
+        out.push(diag(
+            Severity::Warning,
+            road,
+            Some(end),
+            format!("road length {} differs from the geometry's end s={end} (Δ {:.3e} m)", road.length, road.length - end),
+        ));
+    }
+}
+
+fn angle_diff(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(std::f64::consts::TAU);
+    d.min(std::f64::consts::TAU - d)
+}
+
+fn check_profiles(road: &Road, out: &mut Vec<Diagnostic>) {
+    for (name, recs) in [
+        ("elevation", &road.elevation_profile.elevations),
+        ("superelevation", &road.lateral_profile.superelevations),
+        ("laneOffset", &road.lanes.lane_offsets),
+    ] {
+        for w in recs.windows(2) {
+            let end = w[0].value(w[1].s - w[0].s);
+            let jump = w[1].a - end;
+            if jump.abs() > 1e-3 {
+                out.push(diag(Severity::Warning, road, Some(w[1].s), format!("{name} jumps by {jump:.4} at a record joint")));
+            }
+        }
+        if let Some(r) = recs.iter().find(|r| r.s > road.length + 1e-6) {
+            out.push(diag(Severity::Warning, road, Some(r.s), format!("{name} record starts beyond the road's end")));
+        }
+    }
+}
+
+fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
+    let secs = &road.lanes.lane_sections;
+    if secs.is_empty() {
+        out.push(diag(Severity::Error, road, None, "road has no laneSection".into()));
+        return;
+    }
+    let uses_border = secs.iter().flat_map(|s| s.lanes()).any(|l| !l.borders.is_empty());
+    if uses_border && !road.lanes.lane_offsets.is_empty() {
+        out.push(diag(Severity::Warning, road, None, "laneOffset together with lane borders (rule road.lanes.lane_offset.no_offset_if_border_defined)".into()));
+    }
+    for (i, sec) in secs.iter().enumerate() {
+        let end = secs.get(i + 1).map_or(road.length, |n| n.s);
+        if sec.s >= road.length && road.length > 0.0 {
+            out.push(diag(Severity::Warning, road, Some(sec.s), "lane section starts at or beyond the road's end".into()));
+        }
+        for (side, sign) in [(&sec.left, 1), (&sec.right, -1), (&sec.center, 0)] {
+            let Some(side) = side else { continue };
+            let mut ids: Vec<i32> = side.lanes.iter().map(|l| l.id).collect();
+            ids.sort_by_key(|id| id.abs());
+            for (k, id) in ids.iter().enumerate() {
+                let want = sign * (k as i32 + 1);
+                if *id != want {
+                    out.push(diag(
+                        Severity::Error,
+                        road,
+                        Some(sec.s),
+                        format!("lane ids of the {} side are {ids:?}, expected consecutive from {}", side_name(sign), sign.max(-1)),
+                    ));
+                    break;
+                }
+            }
+        }
+        for lane in sec.lanes().filter(|l| l.id != 0) {
+            if !lane.widths.is_empty() && !lane.borders.is_empty() {
+                out.push(diag(Severity::Warning, road, Some(sec.s), format!("lane {} has both width and border records", lane.id)));
+            }
+            for (k, w) in lane.widths.iter().enumerate() {
+                let w_end = lane.widths.get(k + 1).map_or(end - sec.s, |n| n.s);
+                let len = (w_end - w.s).max(0.0);
+                // Sample the cubic, its ends and its interior extremes.
+                let mut xs: Vec<f64> = (0..=8).map(|j| len * j as f64 / 8.0).collect();
+                let (a, b, c) = (3.0 * w.d, 2.0 * w.c, w.b);
+                if a != 0.0 {
+                    let disc = b * b - 4.0 * a * c;
+                    if disc >= 0.0 {
+                        xs.push((-b + disc.sqrt()) / (2.0 * a));
+                        xs.push((-b - disc.sqrt()) / (2.0 * a));
+                    }
+                } else if b != 0.0 {
+                    xs.push(-c / b);
+                }
+                let min = xs.iter().filter(|x| (0.0..=len).contains(*x)).map(|&x| w.value(x)).fold(f64::INFINITY, f64::min);
+                if min < -1e-9 {
+                    out.push(diag(
+                        Severity::Error,
+                        road,
+                        Some(sec.s + w.s),
+                        format!("lane {} width becomes negative ({min:.4} m): widths must be >= 0, the side gives the sign", lane.id),
+                    ));
+                }
+            }
+        }
+    }
+    // Lane borders must not cross (outer inside inner) along the road.
+    let ev = RoadEval::new(road);
+    let n = (road.length.ceil() as usize).clamp(1, 100_000);
+    for i in 0..=n {
+        let s = road.length * i as f64 / n as f64;
+        let b = ev.lane_borders(s);
+        for w in b.windows(2) {
+            if w[1].1 < w[0].1 - 1e-6 {
+                out.push(diag(Severity::Warning, road, Some(s), format!("lane {} border lies outside lane {} border", w[0].0, w[1].0)));
+                return;
+            }
+        }
+    }
+}
+
+fn side_name(sign: i32) -> &'static str {
+    match sign {
+        1 => "left",
+        -1 => "right",
+        _ => "center",
+    }
+}

@@ -141,8 +141,8 @@ impl B {
         self.el.children.extend(cs.into_iter().map(Node::Element));
         self
     }
-    /// Adds unknown attributes and elements, then orders the children by `order` (the
-    /// standard's sequence); names not in `order` (userData, include, ...) go last.
+    /// Adds unknown attributes and elements, then orders the children stably by `order` (the
+    /// standard's sequence); other names go last.
     fn extras(mut self, ex: &Extras, order: &[&str]) -> Element {
         for (k, v) in &ex.attributes {
             if !self.el.attributes.iter().any(|(n, _)| n == k) {
@@ -150,13 +150,18 @@ impl B {
             }
         }
         self.el.children.extend(ex.elements.iter().cloned().map(Node::Element));
-        if !order.is_empty() {
-            let rank = |n: &Node| match n {
-                Node::Element(e) => order.iter().position(|o| *o == e.name).unwrap_or(order.len()),
-                _ => 0,
-            };
-            self.el.children.sort_by_key(rank);
-        }
+        // The standard's additional data (dataQuality, include, userData) stand where the
+        // sequence has "+AD", by default last.
+        let ad = order.iter().position(|o| *o == "+AD").unwrap_or(order.len());
+        let rank = |n: &Node| match n {
+            Node::Element(e) => match order.iter().position(|o| *o == e.name) {
+                Some(i) => i,
+                None if matches!(e.name.as_str(), "dataQuality" | "include" | "userData") => ad,
+                None => order.len(),
+            },
+            _ => 0,
+        };
+        self.el.children.sort_by_key(rank);
         self.el
     }
     fn done(self) -> Element {
@@ -177,7 +182,7 @@ fn opendrive(odr: &OpenDrive, options: &WriteOptions) -> Result<Element> {
     for j in &odr.junctions {
         b = b.child(junction(j).map_err(|e| context(e, &format!("junction {}", j.id)))?);
     }
-    Ok(b.extras(&odr.extras, &["header", "road", "controller", "junction", "junctionGroup", "station"]))
+    Ok(b.extras(&odr.extras, &["header", "road", "controller", "junction", "junctionGroup", "station", "+AD", "vmsGroup"]))
 }
 
 fn context(mut e: Error, what: &str) -> Error {
@@ -207,7 +212,7 @@ fn header(h: &Header, options: &WriteOptions) -> Result<Element> {
     if let Some(o) = &h.offset {
         b = b.child(B::new("offset").f("x", o.x)?.f("y", o.y)?.f("z", o.z)?.f("hdg", o.hdg)?.done());
     }
-    Ok(b.extras(&h.extras, &["geoReference", "offset", "license", "defaultRegulations"]))
+    Ok(b.extras(&h.extras, &["geoReference", "offset", "license", "+AD", "defaultRegulations"]))
 }
 
 fn road(r: &Road) -> Result<Element> {
@@ -489,7 +494,7 @@ fn object(o: &Object) -> Result<Element> {
     }
     Ok(b.extras(
         &o.extras,
-        &["repeat", "outline", "outlines", "material", "validity", "parkingSpace", "markings", "borders", "surface"],
+        &["repeat", "outline", "outlines", "material", "validity", "parkingSpace", "markings", "borders", "+AD", "surface", "skeleton"],
     ))
 }
 
@@ -511,7 +516,7 @@ fn signal(s: &Signal) -> Result<Element> {
         .of("width", s.width)?
         .os("text", &s.text)
         .of("hOffset", s.h_offset)?
-        .extras(&s.extras, &["validity", "dependency", "reference", "positionRoad", "positionInertial"]))
+        .extras(&s.extras, &["validity", "dependency", "reference", "positionInertial", "positionRoad", "+AD", "semantics", "staticBoard", "vmsBoard"]))
 }
 
 fn junction(j: &Junction) -> Result<Element> {

@@ -123,6 +123,15 @@ impl Curve {
         }
     }
 
+    /// For paramPoly3 and poly3: the arc length of the curve over its whole parameter range
+    /// (p in [0, 1] or [0, length]; for poly3 u in [0, length]), m.
+    pub fn parametric_length(&self) -> Option<f64> {
+        match &self.kind {
+            CurveKind::Cubic(c) => c.arc.last().copied(),
+            _ => None,
+        }
+    }
+
     /// Largest |curvature| on the record, 1/m (sampled for parametric cubics).
     pub fn max_abs_curvature(&self) -> f64 {
         match &self.kind {
