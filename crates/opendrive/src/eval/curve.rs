@@ -239,7 +239,8 @@ impl ParamCubic {
         2.0 * self.v[2] + 6.0 * self.v[3] * p
     }
     fn speed(&self, p: f64) -> f64 {
-        self.du(p).hypot(self.dv(p))
+        let (du, dv) = (self.du(p), self.dv(p));
+        (du * du + dv * dv).sqrt()
     }
 
     /// The parameter where the arc length from p = 0 is `ds`; clamped to the parameter range.

@@ -148,7 +148,8 @@ fn sample(eval: &RoadEval, s: f64) -> (Sample, Lateral) {
 
 impl SegmentIndex {
     fn new(eval: &RoadEval) -> SegmentIndex {
-        let mut samples: Vec<(Sample, f64, f64)> = Vec::new();
+        // (sample, |curvature| bound of its record, alpha, |L'| terms without curvature)
+        let mut samples: Vec<(Sample, f64, f64, f64, f64)> = Vec::new();
         let n_curves = eval.curves.len();
         for (i, c) in eval.curves.iter().enumerate() {
             let end = if i + 1 < n_curves { eval.curves[i + 1].s0 } else { eval.road.length.max(c.s0 + c.length) };
@@ -162,20 +163,19 @@ impl SegmentIndex {
                 let (mut smp, lat) = sample(eval, s.min(end));
                 let pose = c.pose(s - c.s0);
                 smp.p = [pose.x, pose.y];
-                samples.push((smp, k, lat.alpha));
+                samples.push((smp, k, lat.alpha, lat.alpha.abs() + lat.beta.abs(), lat.d_alpha.abs() + lat.d_beta.abs()));
             }
         }
         let segments: Vec<Segment> = samples
             .windows(2)
             .map(|w| {
-                let (a, ka, alpha_a) = w[0];
-                let (b, kb, alpha_b) = w[1];
-                let h = b.s - a.s;
-                let dl = (b.l[0] - a.l[0]).hypot(b.l[1] - a.l[1]);
-                // |L'| <= curvature (rotation) plus the change of roll and grade terms; the
-                // sampled difference quotient, doubled, bounds the latter on 1 m segments.
-                let rate = if h > 0.0 { 2.0 * dl / h } else { 0.0 };
-                Segment { a, b, l_rate: ka.max(kb) + rate, alpha_min: alpha_a.min(alpha_b) }
+                let (a, ka, alpha_a, ab_a, rate_a) = w[0];
+                let (b, kb, alpha_b, ab_b, rate_b) = w[1];
+                // L' = α'N − ακT + β'T + βκN, so |L'| <= κ(|α| + |β|) + |α'| + |β'|. The roll
+                // and grade terms are cubic in s; on segments of at most 1 m twice their
+                // larger end value bounds them.
+                let l_rate = ka.max(kb) * ab_a.max(ab_b) + 2.0 * rate_a.max(rate_b);
+                Segment { a, b, l_rate, alpha_min: alpha_a.min(alpha_b) }
             })
             .collect();
         let chunks: Vec<Bbox> = segments
@@ -232,7 +232,7 @@ impl SegmentIndex {
     fn bracket(&self, eval: &RoadEval, q: [f64; 2], r: f64, seg: &Segment, out: &mut Vec<(f64, f64)>) {
         let c_of = |x: &Sample| cross(x.l, [q[0] - x.p[0], q[1] - x.p[1]]);
         let h = seg.b.s - seg.a.s;
-        let dist = (q[0] - seg.a.p[0]).hypot(q[1] - seg.a.p[1]);
+        let dist = ((q[0] - seg.a.p[0]).powi(2) + (q[1] - seg.a.p[1]).powi(2)).sqrt();
         if dist > r + h + 1.0 {
             return;
         }
@@ -240,7 +240,11 @@ impl SegmentIndex {
         // cross(T, L) ≈ alpha while |L'|·d < alpha: then c is monotone, one root at most.
         let lip = 1.0 + seg.l_rate * (dist + h);
         let monotone = seg.l_rate * (dist + h) < 0.9 * seg.alpha_min;
-        let mut stack = vec![(seg.a, seg.b, c_of(&seg.a), c_of(&seg.b), 0u32)];
+        let (ca, cb) = (c_of(&seg.a), c_of(&seg.b));
+        if monotone && ((ca < -1e-9 && cb < -1e-9) || (ca > 1e-9 && cb > 1e-9)) {
+            return; // the common case: no root on this segment
+        }
+        let mut stack = vec![(seg.a, seg.b, ca, cb, 0u32)];
         while let Some((a, b, ca, cb, depth)) = stack.pop() {
             let sign_change = !((ca < -1e-9 && cb < -1e-9) || (ca > 1e-9 && cb > 1e-9));
             let possible = sign_change || ca.abs() + cb.abs() <= lip * (b.s - a.s);
@@ -254,7 +258,7 @@ impl SegmentIndex {
                 let l = [a.l[0] + lambda * (b.l[0] - a.l[0]), a.l[1] + lambda * (b.l[1] - a.l[1])];
                 let w = [q[0] - p[0], q[1] - p[1]];
                 let l2 = l[0] * l[0] + l[1] * l[1];
-                if w[0].hypot(w[1]) <= r + 1.0 && l2 > 0.0 {
+                if (w[0] * w[0] + w[1] * w[1]).sqrt() <= r + 1.0 && l2 > 0.0 {
                     out.push((a.s + lambda * (b.s - a.s), (w[0] * l[0] + w[1] * l[1]) / l2));
                 }
                 continue;
@@ -318,7 +322,7 @@ impl RoadEval<'_> {
             let m = self.lateral(s);
             let xy = [m.p[0] + t * m.l[0], m.p[1] + t * m.l[1]];
             let r = [q[0] - xy[0], q[1] - xy[1]];
-            let res = r[0].hypot(r[1]);
+            let res = (r[0] * r[0] + r[1] * r[1]).sqrt();
             if best.is_none_or(|b| res < b.residual) {
                 best = Some(StCandidate { s, t, residual: res });
             }

@@ -1,0 +1,138 @@
+//! End-to-end tests of the `roadscan` binary: output, exit codes, one-line errors, no partial
+//! output files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn roadscan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).output().expect("run roadscan")
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn shared_data() -> Option<PathBuf> {
+    let dir = std::env::var_os("ROADSCAN_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/data"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "shared data missing under CI: {}", dir.display());
+    eprintln!("skipping: no shared data at {}", dir.display());
+    None
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("roadscan-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp");
+    d
+}
+
+#[test]
+fn check_demo_is_clean() {
+    let o = roadscan(&["check", repo().join("data/opendrive/demo.xodr").to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("OpenDRIVE 1.8") && out.contains("1 roads") && out.contains("0 errors, 0 warnings"), "{out}");
+}
+
+#[test]
+fn check_reports_errors_with_exit_code_1() {
+    let d = tmp_dir("check");
+    let text = std::fs::read_to_string(repo().join("data/opendrive/demo.xodr")).expect("demo");
+    // A lane whose width turns negative, and a gap between records.
+    let bad = text.replacen(r#"<width sOffset="0" a="2" b="0" c="0" d="0"/>"#, r#"<width sOffset="0" a="2" b="-0.1" c="0" d="0"/>"#, 1);
+    let bad = bad.replacen(r#"x="12.5""#, r#"x="12.0""#, 1);
+    let f = d.join("bad.xodr");
+    std::fs::write(&f, bad).expect("write");
+    let o = roadscan(&["check", f.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    let out = stdout(&o);
+    assert!(out.contains("error: road 1 s=0.000000: lane 2 width becomes negative"), "{out}");
+    let o = roadscan(&["check", "--json", f.to_str().expect("utf8")]);
+    assert!(stdout(&o).contains("\"severity\": \"error\""), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    let f = repo().join("data/opendrive/err/missing_attribute.xodr");
+    let o = roadscan(&["check", f.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("roadscan: error: ") && err.contains("missing_attribute.xodr:6:7: <geometry> lacks required attribute 'length'"), "{err}");
+}
+
+#[test]
+fn convert_writes_nothing_on_error() {
+    let d = tmp_dir("convert-err");
+    let out = d.join("out.xodr");
+    let o = roadscan(&["convert", repo().join("data/opendrive/err/nan_value.xodr").to_str().expect("utf8"), out.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!out.exists());
+    assert_eq!(std::fs::read_dir(&d).expect("dir").count(), 0, "no temporary files left");
+}
+
+#[test]
+fn convert_to_each_version_reads_back() {
+    let d = tmp_dir("convert");
+    for v in ["1.6", "1.7", "1.8"] {
+        let out = d.join(format!("demo{v}.xodr"));
+        let o = roadscan(&["convert", "-q", repo().join("data/opendrive/demo.xodr").to_str().expect("utf8"), out.to_str().expect("utf8"), "--version", v]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let back = opendrive_header(&out);
+        assert!(back.contains(&format!("revMinor=\"{}\"", &v[2..])), "{back}");
+    }
+    let o = roadscan(&["convert", "a.xodr", "b.xodr", "--version", "2.0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--version must be 1.6, 1.7 or 1.8"));
+}
+
+fn opendrive_header(p: &Path) -> String {
+    let text = std::fs::read_to_string(p).expect("read");
+    text.lines().find(|l| l.contains("<header")).unwrap_or_default().to_string()
+}
+
+/// `roadscan eval` prints the oracle's format and agrees with libOpenDRIVE's samples on a map
+/// of lines, arcs and spirals (1e-6 m; the numbers are printed with 9 decimals).
+#[test]
+fn eval_matches_oracle_format_and_values() {
+    let Some(data) = shared_data() else { return };
+    let map = data.join("opendrive/esmini/curves.xodr");
+    let o = roadscan(&["eval", map.to_str().expect("utf8"), "--step", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ours = stdout(&o);
+    let oracle = std::fs::read_to_string(data.join("opendrive/oracle/esmini_curves.txt")).expect("oracle");
+    let samples = |t: &str| -> Vec<Vec<f64>> {
+        t.lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("ROAD") && !l.starts_with("GEOM"))
+            .map(|l| l.split(|c: char| c.is_whitespace() || c == '|' || c == ':').filter(|x| !x.is_empty()).map(|x| x.parse::<f64>().expect("number")).collect())
+            .collect()
+    };
+    let (a, b) = (samples(&ours), samples(&oracle));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.len(), y.len());
+        for (u, v) in x.iter().zip(y) {
+            assert!((u - v).abs() <= 1.5e-6, "{x:?} vs {y:?}");
+        }
+    }
+    assert!(ours.contains("ROAD 1 length 1154.399475 junction -1 geometries 13 lanesections 1"), "{}", &ours[..300]);
+}
+
+#[test]
+fn help_has_examples() {
+    for args in [vec!["--help"], vec!["check", "--help"], vec!["eval", "--help"], vec!["convert", "--help"]] {
+        let o = roadscan(&args);
+        assert!(o.status.success());
+        assert!(stdout(&o).contains("Examples:"), "{args:?}");
+    }
+}
