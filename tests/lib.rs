@@ -11,7 +11,11 @@ pub fn shared_data() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "shared data not found at {} (set ROADSCAN_SHARED_DATA)", dir.display());
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "shared data not found at {} (set ROADSCAN_SHARED_DATA)",
+        dir.display()
+    );
     eprintln!("skipping: shared data not found at {}", dir.display());
     None
 }

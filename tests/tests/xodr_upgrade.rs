@@ -2,6 +2,8 @@
 //! evaluates the same before and after (reference line, elevation, superelevation, lane
 //! borders, every 0.5 m, bit for bit), and the written file reads back to the upgraded model.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 use opendrive::{RoadEval, Version, WriteOptions};
 
 #[test]
@@ -26,7 +28,13 @@ fn upgrade_to_1_8_keeps_every_road_identical() {
                 let s = (i as f64 * 0.5).min(a.length);
                 assert_eq!(ea.pose(s), eb.pose(s), "{} road {} s {s}", path.display(), a.id);
                 assert_eq!(ea.sth_to_xyz(s, 1.5, 0.2), eb.sth_to_xyz(s, 1.5, 0.2));
-                assert_eq!(ea.lane_borders(s), eb.lane_borders(s), "{} road {} s {s}; notes {notes:?}", path.display(), a.id);
+                assert_eq!(
+                    ea.lane_borders(s),
+                    eb.lane_borders(s),
+                    "{} road {} s {s}; notes {notes:?}",
+                    path.display(),
+                    a.id
+                );
             }
         }
     }

@@ -47,7 +47,9 @@ enum Command {
     },
     /// Sample every road: `road s x y z hdg | laneOffset | lane_id:t_outer_border ...`,
     /// every STEP metres from s = 0 and at the road's end (the oracle format).
-    #[command(after_help = "Examples:\n  roadscan eval map.xodr --step 1\n  roadscan eval map.xodr --road 5 --step 0.1")]
+    #[command(
+        after_help = "Examples:\n  roadscan eval map.xodr --step 1\n  roadscan eval map.xodr --road 5 --step 0.1"
+    )]
     Eval {
         /// An OpenDRIVE file (.xodr).
         file: PathBuf,
@@ -60,7 +62,9 @@ enum Command {
     },
     /// Convert between OpenDRIVE revisions (1.4-1.8 in, 1.6/1.7/1.8 out). Content that the
     /// target revision forbids is moved or renamed, and every change is reported.
-    #[command(after_help = "Examples:\n  roadscan convert Town07.xodr Town07_18.xodr\n  roadscan convert in.xodr out.xodr --version 1.7")]
+    #[command(
+        after_help = "Examples:\n  roadscan convert Town07.xodr Town07_18.xodr\n  roadscan convert in.xodr out.xodr --version 1.7"
+    )]
     Convert {
         /// Input file.
         input: PathBuf,

@@ -38,13 +38,21 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
         writeln!(out, "{{")?;
         writeln!(out, "  \"file\": \"{}\",", esc(&path.display().to_string()))?;
         writeln!(out, "  \"revision\": \"{}.{}\",", h.rev_major, h.rev_minor)?;
-        writeln!(out, "  \"roads\": {}, \"junctions\": {}, \"length_m\": {length},", odr.roads.len(), odr.junctions.len())?;
+        writeln!(
+            out,
+            "  \"roads\": {}, \"junctions\": {}, \"length_m\": {length},",
+            odr.roads.len(),
+            odr.junctions.len()
+        )?;
         writeln!(
             out,
             "  \"geometry\": {{\"line\": {}, \"arc\": {}, \"spiral\": {}, \"poly3\": {}, \"paramPoly3\": {}}},",
             kinds[0], kinds[1], kinds[2], kinds[3], kinds[4]
         )?;
-        writeln!(out, "  \"lane_sections\": {sections}, \"objects\": {objects}, \"signals\": {signals}, \"road_crgs\": {crgs},")?;
+        writeln!(
+            out,
+            "  \"lane_sections\": {sections}, \"objects\": {objects}, \"signals\": {signals}, \"road_crgs\": {crgs},"
+        )?;
         writeln!(out, "  \"errors\": {n_err}, \"warnings\": {n_warn},")?;
         writeln!(out, "  \"diagnostics\": [")?;
         for (i, d) in diags.iter().enumerate() {
@@ -67,7 +75,13 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
         if let Some(o) = &h.offset {
             writeln!(out, "  offset: x={} y={} z={} hdg={}", o.x, o.y, o.z, o.hdg)?;
         }
-        writeln!(out, "  {} roads, {:.3} km of reference line, {} junctions", odr.roads.len(), length / 1000.0, odr.junctions.len())?;
+        writeln!(
+            out,
+            "  {} roads, {:.3} km of reference line, {} junctions",
+            odr.roads.len(),
+            length / 1000.0,
+            odr.junctions.len()
+        )?;
         writeln!(
             out,
             "  geometry records: {} line, {} arc, {} spiral, {} poly3, {} paramPoly3",
@@ -93,7 +107,8 @@ pub fn eval(path: &Path, step: f64, roads: &[String]) -> Result<u8> {
             bail!("{}: no road with id {id}", path.display());
         }
     }
-    let selected: Vec<&opendrive::Road> = odr.roads.iter().filter(|r| roads.is_empty() || roads.contains(&r.id)).collect();
+    let selected: Vec<&opendrive::Road> =
+        odr.roads.iter().filter(|r| roads.is_empty() || roads.contains(&r.id)).collect();
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(out, "# file {} roads {}", path.display(), selected.len())?;
     writeln!(out, "# road s x y z hdg | laneOffset | lane_id:t_outer_border ...")?;
@@ -130,7 +145,16 @@ pub fn eval(path: &Path, step: f64, roads: &[String]) -> Result<u8> {
         }
         for s in stations {
             let p = ev.pose(s);
-            write!(out, "{} {s:.9} {:.9} {:.9} {:.9} {:.9} | {:.9} |", road.id, p.x, p.y, ev.elevation(s), p.hdg, ev.lane_offset(s))?;
+            write!(
+                out,
+                "{} {s:.9} {:.9} {:.9} {:.9} {:.9} | {:.9} |",
+                road.id,
+                p.x,
+                p.y,
+                ev.elevation(s),
+                p.hdg,
+                ev.lane_offset(s)
+            )?;
             for (id, t) in ev.lane_borders(s) {
                 write!(out, " {id}:{t:.9}")?;
             }
@@ -147,7 +171,8 @@ pub fn convert(input: &Path, output: &Path, version: &str, quiet: bool) -> Resul
     };
     let mut odr = read(input)?;
     let notes = opendrive::convert::upgrade(&mut odr, version);
-    opendrive::write_file(&odr, output, &opendrive::WriteOptions { version }).with_context(|| format!("writing {}", output.display()))?;
+    opendrive::write_file(&odr, output, &opendrive::WriteOptions { version })
+        .with_context(|| format!("writing {}", output.display()))?;
     if !quiet {
         const SHOWN: usize = 20;
         for n in notes.iter().take(SHOWN) {

@@ -1,6 +1,8 @@
 //! End-to-end tests of the `roadscan` binary: output, exit codes, one-line errors, no partial
 //! output files.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,7 +15,8 @@ fn repo() -> PathBuf {
 }
 
 fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("ROADSCAN_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/data"));
+    let dir =
+        std::env::var_os("ROADSCAN_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/data"));
     if dir.is_dir() {
         return Some(dir);
     }
@@ -49,7 +52,11 @@ fn check_reports_errors_with_exit_code_1() {
     let d = tmp_dir("check");
     let text = std::fs::read_to_string(repo().join("data/opendrive/demo.xodr")).expect("demo");
     // A lane whose width turns negative, and a gap between records.
-    let bad = text.replacen(r#"<width sOffset="0" a="2" b="0" c="0" d="0"/>"#, r#"<width sOffset="0" a="2" b="-0.1" c="0" d="0"/>"#, 1);
+    let bad = text.replacen(
+        r#"<width sOffset="0" a="2" b="0" c="0" d="0"/>"#,
+        r#"<width sOffset="0" a="2" b="-0.1" c="0" d="0"/>"#,
+        1,
+    );
     let bad = bad.replacen(r#"x="12.5""#, r#"x="12.0""#, 1);
     let f = d.join("bad.xodr");
     std::fs::write(&f, bad).expect("write");
@@ -68,14 +75,22 @@ fn bad_input_is_one_line_and_exit_code_2() {
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("roadscan: error: ") && err.contains("missing_attribute.xodr:6:7: <geometry> lacks required attribute 'length'"), "{err}");
+    assert!(
+        err.starts_with("roadscan: error: ")
+            && err.contains("missing_attribute.xodr:6:7: <geometry> lacks required attribute 'length'"),
+        "{err}"
+    );
 }
 
 #[test]
 fn convert_writes_nothing_on_error() {
     let d = tmp_dir("convert-err");
     let out = d.join("out.xodr");
-    let o = roadscan(&["convert", repo().join("data/opendrive/err/nan_value.xodr").to_str().expect("utf8"), out.to_str().expect("utf8")]);
+    let o = roadscan(&[
+        "convert",
+        repo().join("data/opendrive/err/nan_value.xodr").to_str().expect("utf8"),
+        out.to_str().expect("utf8"),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!out.exists());
     assert_eq!(std::fs::read_dir(&d).expect("dir").count(), 0, "no temporary files left");
@@ -86,7 +101,14 @@ fn convert_to_each_version_reads_back() {
     let d = tmp_dir("convert");
     for v in ["1.6", "1.7", "1.8"] {
         let out = d.join(format!("demo{v}.xodr"));
-        let o = roadscan(&["convert", "-q", repo().join("data/opendrive/demo.xodr").to_str().expect("utf8"), out.to_str().expect("utf8"), "--version", v]);
+        let o = roadscan(&[
+            "convert",
+            "-q",
+            repo().join("data/opendrive/demo.xodr").to_str().expect("utf8"),
+            out.to_str().expect("utf8"),
+            "--version",
+            v,
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let back = opendrive_header(&out);
         assert!(back.contains(&format!("revMinor=\"{}\"", &v[2..])), "{back}");
@@ -114,7 +136,12 @@ fn eval_matches_oracle_format_and_values() {
     let samples = |t: &str| -> Vec<Vec<f64>> {
         t.lines()
             .filter(|l| !l.starts_with('#') && !l.starts_with("ROAD") && !l.starts_with("GEOM"))
-            .map(|l| l.split(|c: char| c.is_whitespace() || c == '|' || c == ':').filter(|x| !x.is_empty()).map(|x| x.parse::<f64>().expect("number")).collect())
+            .map(|l| {
+                l.split(|c: char| c.is_whitespace() || c == '|' || c == ':')
+                    .filter(|x| !x.is_empty())
+                    .map(|x| x.parse::<f64>().expect("number"))
+                    .collect()
+            })
             .collect()
     };
     let (a, b) = (samples(&ours), samples(&oracle));

@@ -5,6 +5,8 @@
 //! `roxmltree`-free baseline is the time to read the file into memory and to let quick-xml
 //! tokenise it without building anything (`xml_scan_ms`), measured in the same run.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 use opendrive::RoadEval;
 use std::hint::black_box;
 use std::path::PathBuf;

@@ -15,9 +15,33 @@ use std::collections::HashSet;
 
 /// Object types of the 1.8 enumeration.
 const OBJECT_TYPES_1_8: &[&str] = &[
-    "none", "obstacle", "car", "pole", "tree", "vegetation", "barrier", "building", "parkingSpace", "patch", "railing",
-    "trafficIsland", "crosswalk", "streetLamp", "gantry", "soundBarrier", "van", "bus", "trailer", "bike", "motorbike",
-    "tram", "train", "pedestrian", "wind", "roadMark", "roadSurface",
+    "none",
+    "obstacle",
+    "car",
+    "pole",
+    "tree",
+    "vegetation",
+    "barrier",
+    "building",
+    "parkingSpace",
+    "patch",
+    "railing",
+    "trafficIsland",
+    "crosswalk",
+    "streetLamp",
+    "gantry",
+    "soundBarrier",
+    "van",
+    "bus",
+    "trailer",
+    "bike",
+    "motorbike",
+    "tram",
+    "train",
+    "pedestrian",
+    "wind",
+    "roadMark",
+    "roadSurface",
 ];
 
 /// Makes `odr` valid for `version` where the content allows it; returns one note per change.
@@ -33,7 +57,10 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
         let before = road.plan_view.geometries.len();
         road.plan_view.geometries.retain(|g| g.length > 0.0);
         if road.plan_view.geometries.len() != before {
-            notes.push(format!("road {rid}: removed {} zero-length geometry record(s)", before - road.plan_view.geometries.len()));
+            notes.push(format!(
+                "road {rid}: removed {} zero-length geometry record(s)",
+                before - road.plan_view.geometries.len()
+            ));
         }
         for g in &mut road.plan_view.geometries {
             moved += g.extras.elements.len();
@@ -52,7 +79,11 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
                             sec.extras.elements.append(&mut lane.extras.elements);
                             notes.push(format!("road {rid} section s={s}: moved {n} element(s) from the centre lane to <laneSection> (1.8 allows only link and roadMark there)"));
                         }
-                        let dropped = lane.widths.len() + lane.borders.len() + lane.materials.len() + lane.speeds.len() + lane.heights.len();
+                        let dropped = lane.widths.len()
+                            + lane.borders.len()
+                            + lane.materials.len()
+                            + lane.speeds.len()
+                            + lane.heights.len();
                         if dropped > 0 {
                             lane.widths.clear();
                             lane.borders.clear();
@@ -64,17 +95,25 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
                     }
                 }
             }
-            for lane in [&mut sec.left, &mut sec.right, &mut sec.center].into_iter().flatten().flat_map(|side| side.lanes.iter_mut()) {
+            for lane in [&mut sec.left, &mut sec.right, &mut sec.center]
+                .into_iter()
+                .flatten()
+                .flat_map(|side| side.lanes.iter_mut())
+            {
                 let where_ = format!("road {rid} section s={s} lane {}", lane.id);
                 if v18 && !lane.widths.is_empty() && !lane.borders.is_empty() {
-                    notes.push(format!("{where_}: removed {} border record(s); 1.8 takes either width or border", lane.borders.len()));
+                    notes.push(format!(
+                        "{where_}: removed {} border record(s); 1.8 takes either width or border",
+                        lane.borders.len()
+                    ));
                     lane.borders.clear();
                 }
                 for m in &mut lane.road_marks {
                     let before = m.extras.elements.len();
-                    m.extras.elements.retain(|e| !(e.name == "type" && !positive(e.attribute("width"))));
+                    m.extras.elements.retain(|e| e.name != "type" || positive(e.attribute("width")));
                     if m.extras.elements.len() != before {
-                        notes.push(format!("{where_}: removed a roadMark <type> of zero width (its width must be > 0)"));
+                        notes
+                            .push(format!("{where_}: removed a roadMark <type> of zero width (its width must be > 0)"));
                     }
                     for t in m.extras.elements.iter_mut().filter(|e| e.name == "type") {
                         for line in t.children.iter_mut().filter_map(|n| match n {
@@ -82,9 +121,11 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
                             _ => None,
                         }) {
                             let before = line.attributes.len();
-                            line.attributes.retain(|(k, v)| !(k == "width" && !positive(Some(v))));
+                            line.attributes.retain(|(k, v)| k != "width" || positive(Some(v)));
                             if line.attributes.len() != before {
-                                notes.push(format!("{where_}: removed width=0 of a roadMark line (optional, must be > 0)"));
+                                notes.push(format!(
+                                    "{where_}: removed width=0 of a roadMark line (optional, must be > 0)"
+                                ));
                             }
                         }
                     }
@@ -120,7 +161,10 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
             let before = c.extras.attributes.len();
             c.extras.attributes.retain(|(k, _)| k != "xOffset" && k != "yOffset");
             if c.extras.attributes.len() != before {
-                notes.push(format!("road {rid} CRG {}: dropped xOffset/yOffset, which exist only from OpenDRIVE 1.9", c.file));
+                notes.push(format!(
+                    "road {rid} CRG {}: dropped xOffset/yOffset, which exist only from OpenDRIVE 1.9",
+                    c.file
+                ));
             }
         }
     }
@@ -131,7 +175,9 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
         }
     });
     if missing_code > 0 {
-        notes.push(format!("gave {missing_code} userData element(s) without the required code the name of their first child as code"));
+        notes.push(format!(
+            "gave {missing_code} userData element(s) without the required code the name of their first child as code"
+        ));
     }
     notes
 }

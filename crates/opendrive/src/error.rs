@@ -94,38 +94,53 @@ pub enum ErrorKind {
     Write(String),
 }
 
-/// An error with the file and the place in it.
+/// An error with the file and the place in it. Boxed, so `Result`s stay small.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Error {
-    /// The file, when reading from or writing to one.
-    pub path: Option<PathBuf>,
-    /// The place in the input, when known.
-    pub position: Option<Position>,
-    /// What went wrong.
-    pub kind: ErrorKind,
+pub struct Error(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
+    path: Option<PathBuf>,
+    position: Option<Position>,
+    kind: ErrorKind,
 }
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Self {
-        Error { path: None, position: None, kind }
+        Error(Box::new(Inner { path: None, position: None, kind }))
     }
     pub(crate) fn at(kind: ErrorKind, position: Position) -> Self {
-        Error { path: None, position: Some(position), kind }
+        Error(Box::new(Inner { path: None, position: Some(position), kind }))
     }
     /// Attaches the file name.
     pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
-        self.path = Some(path.into());
+        self.0.path = Some(path.into());
         self
+    }
+    /// The file, when reading from or writing to one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        self.0.path.as_deref()
+    }
+    /// The place in the input, when known.
+    pub fn position(&self) -> Option<Position> {
+        self.0.position
+    }
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0.kind
+    }
+    pub(crate) fn kind_mut(&mut self) -> &mut ErrorKind {
+        &mut self.0.kind
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.path, &self.position) {
-            (Some(p), Some(pos)) => write!(f, "{}:{}:{}: {}", p.display(), pos.line, pos.column, self.kind),
-            (Some(p), None) => write!(f, "{}: {}", p.display(), self.kind),
-            (None, Some(pos)) => write!(f, "{}: {}", pos, self.kind),
-            (None, None) => write!(f, "{}", self.kind),
+        match (&self.0.path, &self.0.position) {
+            (Some(p), Some(pos)) => write!(f, "{}:{}:{}: {}", p.display(), pos.line, pos.column, self.0.kind),
+            (Some(p), None) => write!(f, "{}: {}", p.display(), self.0.kind),
+            (None, Some(pos)) => write!(f, "{}: {}", pos, self.0.kind),
+            (None, None) => write!(f, "{}", self.0.kind),
         }
     }
 }

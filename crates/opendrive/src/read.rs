@@ -32,8 +32,7 @@ pub fn read_with(text: &str, options: &ReadOptions) -> Result<OpenDrive> {
 /// Reads and parses a file; errors name the file.
 pub fn read_file(path: impl AsRef<Path>) -> Result<OpenDrive> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))?;
+    let text = std::fs::read_to_string(path).map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))?;
     read(&text).map_err(|e| e.with_path(path))
 }
 
@@ -132,13 +131,7 @@ impl<'c, 'e> Attrs<'c, 'e> {
     }
     /// The attributes that were not read, for [`Extras`].
     fn rest(self) -> Vec<(String, String)> {
-        self.el
-            .attributes
-            .iter()
-            .zip(self.used)
-            .filter(|(_, used)| !used)
-            .map(|(kv, _)| kv.clone())
-            .collect()
+        self.el.attributes.iter().zip(self.used).filter(|(_, used)| !used).map(|(kv, _)| kv.clone()).collect()
     }
 }
 
@@ -156,7 +149,8 @@ fn check_ascending(cx: &Cx, el: &Element, s: f64, previous: Option<f64>) -> Resu
 }
 
 fn opendrive(cx: &Cx, root: &Element, options: &ReadOptions) -> Result<OpenDrive> {
-    let mut odr = OpenDrive { extras: Extras { attributes: root.attributes.clone(), elements: vec![] }, ..Default::default() };
+    let mut odr =
+        OpenDrive { extras: Extras { attributes: root.attributes.clone(), elements: vec![] }, ..Default::default() };
     let mut header_seen = false;
     for child in root.elements() {
         match child.name.as_str() {
@@ -204,12 +198,7 @@ fn header(cx: &Cx, el: &Element, options: &ReadOptions) -> Result<Header> {
             "geoReference" => h.geo_reference = Some(child.text()),
             "offset" => {
                 let mut a = Attrs::new(cx, child);
-                h.offset = Some(HeaderOffset {
-                    x: a.f64("x")?,
-                    y: a.f64("y")?,
-                    z: a.f64("z")?,
-                    hdg: a.f64("hdg")?,
-                });
+                h.offset = Some(HeaderOffset { x: a.f64("x")?, y: a.f64("y")?, z: a.f64("z")?, hdg: a.f64("hdg")? });
             }
             _ => h.extras.elements.push(child.clone()),
         }
@@ -494,12 +483,7 @@ fn lane(cx: &Cx, el: &Element) -> Result<Lane> {
     let id = a.i32("id")?;
     // `type` is required on side lanes; the centre lane may omit it (1.8 schema).
     let kind = if id == 0 { a.opt_string("type") } else { Some(a.string("type")?) };
-    let mut lane = Lane {
-        id,
-        kind,
-        level: a.opt_bool("level")?,
-        ..Default::default()
-    };
+    let mut lane = Lane { id, kind, level: a.opt_bool("level")?, ..Default::default() };
     lane.extras = extras(a);
     for c in el.elements() {
         match c.name.as_str() {
@@ -756,12 +740,8 @@ fn road_crg(cx: &Cx, el: &Element) -> Result<RoadCrg> {
 
 fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
     let mut a = Attrs::new(cx, el);
-    let mut j = Junction {
-        id: a.string("id")?,
-        name: a.opt_string("name"),
-        kind: a.opt_string("type"),
-        ..Default::default()
-    };
+    let mut j =
+        Junction { id: a.string("id")?, name: a.opt_string("name"), kind: a.opt_string("type"), ..Default::default() };
     j.extras = extras(a);
     for c in el.elements() {
         match c.name.as_str() {
@@ -780,7 +760,8 @@ fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
                     match l.name.as_str() {
                         "laneLink" => {
                             let mut a = Attrs::new(cx, l);
-                            let mut ll = LaneLinkPair { from: a.i32("from")?, to: a.i32("to")?, extras: Extras::default() };
+                            let mut ll =
+                                LaneLinkPair { from: a.i32("from")?, to: a.i32("to")?, extras: Extras::default() };
                             ll.extras = extras(a);
                             con.lane_links.push(ll);
                         }
@@ -794,4 +775,3 @@ fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
     }
     Ok(j)
 }
-

@@ -87,12 +87,22 @@ pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
         check_lanes(road, &mut out);
         for o in &road.objects.objects {
             if let Some(other) = object_ids.insert(o.id.as_str(), road.id.as_str()) {
-                out.push(diag(Severity::Warning, road, Some(o.s), format!("object id {} is also used on road {other} (1.8 wants file-wide unique ids)", o.id)));
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(o.s),
+                    format!("object id {} is also used on road {other} (1.8 wants file-wide unique ids)", o.id),
+                ));
             }
         }
         for sg in &road.signals.signals {
             if let Some(other) = signal_ids.insert(sg.id.as_str(), road.id.as_str()) {
-                out.push(diag(Severity::Warning, road, Some(sg.s), format!("signal id {} is also used on road {other} (1.8 wants file-wide unique ids)", sg.id)));
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(sg.s),
+                    format!("signal id {} is also used on road {other} (1.8 wants file-wide unique ids)", sg.id),
+                ));
             }
         }
         if road.junction != "-1" && !junction_ids.contains(road.junction.as_str()) {
@@ -109,7 +119,12 @@ pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
                 _ => true,
             };
             if !exists {
-                out.push(diag(Severity::Error, road, None, format!("{what} {} {} does not exist", t.element_type, t.element_id)));
+                out.push(diag(
+                    Severity::Error,
+                    road,
+                    None,
+                    format!("{what} {} {} does not exist", t.element_type, t.element_id),
+                ));
             }
         }
     }
@@ -146,7 +161,12 @@ fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic
     let curves: Vec<Curve> = geoms.iter().map(Curve::new).collect();
     for (i, g) in geoms.iter().enumerate() {
         if g.length <= 0.0 {
-            out.push(diag(Severity::Error, road, Some(g.s), format!("geometry {i} has length {} (must be > 0)", g.length)));
+            out.push(diag(
+                Severity::Error,
+                road,
+                Some(g.s),
+                format!("geometry {i} has length {} (must be > 0)", g.length),
+            ));
         }
         if let (GeometryKind::ParamPoly3 { .. }, Some(natural)) = (g.kind, curves[i].parametric_length()) {
             // The curve's own length over its parameter range should be @length (qc rule
@@ -156,7 +176,10 @@ fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic
                     Severity::Warning,
                     road,
                     Some(g.s),
-                    format!("geometry {i}: the curve is {natural:.4} m long over its parameter range, @length says {}", g.length),
+                    format!(
+                        "geometry {i}: the curve is {natural:.4} m long over its parameter range, @length says {}",
+                        g.length
+                    ),
                 ));
             }
         }
@@ -168,7 +191,12 @@ fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic
                     Severity::Warning,
                     road,
                     Some(next.s),
-                    format!("geometry {} starts at s={} but the previous ends at s={book} (Δ {:.3e} m)", i + 1, next.s, next.s - book),
+                    format!(
+                        "geometry {} starts at s={} but the previous ends at s={book} (Δ {:.3e} m)",
+                        i + 1,
+                        next.s,
+                        next.s - book
+                    ),
                 ));
             }
             let end = curves[i].pose(g.length);
@@ -176,10 +204,20 @@ fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic
             let dh = angle_diff(end.hdg, next.hdg);
             if gap > options.gap_warning {
                 let sev = if gap > options.gap_error { Severity::Error } else { Severity::Warning };
-                out.push(diag(sev, road, Some(next.s), format!("gap of {gap:.3e} m between geometry {i} and {}", i + 1)));
+                out.push(diag(
+                    sev,
+                    road,
+                    Some(next.s),
+                    format!("gap of {gap:.3e} m between geometry {i} and {}", i + 1),
+                ));
             }
             if dh > options.heading_warning {
-                out.push(diag(Severity::Warning, road, Some(next.s), format!("heading jumps by {dh:.3e} rad between geometry {i} and {}", i + 1)));
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(next.s),
+                    format!("heading jumps by {dh:.3e} rad between geometry {i} and {}", i + 1),
+                ));
             }
         }
     }
@@ -190,7 +228,11 @@ fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic
             Severity::Warning,
             road,
             Some(end),
-            format!("road length {} differs from the geometry's end s={end} (Δ {:.3e} m)", road.length, road.length - end),
+            format!(
+                "road length {} differs from the geometry's end s={end} (Δ {:.3e} m)",
+                road.length,
+                road.length - end
+            ),
         ));
     }
 }
@@ -210,7 +252,12 @@ fn check_profiles(road: &Road, out: &mut Vec<Diagnostic>) {
             let end = w[0].value(w[1].s - w[0].s);
             let jump = w[1].a - end;
             if jump.abs() > 1e-3 {
-                out.push(diag(Severity::Warning, road, Some(w[1].s), format!("{name} jumps by {jump:.4} at a record joint")));
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(w[1].s),
+                    format!("{name} jumps by {jump:.4} at a record joint"),
+                ));
             }
         }
         if let Some(r) = recs.iter().find(|r| r.s > road.length + 1e-6) {
@@ -227,12 +274,22 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
     }
     let uses_border = secs.iter().flat_map(|s| s.lanes()).any(|l| !l.borders.is_empty());
     if uses_border && !road.lanes.lane_offsets.is_empty() {
-        out.push(diag(Severity::Warning, road, None, "laneOffset together with lane borders (rule road.lanes.lane_offset.no_offset_if_border_defined)".into()));
+        out.push(diag(
+            Severity::Warning,
+            road,
+            None,
+            "laneOffset together with lane borders (rule road.lanes.lane_offset.no_offset_if_border_defined)".into(),
+        ));
     }
     for (i, sec) in secs.iter().enumerate() {
         let end = secs.get(i + 1).map_or(road.length, |n| n.s);
         if sec.s >= road.length && road.length > 0.0 {
-            out.push(diag(Severity::Warning, road, Some(sec.s), "lane section starts at or beyond the road's end".into()));
+            out.push(diag(
+                Severity::Warning,
+                road,
+                Some(sec.s),
+                "lane section starts at or beyond the road's end".into(),
+            ));
         }
         for (side, sign) in [(&sec.left, 1), (&sec.right, -1), (&sec.center, 0)] {
             let Some(side) = side else { continue };
@@ -245,7 +302,11 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
                         Severity::Error,
                         road,
                         Some(sec.s),
-                        format!("lane ids of the {} side are {ids:?}, expected consecutive from {}", side_name(sign), sign.max(-1)),
+                        format!(
+                            "lane ids of the {} side are {ids:?}, expected consecutive from {}",
+                            side_name(sign),
+                            sign.max(-1)
+                        ),
                     ));
                     break;
                 }
@@ -253,7 +314,12 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
         }
         for lane in sec.lanes().filter(|l| l.id != 0) {
             if !lane.widths.is_empty() && !lane.borders.is_empty() {
-                out.push(diag(Severity::Warning, road, Some(sec.s), format!("lane {} has both width and border records", lane.id)));
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(sec.s),
+                    format!("lane {} has both width and border records", lane.id),
+                ));
             }
             for (k, w) in lane.widths.iter().enumerate() {
                 let w_end = lane.widths.get(k + 1).map_or(end - sec.s, |n| n.s);
@@ -270,13 +336,17 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
                 } else if b != 0.0 {
                     xs.push(-c / b);
                 }
-                let min = xs.iter().filter(|x| (0.0..=len).contains(*x)).map(|&x| w.value(x)).fold(f64::INFINITY, f64::min);
+                let min =
+                    xs.iter().filter(|x| (0.0..=len).contains(*x)).map(|&x| w.value(x)).fold(f64::INFINITY, f64::min);
                 if min < -1e-9 {
                     out.push(diag(
                         Severity::Error,
                         road,
                         Some(sec.s + w.s),
-                        format!("lane {} width becomes negative ({min:.4} m): widths must be >= 0, the side gives the sign", lane.id),
+                        format!(
+                            "lane {} width becomes negative ({min:.4} m): widths must be >= 0, the side gives the sign",
+                            lane.id
+                        ),
                     ));
                 }
             }
@@ -290,7 +360,12 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
         let b = ev.lane_borders(s);
         for w in b.windows(2) {
             if w[1].1 < w[0].1 - 1e-6 {
-                out.push(diag(Severity::Warning, road, Some(s), format!("lane {} border lies outside lane {} border", w[0].0, w[1].0)));
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(s),
+                    format!("lane {} border lies outside lane {} border", w[0].0, w[1].0),
+                ));
                 return;
             }
         }

@@ -182,11 +182,14 @@ fn opendrive(odr: &OpenDrive, options: &WriteOptions) -> Result<Element> {
     for j in &odr.junctions {
         b = b.child(junction(j).map_err(|e| context(e, &format!("junction {}", j.id)))?);
     }
-    Ok(b.extras(&odr.extras, &["header", "road", "controller", "junction", "junctionGroup", "station", "+AD", "vmsGroup"]))
+    Ok(b.extras(
+        &odr.extras,
+        &["header", "road", "controller", "junction", "junctionGroup", "station", "+AD", "vmsGroup"],
+    ))
 }
 
 fn context(mut e: Error, what: &str) -> Error {
-    if let ErrorKind::Write(msg) = &mut e.kind {
+    if let ErrorKind::Write(msg) = e.kind_mut() {
         *msg = format!("{what}: {msg}");
     }
     e
@@ -264,7 +267,9 @@ fn road(r: &Road) -> Result<Element> {
             e = e.child(poly3("superelevation", "s", p)?);
         }
         for s in &lp.shapes {
-            e = e.child(B::new("shape").f("s", s.s)?.f("t", s.t)?.f("a", s.a)?.f("b", s.b)?.f("c", s.c)?.f("d", s.d)?.done());
+            e = e.child(
+                B::new("shape").f("s", s.s)?.f("t", s.t)?.f("a", s.a)?.f("b", s.b)?.f("c", s.c)?.f("d", s.d)?.done(),
+            );
         }
         b = b.child(e.extras(&lp.extras, &["superelevation", "crossfall", "shape"]));
     }
@@ -309,7 +314,18 @@ fn road(r: &Road) -> Result<Element> {
     }
     Ok(b.extras(
         &r.extras,
-        &["link", "type", "planView", "elevationProfile", "lateralProfile", "lanes", "objects", "signals", "surface", "railroad"],
+        &[
+            "link",
+            "type",
+            "planView",
+            "elevationProfile",
+            "lateralProfile",
+            "lanes",
+            "objects",
+            "signals",
+            "surface",
+            "railroad",
+        ],
     ))
 }
 
@@ -407,10 +423,14 @@ fn lane(l: &Lane) -> Result<Element> {
         );
     }
     for m in &l.speeds {
-        b = b.child(B::new("speed").f("sOffset", m.s_offset)?.f("max", m.max)?.os("unit", &m.unit).extras(&m.extras, &[]));
+        b = b.child(
+            B::new("speed").f("sOffset", m.s_offset)?.f("max", m.max)?.os("unit", &m.unit).extras(&m.extras, &[]),
+        );
     }
     for m in &l.heights {
-        b = b.child(B::new("height").f("sOffset", m.s_offset)?.f("inner", m.inner)?.f("outer", m.outer)?.extras(&m.extras, &[]));
+        b = b.child(
+            B::new("height").f("sOffset", m.s_offset)?.f("inner", m.inner)?.f("outer", m.outer)?.extras(&m.extras, &[]),
+        );
     }
     Ok(b.extras(&l.extras, &["link", "border", "width", "roadMark", "material", "speed", "access", "height", "rule"]))
 }
@@ -494,7 +514,19 @@ fn object(o: &Object) -> Result<Element> {
     }
     Ok(b.extras(
         &o.extras,
-        &["repeat", "outline", "outlines", "material", "validity", "parkingSpace", "markings", "borders", "+AD", "surface", "skeleton"],
+        &[
+            "repeat",
+            "outline",
+            "outlines",
+            "material",
+            "validity",
+            "parkingSpace",
+            "markings",
+            "borders",
+            "+AD",
+            "surface",
+            "skeleton",
+        ],
     ))
 }
 
@@ -516,7 +548,20 @@ fn signal(s: &Signal) -> Result<Element> {
         .of("width", s.width)?
         .os("text", &s.text)
         .of("hOffset", s.h_offset)?
-        .extras(&s.extras, &["validity", "dependency", "reference", "positionInertial", "positionRoad", "+AD", "semantics", "staticBoard", "vmsBoard"]))
+        .extras(
+            &s.extras,
+            &[
+                "validity",
+                "dependency",
+                "reference",
+                "positionInertial",
+                "positionRoad",
+                "+AD",
+                "semantics",
+                "staticBoard",
+                "vmsBoard",
+            ],
+        ))
 }
 
 fn junction(j: &Junction) -> Result<Element> {
@@ -529,7 +574,9 @@ fn junction(j: &Junction) -> Result<Element> {
             .os("linkedRoad", &c.linked_road)
             .os("contactPoint", &c.contact_point);
         for l in &c.lane_links {
-            cb = cb.child(B::new("laneLink").s("from", l.from.to_string()).s("to", l.to.to_string()).extras(&l.extras, &[]));
+            cb = cb.child(
+                B::new("laneLink").s("from", l.from.to_string()).s("to", l.to.to_string()).extras(&l.extras, &[]),
+            );
         }
         b = b.child(cb.extras(&c.extras, &["predecessor", "successor", "laneLink"]));
     }

@@ -99,12 +99,11 @@ pub(crate) fn parse(text: &str) -> Result<Element, Error> {
             Event::Start(start) | Event::Empty(start) => {
                 let mut el = Element { name: decode_name(start.name().as_ref()), pos, ..Default::default() };
                 for attr in start.attributes().with_checks(true) {
-                    let attr = attr.map_err(|e| {
-                        Error::at(ErrorKind::Xml(e.to_string()), Position::locate(text, pos))
-                    })?;
-                    let value = attr.unescape_value().map_err(|e| {
-                        Error::at(ErrorKind::Xml(e.to_string()), Position::locate(text, pos))
-                    })?;
+                    let attr =
+                        attr.map_err(|e| Error::at(ErrorKind::Xml(e.to_string()), Position::locate(text, pos)))?;
+                    let value = attr
+                        .unescape_value()
+                        .map_err(|e| Error::at(ErrorKind::Xml(e.to_string()), Position::locate(text, pos)))?;
                     el.attributes.push((decode_name(attr.key.as_ref()), value.into_owned()));
                 }
                 // An empty element closes at once; a start element waits for its end.
@@ -121,9 +120,8 @@ pub(crate) fn parse(text: &str) -> Result<Element, Error> {
                 close(el, &mut stack, &mut root, text)?;
             }
             Event::Text(t) => {
-                let s = t.unescape().map_err(|e| {
-                    Error::at(ErrorKind::Xml(e.to_string()), Position::locate(text, pos))
-                })?;
+                let s =
+                    t.unescape().map_err(|e| Error::at(ErrorKind::Xml(e.to_string()), Position::locate(text, pos)))?;
                 match stack.last_mut() {
                     Some(parent) => {
                         if !s.trim().is_empty() {

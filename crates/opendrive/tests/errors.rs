@@ -1,6 +1,8 @@
 //! Bad input gives an error that names the file, the line and the column, never a panic. One
 //! case per file in `data/opendrive/err/`.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 use opendrive::ErrorKind;
 use std::path::PathBuf;
 
@@ -13,8 +15,8 @@ fn case(file: &str, line: u32, column: u32, message: &str, kind: fn(&ErrorKind) 
     let path = err_dir().join(file);
     let err = opendrive::read_file(&path).expect_err(file);
     let text = err.to_string();
-    assert!(kind(&err.kind), "{file}: unexpected kind {:?}", err.kind);
-    let pos = err.position.unwrap_or_else(|| panic!("{file}: no position in {text}"));
+    assert!(kind(err.kind()), "{file}: unexpected kind {:?}", err.kind());
+    let pos = err.position().unwrap_or_else(|| panic!("{file}: no position in {text}"));
     assert_eq!((pos.line, pos.column), (line, column), "{file}: {text}");
     assert!(text.starts_with(&format!("{}:{line}:{column}: ", path.display())), "{file}: {text}");
     assert!(text.contains(message), "{file}: '{text}' lacks '{message}'");
@@ -39,12 +41,16 @@ fn nan_is_rejected() {
 
 #[test]
 fn negative_length_is_rejected() {
-    case("negative_length.xodr", 6, 7, "length=\"-10\": must not be negative", |k| matches!(k, ErrorKind::InvalidAttribute { .. }));
+    case("negative_length.xodr", 6, 7, "length=\"-10\": must not be negative", |k| {
+        matches!(k, ErrorKind::InvalidAttribute { .. })
+    });
 }
 
 #[test]
 fn s_going_backwards_is_rejected() {
-    case("s_backwards.xodr", 7, 7, "s=0 is less than the previous record's s=10", |k| matches!(k, ErrorKind::DescendingS { .. }));
+    case("s_backwards.xodr", 7, 7, "s=0 is less than the previous record's s=10", |k| {
+        matches!(k, ErrorKind::DescendingS { .. })
+    });
 }
 
 #[test]
@@ -58,8 +64,8 @@ fn unknown_geometry_is_rejected() {
 fn truncated_file() {
     let path = err_dir().join("truncated.xodr");
     let err = opendrive::read_file(&path).expect_err("truncated");
-    assert!(matches!(err.kind, ErrorKind::Xml(_)), "{err}");
-    assert!(err.position.is_some() && err.to_string().contains("truncated.xodr:"), "{err}");
+    assert!(matches!(err.kind(), ErrorKind::Xml(_)), "{err}");
+    assert!(err.position().is_some() && err.to_string().contains("truncated.xodr:"), "{err}");
 }
 
 #[test]
@@ -81,7 +87,9 @@ fn missing_file_names_the_file() {
 #[test]
 fn every_prefix_of_a_real_file_errors_or_reads_without_panic() {
     // Cut a small valid file at every byte: each prefix must give Ok or Err, never panic.
-    let text = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr")).expect("demo");
+    let text =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr"))
+            .expect("demo");
     for cut in (0..text.len()).filter(|&i| text.is_char_boundary(i)) {
         let _ = opendrive::read(&text[..cut]);
     }
@@ -89,10 +97,15 @@ fn every_prefix_of_a_real_file_errors_or_reads_without_panic() {
 
 #[test]
 fn writing_nan_is_an_error_naming_the_place() {
-    let text = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr")).expect("demo");
+    let text =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr"))
+            .expect("demo");
     let mut odr = opendrive::read(&text).expect("demo reads");
     odr.roads[0].plan_view.geometries[1].hdg = f64::NAN;
     let err = opendrive::write(&odr, &Default::default()).expect_err("NaN");
     let msg = err.to_string();
-    assert!(msg.contains(&format!("road {}", odr.roads[0].id)) && msg.contains("geometry 1") && msg.contains("hdg is NaN"), "{msg}");
+    assert!(
+        msg.contains(&format!("road {}", odr.roads[0].id)) && msg.contains("geometry 1") && msg.contains("hdg is NaN"),
+        "{msg}"
+    );
 }

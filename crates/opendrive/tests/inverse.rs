@@ -5,6 +5,8 @@
 //! Where another part of a winding road is nearer than the original point, the oracle's
 //! nearest solution is the expected answer.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 mod common;
 
 use opendrive::RoadEval;
@@ -79,7 +81,10 @@ fn brute_force(ev: &RoadEval, q: [f64; 2]) -> Vec<(f64, f64)> {
     for s in [0.0, len] {
         let (_, t) = g_at(ev, q, s);
         let surf = ev.sth_to_xyz(s, t, 0.0);
-        if t.abs() <= SEARCH && (surf[0] - q[0]).hypot(surf[1] - q[1]) < 1e-9 && !out.iter().any(|o| (o.0 - s).abs() < 1e-6) {
+        if t.abs() <= SEARCH
+            && (surf[0] - q[0]).hypot(surf[1] - q[1]) < 1e-9
+            && !out.iter().any(|o| (o.0 - s).abs() < 1e-6)
+        {
             out.push((s, t));
         }
     }
@@ -99,7 +104,8 @@ fn xy_to_st_inverts_sth_to_xyz_on_every_road() {
         for road in &odr.roads {
             let ev = RoadEval::new(road);
             let len = road.length;
-            let mut queries: Vec<(f64, f64)> = (0..per_road).map(|_| (rng.next() * len, (2.0 * rng.next() - 1.0) * MAX_T)).collect();
+            let mut queries: Vec<(f64, f64)> =
+                (0..per_road).map(|_| (rng.next() * len, (2.0 * rng.next() - 1.0) * MAX_T)).collect();
             // The ends, and just inside them.
             queries.extend([(0.0, 3.0), (len.min(1e-3), -7.5), ((len - 1e-3).max(0.0), 12.0), (len, -1.5)]);
             for (s, t) in queries {
@@ -112,7 +118,10 @@ fn xy_to_st_inverts_sth_to_xyz_on_every_road() {
                 // The original point is a solution, so the nearest one is at most |t| away.
                 let Some((bs, bt)) = best else {
                     // Only possible where the point sits in a gap between records at an end.
-                    assert!(got.is_none() || (got.is_some_and(|g| g.residual < 1e-4)), "{where_}: brute force found nothing, we found {got:?}");
+                    assert!(
+                        got.is_none() || (got.is_some_and(|g| g.residual < 1e-4)),
+                        "{where_}: brute force found nothing, we found {got:?}"
+                    );
                     continue;
                 };
                 let got = got.unwrap_or_else(|| panic!("{where_}: no solution, brute force has ({bs}, {bt})"));

@@ -6,6 +6,8 @@
 //! the oracle and 1e-6 m to an exact arc-length re-parameterisation computed here
 //! independently (composite Simpson + bisection).
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 mod common;
 
 use opendrive::{GeometryKind, PRange, RoadEval};
@@ -201,5 +203,10 @@ fn evaluation_agrees_with_libopendrive_oracle() {
     }
     eprintln!("checked {n_checked} samples ({n_pp3} on paramPoly3); worst xy difference off paramPoly3 {worst:e} m");
     assert!(n_checked > 20_000, "too few samples: {n_checked}");
-    assert!(failures.is_empty(), "{} failures, first ones:\n{}", failures.len(), failures[..failures.len().min(30)].join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures, first ones:\n{}",
+        failures.len(),
+        failures[..failures.len().min(30)].join("\n")
+    );
 }

@@ -1,6 +1,8 @@
 //! Every sample map reads, and read -> write -> read gives an equal model, for every revision
 //! we write.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 mod common;
 
 use opendrive::{Version, WriteOptions};
@@ -12,7 +14,8 @@ fn every_sample_map_round_trips() {
         let odr = opendrive::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(!odr.roads.is_empty(), "{}: no roads", path.display());
         for version in [Version::V1_8, Version::V1_7, Version::V1_6] {
-            let text = opendrive::write(&odr, &WriteOptions { version }).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let text =
+                opendrive::write(&odr, &WriteOptions { version }).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let back = opendrive::read(&text).unwrap_or_else(|e| panic!("{} rewritten: {e}", path.display()));
             assert_eq!(back.header.rev_minor, version.minor());
             let mut expected = odr.clone();

@@ -3,6 +3,8 @@
 //! quadratic heading of the record. Tolerance 1e-9 m over a sweep of curvStart, curvEnd and
 //! length with both signs, zero, near-zero curvatures and near-zero curvature rates.
 
+#![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
+
 use opendrive::eval::Curve;
 use opendrive::{Extras, Geometry, GeometryKind};
 
@@ -25,7 +27,13 @@ fn reference(x0: f64, y0: f64, hdg0: f64, k0: f64, k1: f64, len: f64, ds: f64) -
         *s = t;
     };
     for i in 0..=n {
-        let w = if i == 0 || i == n { 1.0 } else if i % 2 == 1 { 4.0 } else { 2.0 };
+        let w = if i == 0 || i == n {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
         let (c, s) = f(h * i as f64);
         add(&mut sx, &mut cx, w * c);
         add(&mut sy, &mut cy, w * s);
@@ -56,7 +64,15 @@ fn spiral_end_points_match_high_precision_integration() {
         let hdg = -2.5 + 0.37 * i as f64;
         // Small coordinates: at UTM northings one ulp (9.3e-10 m) would eat the tolerance.
         let (x0, y0) = (12.5 - i as f64, -30.25 + i as f64);
-        let g = Geometry { s: 0.0, x: x0, y: y0, hdg, length: len, kind: GeometryKind::Spiral { curv_start: k0, curv_end: k1 }, extras: Extras::default() };
+        let g = Geometry {
+            s: 0.0,
+            x: x0,
+            y: y0,
+            hdg,
+            length: len,
+            kind: GeometryKind::Spiral { curv_start: k0, curv_end: k1 },
+            extras: Extras::default(),
+        };
         let c = Curve::new(&g);
         for frac in [0.37, 1.0] {
             let ds = len * frac;

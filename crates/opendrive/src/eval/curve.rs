@@ -93,7 +93,12 @@ impl Curve {
                 let half = 0.5 * k * ds;
                 let chord = ds * sinc(half);
                 let mid = self.hdg0 + half;
-                Pose { x: self.x0 + chord * mid.cos(), y: self.y0 + chord * mid.sin(), hdg: self.hdg0 + k * ds, curvature: *k }
+                Pose {
+                    x: self.x0 + chord * mid.cos(),
+                    y: self.y0 + chord * mid.sin(),
+                    hdg: self.hdg0 + k * ds,
+                    curvature: *k,
+                }
             }
             CurveKind::Spiral { k0, rate } => {
                 let (lx, ly) = spiral_local(*k0, *rate, ds);
@@ -138,9 +143,9 @@ impl Curve {
             CurveKind::Line => 0.0,
             CurveKind::Arc { k } => k.abs(),
             CurveKind::Spiral { k0, rate } => k0.abs().max((k0 + rate * self.length).abs()),
-            CurveKind::Cubic(_) => (0..=32)
-                .map(|i| self.pose(self.length * i as f64 / 32.0).curvature.abs())
-                .fold(0.0, f64::max),
+            CurveKind::Cubic(_) => {
+                (0..=32).map(|i| self.pose(self.length * i as f64 / 32.0).curvature.abs()).fold(0.0, f64::max)
+            }
         }
     }
 }
@@ -207,7 +212,8 @@ impl ParamCubic {
 
     /// A cheap upper bound of the curve length (control-polygon length), to size the panels.
     fn chord_bound(&self, p_end: f64) -> f64 {
-        let pts: Vec<(f64, f64)> = (0..=8).map(|i| (self.u(p_end * i as f64 / 8.0), self.v(p_end * i as f64 / 8.0))).collect();
+        let pts: Vec<(f64, f64)> =
+            (0..=8).map(|i| (self.u(p_end * i as f64 / 8.0), self.v(p_end * i as f64 / 8.0))).collect();
         let l: f64 = pts.windows(2).map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1)).sum();
         if l.is_finite() {
             l

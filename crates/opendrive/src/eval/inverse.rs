@@ -112,10 +112,8 @@ impl Bbox {
         Bbox { min: [f64::INFINITY; 2], max: [f64::NEG_INFINITY; 2] }
     }
     fn add(&mut self, p: [f64; 2]) {
-        for i in 0..2 {
-            self.min[i] = self.min[i].min(p[i]);
-            self.max[i] = self.max[i].max(p[i]);
-        }
+        self.min = [self.min[0].min(p[0]), self.min[1].min(p[1])];
+        self.max = [self.max[0].max(p[0]), self.max[1].max(p[1])];
     }
     fn merge(&mut self, o: &Bbox) {
         self.add(o.min);
@@ -163,7 +161,13 @@ impl SegmentIndex {
                 let (mut smp, lat) = sample(eval, s.min(end));
                 let pose = c.pose(s - c.s0);
                 smp.p = [pose.x, pose.y];
-                samples.push((smp, k, lat.alpha, lat.alpha.abs() + lat.beta.abs(), lat.d_alpha.abs() + lat.d_beta.abs()));
+                samples.push((
+                    smp,
+                    k,
+                    lat.alpha,
+                    lat.alpha.abs() + lat.beta.abs(),
+                    lat.d_alpha.abs() + lat.d_beta.abs(),
+                ));
             }
         }
         let segments: Vec<Segment> = samples

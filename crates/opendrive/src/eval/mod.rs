@@ -161,11 +161,8 @@ impl<'a> RoadEval<'a> {
             sin_p * (e_s[0] * e_s[0] + e_s[1] * e_s[1]),
         ]);
         let e_h = normalize(cross(e_s, e_t));
-        let position = [
-            pose.x + t * e_t[0] + h * e_h[0],
-            pose.y + t * e_t[1] + h * e_h[1],
-            z + t * e_t[2] + h * e_h[2],
-        ];
+        let position =
+            [pose.x + t * e_t[0] + h * e_h[0], pose.y + t * e_t[1] + h * e_h[1], z + t * e_t[2] + h * e_h[2]];
         Frame { position, e_s, e_t, e_h }
     }
 

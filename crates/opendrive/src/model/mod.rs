@@ -13,13 +13,10 @@ mod road;
 
 pub use geometry::{Geometry, GeometryKind, PRange};
 pub use junction::{Connection, Junction, LaneLinkPair};
-pub use lanes::{
-    Lane, LaneHeight, LaneLink, LaneMaterial, LaneSection, LaneSide, LaneSpeed, Lanes, RoadMark,
-};
+pub use lanes::{Lane, LaneHeight, LaneLink, LaneMaterial, LaneSection, LaneSide, LaneSpeed, Lanes, RoadMark};
 pub use objects::{Corner, Object, ObjectCrg, Objects, Outline, Repeat, Signal, Signals};
 pub use road::{
-    ElevationProfile, LateralProfile, LinkTarget, PlanView, Road, RoadCrg, RoadLink, RoadType,
-    Shape, Surface,
+    ElevationProfile, LateralProfile, LinkTarget, PlanView, Road, RoadCrg, RoadLink, RoadType, Shape, Surface,
 };
 
 pub use crate::xml::Element;

@@ -170,4 +170,3 @@ pub struct RoadCrg {
     /// Unknown attributes and children.
     pub extras: Extras,
 }
-
