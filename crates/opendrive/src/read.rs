@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorKind, Position, Result};
 use crate::model::*;
-use crate::xml::{self, Element};
+use crate::xml::{self, Raw};
 use std::path::Path;
 
 /// Options for [`read_with`].
@@ -24,7 +24,7 @@ pub fn read_with(text: &str, options: &ReadOptions) -> Result<OpenDrive> {
     let root = xml::parse(text)?;
     let cx = Cx { text };
     if root.name != "OpenDRIVE" {
-        return Err(cx.err(&root, ErrorKind::NotOpenDrive { found: root.name.clone() }));
+        return Err(cx.err(&root, ErrorKind::NotOpenDrive { found: root.name.to_string() }));
     }
     opendrive(&cx, &root, options)
 }
@@ -41,7 +41,7 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn err(&self, el: &Element, kind: ErrorKind) -> Error {
+    fn err(&self, el: &Raw, kind: ErrorKind) -> Error {
         Error::at(kind, Position::locate(self.text, el.pos))
     }
 }
@@ -49,27 +49,27 @@ impl Cx<'_> {
 /// Reads the attributes of one element and remembers which ones were used.
 struct Attrs<'c, 'e> {
     cx: &'c Cx<'c>,
-    el: &'e Element,
+    el: &'e Raw<'e>,
     used: Vec<bool>,
 }
 
 impl<'c, 'e> Attrs<'c, 'e> {
-    fn new(cx: &'c Cx<'c>, el: &'e Element) -> Self {
+    fn new(cx: &'c Cx<'c>, el: &'e Raw<'e>) -> Self {
         Attrs { cx, el, used: vec![false; el.attributes.len()] }
     }
     fn raw(&mut self, name: &str) -> Option<&'e str> {
-        let i = self.el.attributes.iter().position(|(k, _)| k == name)?;
+        let i = self.el.attributes.iter().position(|(k, _)| *k == name)?;
         self.used[i] = true;
-        Some(self.el.attributes[i].1.as_str())
+        Some(&self.el.attributes[i].1)
     }
     fn missing(&self, attribute: &'static str) -> Error {
-        self.cx.err(self.el, ErrorKind::MissingAttribute { element: self.el.name.clone(), attribute })
+        self.cx.err(self.el, ErrorKind::MissingAttribute { element: self.el.name.to_string(), attribute })
     }
     fn invalid(&self, attribute: &str, value: &str, reason: &str) -> Error {
         self.cx.err(
             self.el,
             ErrorKind::InvalidAttribute {
-                element: self.el.name.clone(),
+                element: self.el.name.to_string(),
                 attribute: attribute.to_string(),
                 value: value.to_string(),
                 reason: reason.to_string(),
@@ -131,7 +131,13 @@ impl<'c, 'e> Attrs<'c, 'e> {
     }
     /// The attributes that were not read, for [`Extras`].
     fn rest(self) -> Vec<(String, String)> {
-        self.el.attributes.iter().zip(self.used).filter(|(_, used)| !used).map(|(kv, _)| kv.clone()).collect()
+        self.el
+            .attributes
+            .iter()
+            .zip(self.used)
+            .filter(|(_, used)| !used)
+            .map(|((k, v), _)| (k.to_string(), v.to_string()))
+            .collect()
     }
 }
 
@@ -139,29 +145,29 @@ fn extras(attrs: Attrs<'_, '_>) -> Extras {
     Extras { attributes: attrs.rest(), elements: Vec::new() }
 }
 
-fn check_ascending(cx: &Cx, el: &Element, s: f64, previous: Option<f64>) -> Result<()> {
+fn check_ascending(cx: &Cx, el: &Raw, s: f64, previous: Option<f64>) -> Result<()> {
     if let Some(p) = previous {
         if s < p {
-            return Err(cx.err(el, ErrorKind::DescendingS { element: el.name.clone(), s, previous: p }));
+            return Err(cx.err(el, ErrorKind::DescendingS { element: el.name.to_string(), s, previous: p }));
         }
     }
     Ok(())
 }
 
-fn opendrive(cx: &Cx, root: &Element, options: &ReadOptions) -> Result<OpenDrive> {
+fn opendrive(cx: &Cx, root: &Raw, options: &ReadOptions) -> Result<OpenDrive> {
     let mut odr =
-        OpenDrive { extras: Extras { attributes: root.attributes.clone(), elements: vec![] }, ..Default::default() };
+        OpenDrive { extras: Extras { attributes: root.owned_attributes(), elements: vec![] }, ..Default::default() };
     let mut header_seen = false;
     for child in root.elements() {
-        match child.name.as_str() {
+        match child.name {
             "header" => {
                 odr.header = header(cx, child, options)?;
                 header_seen = true;
             }
             "road" => odr.roads.push(road(cx, child)?),
-            "controller" => odr.controllers.push(child.clone()),
+            "controller" => odr.controllers.push(child.owned()),
             "junction" => odr.junctions.push(junction(cx, child)?),
-            _ => odr.extras.elements.push(child.clone()),
+            _ => odr.extras.elements.push(child.owned()),
         }
     }
     if !header_seen {
@@ -170,7 +176,7 @@ fn opendrive(cx: &Cx, root: &Element, options: &ReadOptions) -> Result<OpenDrive
     Ok(odr)
 }
 
-fn header(cx: &Cx, el: &Element, options: &ReadOptions) -> Result<Header> {
+fn header(cx: &Cx, el: &Raw, options: &ReadOptions) -> Result<Header> {
     let mut a = Attrs::new(cx, el);
     let rev_major = a.u32("revMajor")?;
     if rev_major != 1 && !options.any_major_version {
@@ -194,19 +200,19 @@ fn header(cx: &Cx, el: &Element, options: &ReadOptions) -> Result<Header> {
     };
     h.extras = extras(a);
     for child in el.elements() {
-        match child.name.as_str() {
+        match child.name {
             "geoReference" => h.geo_reference = Some(child.text()),
             "offset" => {
                 let mut a = Attrs::new(cx, child);
                 h.offset = Some(HeaderOffset { x: a.f64("x")?, y: a.f64("y")?, z: a.f64("z")?, hdg: a.f64("hdg")? });
             }
-            _ => h.extras.elements.push(child.clone()),
+            _ => h.extras.elements.push(child.owned()),
         }
     }
     Ok(h)
 }
 
-fn road(cx: &Cx, el: &Element) -> Result<Road> {
+fn road(cx: &Cx, el: &Raw) -> Result<Road> {
     let mut a = Attrs::new(cx, el);
     let mut r = Road {
         id: a.string("id")?,
@@ -219,7 +225,7 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
     r.extras = extras(a);
     let mut plan_view_seen = false;
     for child in el.elements() {
-        match child.name.as_str() {
+        match child.name {
             "link" => r.link = Some(road_link(cx, child)?),
             "type" => r.types.push(road_type(cx, child)?),
             "planView" => {
@@ -229,13 +235,13 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
             "elevationProfile" => {
                 let mut p = ElevationProfile { extras: all_extras_attrs(child), ..Default::default() };
                 for c in child.elements() {
-                    match c.name.as_str() {
+                    match c.name {
                         "elevation" => {
                             let rec = poly3(cx, c, "s")?;
                             check_ascending(cx, c, rec.s, p.elevations.last().map(|r| r.s))?;
                             p.elevations.push(rec);
                         }
-                        _ => p.extras.elements.push(c.clone()),
+                        _ => p.extras.elements.push(c.owned()),
                     }
                 }
                 r.elevation_profile = p;
@@ -243,7 +249,7 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
             "lateralProfile" => {
                 let mut p = LateralProfile { extras: all_extras_attrs(child), ..Default::default() };
                 for c in child.elements() {
-                    match c.name.as_str() {
+                    match c.name {
                         "superelevation" => {
                             let rec = poly3(cx, c, "s")?;
                             check_ascending(cx, c, rec.s, p.superelevations.last().map(|r| r.s))?;
@@ -260,7 +266,7 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
                                 d: a.f64("d")?,
                             });
                         }
-                        _ => p.extras.elements.push(c.clone()),
+                        _ => p.extras.elements.push(c.owned()),
                     }
                 }
                 r.lateral_profile = p;
@@ -270,9 +276,9 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
             "signals" => {
                 let mut s = Signals { extras: all_extras_attrs(child), ..Default::default() };
                 for c in child.elements() {
-                    match c.name.as_str() {
+                    match c.name {
                         "signal" => s.signals.push(signal(cx, c)?),
-                        _ => s.extras.elements.push(c.clone()),
+                        _ => s.extras.elements.push(c.owned()),
                     }
                 }
                 r.signals = s;
@@ -280,14 +286,14 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
             "surface" => {
                 let mut s = Surface { extras: all_extras_attrs(child), ..Default::default() };
                 for c in child.elements() {
-                    match c.name.as_str() {
+                    match c.name {
                         "CRG" => s.crgs.push(road_crg(cx, c)?),
-                        _ => s.extras.elements.push(c.clone()),
+                        _ => s.extras.elements.push(c.owned()),
                     }
                 }
                 r.surface = s;
             }
-            _ => r.extras.elements.push(child.clone()),
+            _ => r.extras.elements.push(child.owned()),
         }
     }
     if !plan_view_seen {
@@ -296,19 +302,19 @@ fn road(cx: &Cx, el: &Element) -> Result<Road> {
     Ok(r)
 }
 
-fn all_extras_attrs(el: &Element) -> Extras {
-    Extras { attributes: el.attributes.clone(), elements: Vec::new() }
+fn all_extras_attrs(el: &Raw) -> Extras {
+    Extras { attributes: el.owned_attributes(), elements: Vec::new() }
 }
 
-fn poly3(cx: &Cx, el: &Element, s_name: &'static str) -> Result<Poly3> {
+fn poly3(cx: &Cx, el: &Raw, s_name: &'static str) -> Result<Poly3> {
     let mut a = Attrs::new(cx, el);
     Ok(Poly3 { s: a.f64(s_name)?, a: a.f64("a")?, b: a.f64("b")?, c: a.f64("c")?, d: a.f64("d")? })
 }
 
-fn road_link(cx: &Cx, el: &Element) -> Result<RoadLink> {
+fn road_link(cx: &Cx, el: &Raw) -> Result<RoadLink> {
     let mut l = RoadLink { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "predecessor" | "successor" => {
                 let mut a = Attrs::new(cx, c);
                 let mut t = LinkTarget {
@@ -318,20 +324,20 @@ fn road_link(cx: &Cx, el: &Element) -> Result<RoadLink> {
                     extras: Extras::default(),
                 };
                 t.extras = extras(a);
-                t.extras.elements = c.elements().cloned().collect();
+                t.extras.elements = c.elements().map(Raw::owned).collect();
                 if c.name == "predecessor" {
                     l.predecessor = Some(t);
                 } else {
                     l.successor = Some(t);
                 }
             }
-            _ => l.extras.elements.push(c.clone()),
+            _ => l.extras.elements.push(c.owned()),
         }
     }
     Ok(l)
 }
 
-fn road_type(cx: &Cx, el: &Element) -> Result<RoadType> {
+fn road_type(cx: &Cx, el: &Raw) -> Result<RoadType> {
     let mut a = Attrs::new(cx, el);
     let mut t = RoadType {
         s: a.f64("s")?,
@@ -342,33 +348,33 @@ fn road_type(cx: &Cx, el: &Element) -> Result<RoadType> {
     };
     t.extras = extras(a);
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "speed" => {
                 let mut a = Attrs::new(cx, c);
                 t.speed = Some((a.string("max")?, a.opt_string("unit")));
             }
-            _ => t.extras.elements.push(c.clone()),
+            _ => t.extras.elements.push(c.owned()),
         }
     }
     Ok(t)
 }
 
-fn plan_view(cx: &Cx, el: &Element) -> Result<PlanView> {
+fn plan_view(cx: &Cx, el: &Raw) -> Result<PlanView> {
     let mut pv = PlanView { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "geometry" => {
                 let g = geometry(cx, c)?;
                 check_ascending(cx, c, g.s, pv.geometries.last().map(|g| g.s))?;
                 pv.geometries.push(g);
             }
-            _ => pv.extras.elements.push(c.clone()),
+            _ => pv.extras.elements.push(c.owned()),
         }
     }
     Ok(pv)
 }
 
-fn geometry(cx: &Cx, el: &Element) -> Result<Geometry> {
+fn geometry(cx: &Cx, el: &Raw) -> Result<Geometry> {
     let mut a = Attrs::new(cx, el);
     let s = a.non_negative("s")?;
     let x = a.f64("x")?;
@@ -378,7 +384,7 @@ fn geometry(cx: &Cx, el: &Element) -> Result<Geometry> {
     let mut ex = extras(a);
     let mut kind = None;
     for c in el.elements() {
-        let k = match c.name.as_str() {
+        let k = match c.name {
             "line" => Some(GeometryKind::Line),
             "arc" => Some(GeometryKind::Arc { curvature: Attrs::new(cx, c).f64("curvature")? }),
             "spiral" => {
@@ -411,27 +417,27 @@ fn geometry(cx: &Cx, el: &Element) -> Result<Geometry> {
                     c,
                     ErrorKind::InvalidAttribute {
                         element: "geometry".into(),
-                        attribute: c.name.clone(),
+                        attribute: c.name.to_string(),
                         value: String::new(),
                         reason: "a geometry has exactly one curve element".into(),
                     },
                 ))
             }
-            (None, _) => ex.elements.push(c.clone()),
+            (None, _) => ex.elements.push(c.owned()),
         }
     }
     let kind = kind.ok_or_else(|| {
-        let found: Vec<&str> = el.elements().map(|c| c.name.as_str()).collect();
+        let found: Vec<&str> = el.elements().map(|c| c.name).collect();
         let detail = if found.is_empty() { String::new() } else { format!(" (found <{}>)", found.join(">, <")) };
         cx.err(el, ErrorKind::UnknownGeometry(detail))
     })?;
     Ok(Geometry { s, x, y, hdg, length, kind, extras: ex })
 }
 
-fn lanes(cx: &Cx, el: &Element) -> Result<Lanes> {
+fn lanes(cx: &Cx, el: &Raw) -> Result<Lanes> {
     let mut l = Lanes { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "laneOffset" => {
                 let rec = poly3(cx, c, "s")?;
                 check_ascending(cx, c, rec.s, l.lane_offsets.last().map(|r| r.s))?;
@@ -442,34 +448,34 @@ fn lanes(cx: &Cx, el: &Element) -> Result<Lanes> {
                 check_ascending(cx, c, sec.s, l.lane_sections.last().map(|r| r.s))?;
                 l.lane_sections.push(sec);
             }
-            _ => l.extras.elements.push(c.clone()),
+            _ => l.extras.elements.push(c.owned()),
         }
     }
     Ok(l)
 }
 
-fn lane_section(cx: &Cx, el: &Element) -> Result<LaneSection> {
+fn lane_section(cx: &Cx, el: &Raw) -> Result<LaneSection> {
     let mut a = Attrs::new(cx, el);
     let mut sec = LaneSection { s: a.f64("s")?, single_side: a.opt_bool("singleSide")?, ..Default::default() };
     sec.extras = extras(a);
     for c in el.elements() {
-        let side = match c.name.as_str() {
+        let side = match c.name {
             "left" | "center" | "right" => {
                 let mut side = LaneSide { extras: all_extras_attrs(c), ..Default::default() };
                 for l in c.elements() {
-                    match l.name.as_str() {
+                    match l.name {
                         "lane" => side.lanes.push(lane(cx, l)?),
-                        _ => side.extras.elements.push(l.clone()),
+                        _ => side.extras.elements.push(l.owned()),
                     }
                 }
                 side
             }
             _ => {
-                sec.extras.elements.push(c.clone());
+                sec.extras.elements.push(c.owned());
                 continue;
             }
         };
-        match c.name.as_str() {
+        match c.name {
             "left" => sec.left = Some(side),
             "center" => sec.center = Some(side),
             _ => sec.right = Some(side),
@@ -478,7 +484,7 @@ fn lane_section(cx: &Cx, el: &Element) -> Result<LaneSection> {
     Ok(sec)
 }
 
-fn lane(cx: &Cx, el: &Element) -> Result<Lane> {
+fn lane(cx: &Cx, el: &Raw) -> Result<Lane> {
     let mut a = Attrs::new(cx, el);
     let id = a.i32("id")?;
     // `type` is required on side lanes; the centre lane may omit it (1.8 schema).
@@ -486,14 +492,14 @@ fn lane(cx: &Cx, el: &Element) -> Result<Lane> {
     let mut lane = Lane { id, kind, level: a.opt_bool("level")?, ..Default::default() };
     lane.extras = extras(a);
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "link" => {
                 let mut link = LaneLink { extras: all_extras_attrs(c), ..Default::default() };
                 for p in c.elements() {
-                    match p.name.as_str() {
+                    match p.name {
                         "predecessor" => link.predecessors.push(Attrs::new(cx, p).i32("id")?),
                         "successor" => link.successors.push(Attrs::new(cx, p).i32("id")?),
-                        _ => link.extras.elements.push(p.clone()),
+                        _ => link.extras.elements.push(p.owned()),
                     }
                 }
                 lane.link = Some(link);
@@ -523,7 +529,7 @@ fn lane(cx: &Cx, el: &Element) -> Result<Lane> {
                     extras: Extras::default(),
                 };
                 m.extras = extras(a);
-                m.extras.elements = c.elements().cloned().collect();
+                m.extras.elements = c.elements().map(Raw::owned).collect();
                 lane.road_marks.push(m);
             }
             "material" => {
@@ -561,24 +567,24 @@ fn lane(cx: &Cx, el: &Element) -> Result<Lane> {
                 m.extras = extras(a);
                 lane.heights.push(m);
             }
-            _ => lane.extras.elements.push(c.clone()),
+            _ => lane.extras.elements.push(c.owned()),
         }
     }
     Ok(lane)
 }
 
-fn objects(cx: &Cx, el: &Element) -> Result<Objects> {
+fn objects(cx: &Cx, el: &Raw) -> Result<Objects> {
     let mut o = Objects { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "object" => o.objects.push(object(cx, c)?),
-            _ => o.extras.elements.push(c.clone()),
+            _ => o.extras.elements.push(c.owned()),
         }
     }
     Ok(o)
 }
 
-fn object(cx: &Cx, el: &Element) -> Result<Object> {
+fn object(cx: &Cx, el: &Raw) -> Result<Object> {
     let mut a = Attrs::new(cx, el);
     let mut o = Object {
         id: a.string("id")?,
@@ -601,7 +607,7 @@ fn object(cx: &Cx, el: &Element) -> Result<Object> {
     };
     o.extras = extras(a);
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "repeat" => {
                 let mut a = Attrs::new(cx, c);
                 let mut r = Repeat {
@@ -622,9 +628,9 @@ fn object(cx: &Cx, el: &Element) -> Result<Object> {
             "outline" => o.outlines.push(outline(cx, c)?),
             "outlines" => {
                 for oc in c.elements() {
-                    match oc.name.as_str() {
+                    match oc.name {
                         "outline" => o.outlines.push(outline(cx, oc)?),
-                        _ => o.extras.elements.push(oc.clone()),
+                        _ => o.extras.elements.push(oc.owned()),
                     }
                 }
             }
@@ -641,17 +647,17 @@ fn object(cx: &Cx, el: &Element) -> Result<Object> {
                         crg.extras = extras(a);
                         o.crgs.push(crg);
                     } else {
-                        o.extras.elements.push(sc.clone());
+                        o.extras.elements.push(sc.owned());
                     }
                 }
             }
-            _ => o.extras.elements.push(c.clone()),
+            _ => o.extras.elements.push(c.owned()),
         }
     }
     Ok(o)
 }
 
-fn outline(cx: &Cx, el: &Element) -> Result<Outline> {
+fn outline(cx: &Cx, el: &Raw) -> Result<Outline> {
     let mut a = Attrs::new(cx, el);
     let mut o = Outline {
         id: a.opt_string("id"),
@@ -663,7 +669,7 @@ fn outline(cx: &Cx, el: &Element) -> Result<Outline> {
     };
     o.extras = extras(a);
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "cornerRoad" => {
                 let mut a = Attrs::new(cx, c);
                 o.corners.push(Corner::Road {
@@ -684,13 +690,13 @@ fn outline(cx: &Cx, el: &Element) -> Result<Outline> {
                     id: a.opt_string("id"),
                 });
             }
-            _ => o.extras.elements.push(c.clone()),
+            _ => o.extras.elements.push(c.owned()),
         }
     }
     Ok(o)
 }
 
-fn signal(cx: &Cx, el: &Element) -> Result<Signal> {
+fn signal(cx: &Cx, el: &Raw) -> Result<Signal> {
     let mut a = Attrs::new(cx, el);
     let mut s = Signal {
         id: a.string("id")?,
@@ -712,11 +718,11 @@ fn signal(cx: &Cx, el: &Element) -> Result<Signal> {
         extras: Extras::default(),
     };
     s.extras = extras(a);
-    s.extras.elements = el.elements().cloned().collect();
+    s.extras.elements = el.elements().map(Raw::owned).collect();
     Ok(s)
 }
 
-fn road_crg(cx: &Cx, el: &Element) -> Result<RoadCrg> {
+fn road_crg(cx: &Cx, el: &Raw) -> Result<RoadCrg> {
     let mut a = Attrs::new(cx, el);
     let mut c = RoadCrg {
         file: a.string("file")?,
@@ -734,17 +740,17 @@ fn road_crg(cx: &Cx, el: &Element) -> Result<RoadCrg> {
         extras: Extras::default(),
     };
     c.extras = extras(a);
-    c.extras.elements = el.elements().cloned().collect();
+    c.extras.elements = el.elements().map(Raw::owned).collect();
     Ok(c)
 }
 
-fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
+fn junction(cx: &Cx, el: &Raw) -> Result<Junction> {
     let mut a = Attrs::new(cx, el);
     let mut j =
         Junction { id: a.string("id")?, name: a.opt_string("name"), kind: a.opt_string("type"), ..Default::default() };
     j.extras = extras(a);
     for c in el.elements() {
-        match c.name.as_str() {
+        match c.name {
             "connection" => {
                 let mut a = Attrs::new(cx, c);
                 let mut con = Connection {
@@ -757,7 +763,7 @@ fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
                 };
                 con.extras = extras(a);
                 for l in c.elements() {
-                    match l.name.as_str() {
+                    match l.name {
                         "laneLink" => {
                             let mut a = Attrs::new(cx, l);
                             let mut ll =
@@ -765,12 +771,12 @@ fn junction(cx: &Cx, el: &Element) -> Result<Junction> {
                             ll.extras = extras(a);
                             con.lane_links.push(ll);
                         }
-                        _ => con.extras.elements.push(l.clone()),
+                        _ => con.extras.elements.push(l.owned()),
                     }
                 }
                 j.connections.push(con);
             }
-            _ => j.extras.elements.push(c.clone()),
+            _ => j.extras.elements.push(c.owned()),
         }
     }
     Ok(j)

@@ -322,4 +322,33 @@ mod tests {
         let p = c.pose(2.5);
         assert!((p.x - 1.5).abs() < 1e-12 && (p.y - 2.0).abs() < 1e-12, "{p:?}");
     }
+
+    #[test]
+    fn poly3_is_evaluated_by_arc_length() {
+        // v(u) = 0.01·u²: arc length ∫sqrt(1 + (0.02u)²) du; at u = 10 it is
+        // (u·sqrt(1+a²u²) + asinh(a·u)/a)/2 with a = 0.02.
+        let a = 0.02f64;
+        let u = 10.0f64;
+        let arc = 0.5 * (u * (1.0 + a * a * u * u).sqrt() + (a * u).asinh() / a);
+        let c = Curve::new(&geom(GeometryKind::Poly3 { a: 0.0, b: 0.0, c: 0.01, d: 0.0 }, 30.0));
+        let p = c.pose(arc);
+        assert!((p.x - u).abs() < 1e-9 && (p.y - 0.01 * u * u).abs() < 1e-9, "{p:?}");
+        assert!((p.hdg - (0.02 * u).atan()).abs() < 1e-12);
+        // Curvature of y = c·x²: 2c / (1 + (2cx)²)^1.5.
+        assert!((p.curvature - 0.02 / (1.0 + 0.04f64).powf(1.5)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn plan_view_push_keeps_exact_s_bookkeeping() {
+        let mut pv = crate::model::PlanView::default();
+        for len in [0.1, 0.2, 0.3, 1e-3, 1234.5678] {
+            pv.push(geom(GeometryKind::Line, len));
+        }
+        let mut s = 0.0;
+        for g in &pv.geometries {
+            assert_eq!(g.s, s);
+            s += g.length;
+        }
+        assert_eq!(pv.end_s(), s);
+    }
 }
