@@ -50,16 +50,18 @@ impl Cx<'_> {
 struct Attrs<'c, 'e> {
     cx: &'c Cx<'c>,
     el: &'e Raw<'e>,
-    used: Vec<bool>,
+    /// Bit i: attribute i was read. Lookups see only the first 64 attributes; any further
+    /// ones (no element of the standard has that many) are kept as extras.
+    used: u64,
 }
 
 impl<'c, 'e> Attrs<'c, 'e> {
     fn new(cx: &'c Cx<'c>, el: &'e Raw<'e>) -> Self {
-        Attrs { cx, el, used: vec![false; el.attributes.len()] }
+        Attrs { cx, el, used: 0 }
     }
     fn raw(&mut self, name: &str) -> Option<&'e str> {
-        let i = self.el.attributes.iter().position(|(k, _)| *k == name)?;
-        self.used[i] = true;
+        let i = self.el.attributes.iter().take(64).position(|(k, _)| *k == name)?;
+        self.used |= 1 << i;
         Some(&self.el.attributes[i].1)
     }
     fn missing(&self, attribute: &'static str) -> Error {
@@ -134,9 +136,9 @@ impl<'c, 'e> Attrs<'c, 'e> {
         self.el
             .attributes
             .iter()
-            .zip(self.used)
-            .filter(|(_, used)| !used)
-            .map(|((k, v), _)| (k.to_string(), v.to_string()))
+            .enumerate()
+            .filter(|(i, _)| *i >= 64 || self.used & (1 << i) == 0)
+            .map(|(_, (k, v))| (k.to_string(), v.to_string()))
             .collect()
     }
 }
