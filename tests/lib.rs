@@ -20,7 +20,8 @@ pub fn shared_data() -> Option<PathBuf> {
     None
 }
 
-/// Every sample OpenDRIVE map below `shared/data/opendrive`.
+/// Every sample OpenDRIVE map below `shared/data/opendrive` (empty when the data are
+/// missing outside CI).
 pub fn sample_maps() -> Vec<PathBuf> {
     let Some(data) = shared_data() else { return Vec::new() };
     let mut out = Vec::new();
@@ -29,5 +30,6 @@ pub fn sample_maps() -> Vec<PathBuf> {
         out.extend(rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "xodr")));
     }
     out.sort();
+    assert!(out.len() >= 20, "expected the 20 sample maps in {}, found {}", data.display(), out.len());
     out
 }

@@ -14,17 +14,6 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn shared_data() -> Option<PathBuf> {
-    let dir =
-        std::env::var_os("ROADSCAN_SHARED_DATA").map(PathBuf::from).unwrap_or_else(|| repo().join("../shared/data"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "shared data missing under CI: {}", dir.display());
-    eprintln!("skipping: no shared data at {}", dir.display());
-    None
-}
-
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
@@ -127,7 +116,7 @@ fn opendrive_header(p: &Path) -> String {
 /// of lines, arcs and spirals (1e-6 m; the numbers are printed with 9 decimals).
 #[test]
 fn eval_matches_oracle_format_and_values() {
-    let Some(data) = shared_data() else { return };
+    let Some(data) = roadscan_tests::shared_data() else { return };
     let map = data.join("opendrive/esmini/curves.xodr");
     let o = roadscan(&["eval", map.to_str().expect("utf8"), "--step", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -7,8 +7,6 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
 
-mod common;
-
 use opendrive::RoadEval;
 
 const TOL: f64 = 1e-6;
@@ -94,11 +92,10 @@ fn brute_force(ev: &RoadEval, q: [f64; 2]) -> Vec<(f64, f64)> {
 
 #[test]
 fn xy_to_st_inverts_sth_to_xyz_on_every_road() {
-    let Some(data) = common::shared_data() else { return };
     let mut rng = Lcg(20261121);
     let (mut n_queries, mut n_other_nearer) = (0usize, 0usize);
     let mut worst = 0.0f64;
-    for path in common::sample_maps(&data) {
+    for path in roadscan_tests::sample_maps() {
         let odr = opendrive::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
         let per_road = if odr.roads.len() > 40 { 3 } else { 12 };
         for road in &odr.roads {

@@ -8,8 +8,6 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
 
-mod common;
-
 use opendrive::{GeometryKind, PRange, RoadEval};
 use std::collections::HashMap;
 
@@ -128,7 +126,7 @@ impl ExactPp3 {
 
 #[test]
 fn evaluation_agrees_with_libopendrive_oracle() {
-    let Some(data) = common::shared_data() else { return };
+    let Some(data) = roadscan_tests::shared_data() else { return };
     let oracle_dir = data.join("opendrive/oracle");
     let mut files: Vec<_> = std::fs::read_dir(&oracle_dir).expect("oracle dir").flatten().map(|e| e.path()).collect();
     files.retain(|p| p.extension().is_some_and(|x| x == "txt"));

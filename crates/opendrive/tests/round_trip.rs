@@ -3,14 +3,11 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
 
-mod common;
-
 use opendrive::{Version, WriteOptions};
 
 #[test]
 fn every_sample_map_round_trips() {
-    let Some(data) = common::shared_data() else { return };
-    for path in common::sample_maps(&data) {
+    for path in roadscan_tests::sample_maps() {
         let odr = opendrive::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
         assert!(!odr.roads.is_empty(), "{}: no roads", path.display());
         for version in [Version::V1_8, Version::V1_7, Version::V1_6] {
