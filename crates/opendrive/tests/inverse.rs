@@ -95,7 +95,11 @@ fn xy_to_st_inverts_sth_to_xyz_on_every_road() {
     let mut rng = Lcg(20261121);
     let (mut n_queries, mut n_other_nearer) = (0usize, 0usize);
     let mut worst = 0.0f64;
-    for path in roadscan_tests::sample_maps() {
+    let maps = roadscan_tests::sample_maps();
+    if maps.is_empty() {
+        return; // no shared data outside CI (a message was printed)
+    }
+    for path in maps {
         let odr = opendrive::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
         let per_road = if odr.roads.len() > 40 { 3 } else { 12 };
         for road in &odr.roads {
