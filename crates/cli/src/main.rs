@@ -1,6 +1,7 @@
 //! `roadscan`: survey point clouds to driving-simulator inputs. This binary is only argument
 //! parsing, progress and exit codes; the work is in the library crates.
 
+mod crg;
 mod xodr;
 
 use clap::{Parser, Subcommand};
@@ -35,15 +36,42 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Summarise a file and report semantic problems (gaps and heading jumps between
-    /// geometry records, s bookkeeping, lane width sign, lane ids, dangling links).
+    /// Summarise a file and report problems. OpenDRIVE: gaps and heading jumps between geometry
+    /// records, s bookkeeping, lane width sign, lane ids, dangling links. OpenCRG: header
+    /// consistency and grid folding on tight curves.
     #[command(after_help = "Examples:\n  roadscan check data/opendrive/demo.xodr\n  roadscan check map.xodr --json")]
     Check {
-        /// An OpenDRIVE file (.xodr).
+        /// An OpenDRIVE (.xodr) or OpenCRG (.crg) file.
         file: PathBuf,
         /// Print the summary and diagnostics as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Summarise an OpenCRG file: format, grid size, u/v ranges, reference line, z range.
+    #[command(after_help = "Examples:\n  roadscan info road.crg\n  roadscan info road.crg --json")]
+    Info {
+        /// An OpenCRG file (.crg).
+        file: PathBuf,
+        /// Print as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Evaluate an OpenCRG file like the C-API's crgEval: reads lines `uv U V` or `xy X Y` on
+    /// stdin, prints `x y u v z` per line (`nan` where there is no data, `err` where the
+    /// border mode refuses).
+    #[command(
+        name = "crg-eval",
+        after_help = "Examples:\n  printf 'uv 730 0\\nxy 230 80\\n' | roadscan crg-eval belgian_block.crg\n  roadscan crg-eval road.crg --mods --opt border_mode_u=0 < points.txt"
+    )]
+    CrgEval {
+        /// An OpenCRG file (.crg).
+        file: PathBuf,
+        /// Apply the file's modifiers (or the C-API's defaults when it has no $ROAD_CRG_MODS block).
+        #[arg(long)]
+        mods: bool,
+        /// Evaluation option KEY=VALUE, $ROAD_CRG_OPTS keywords (repeatable).
+        #[arg(long = "opt")]
+        opts: Vec<String>,
     },
     /// Sample every road: `road s x y z hdg | laneOffset | lane_id:t_outer_border ...`,
     /// every STEP metres from s = 0 and at the road's end (the oracle format).
@@ -76,10 +104,22 @@ enum Command {
     },
 }
 
+fn is_crg(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("crg"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check { file, json } => xodr::check(&file, json),
+        Command::Check { file, json } => {
+            if is_crg(&file) {
+                crg::check(&file, json)
+            } else {
+                xodr::check(&file, json)
+            }
+        }
+        Command::Info { file, json } => crg::info(&file, json),
+        Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
         Command::Convert { input, output, version } => xodr::convert(&input, &output, &version, cli.quiet),
     };

@@ -1,0 +1,155 @@
+//! The OpenCRG verbs.
+
+use crate::exit;
+use anyhow::{bail, Context, Result};
+use opencrg::{BorderMode, Crg, Surface};
+use std::io::{BufRead, BufWriter, Write};
+use std::path::Path;
+
+fn read(path: &Path) -> Result<Crg> {
+    Ok(opencrg::read_file(path)?)
+}
+
+/// Parses `key=value` evaluation options (the `$ROAD_CRG_OPTS` keywords).
+pub fn apply_options(surface: &mut Surface, opts: &[String]) -> Result<()> {
+    for o in opts {
+        let Some((k, v)) = o.split_once('=') else { bail!("--opt takes KEY=VALUE, got {o}") };
+        let k = k.trim().to_ascii_lowercase();
+        let num: f64 = v.trim().parse().with_context(|| format!("--opt {k}: '{v}' is not a number"))?;
+        let mode =
+            || BorderMode::from_code(num as i64).with_context(|| format!("--opt {k}={v}: border modes are 0..4"));
+        let e = &mut surface.options;
+        match k.as_str() {
+            "border_mode_u" => e.border_mode_u = mode()?,
+            "border_mode_v" => e.border_mode_v = mode()?,
+            "border_offset_u" => e.border_offset_u = Some(num),
+            "border_offset_v" => e.border_offset_v = Some(num),
+            "border_smooth_ubeg" => e.smooth_u_begin = Some(num).filter(|&x| x != 0.0),
+            "border_smooth_uend" => e.smooth_u_end = Some(num).filter(|&x| x != 0.0),
+            "refline_continuation" => e.close_track = num != 0.0,
+            "curv_mode" => e.curvature_lateral = num == 0.0,
+            _ => bail!("--opt {k}: unknown option (border_mode_u/v, border_offset_u/v, border_smooth_ubeg/uend, refline_continuation, curv_mode)"),
+        }
+    }
+    Ok(())
+}
+
+pub fn info(path: &Path, json: bool) -> Result<u8> {
+    let crg = read(path)?;
+    let s = Surface::new(&crg, false)?;
+    let (u0, u1) = s.u_range();
+    let (v0, v1) = s.v_range();
+    let (x, y) = s.reference_line();
+    let n = x.len();
+    let nan = crg.z.iter().filter(|z| z.is_nan()).count();
+    let (zmin, zmax) = crg
+        .z
+        .iter()
+        .filter(|z| !z.is_nan())
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &z| (a.min(z), b.max(z)));
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let vpos = crg.v_positions();
+    if json {
+        writeln!(
+            out,
+            "{{\"file\": \"{}\", \"format\": \"{}\", \"nu\": {}, \"nv\": {}, \"u_range\": [{u0}, {u1}], \"du\": {}, \"v_range\": [{v0}, {v1}], \"v_first\": {}, \"v_last\": {}, \"start\": [{}, {}], \"end\": [{}, {}], \"z_min\": {zmin}, \"z_max\": {zmax}, \"nan_nodes\": {nan}, \"closed\": {}, \"modifiers_block\": {}}}",
+            path.display().to_string().replace('\\', "\\\\").replace('"', "\\\""),
+            crg.format.tag(),
+            crg.nu,
+            crg.nv(),
+            crg.du(),
+            vpos[0],
+            vpos[vpos.len() - 1],
+            x[0],
+            y[0],
+            x[n - 1],
+            y[n - 1],
+            s.is_closed(),
+            crg.modifiers.is_some()
+        )?;
+    } else {
+        writeln!(out, "{}: OpenCRG {} grid, {} x {} nodes", path.display(), crg.format.tag(), crg.nu, crg.nv())?;
+        writeln!(
+            out,
+            "  u {u0} .. {u1} m (du {} m), v {} .. {} m ({} long sections)",
+            crg.du(),
+            vpos[0],
+            vpos[vpos.len() - 1],
+            crg.nv()
+        )?;
+        writeln!(
+            out,
+            "  reference line: ({:.4}, {:.4}) -> ({:.4}, {:.4}){}",
+            x[0],
+            y[0],
+            x[n - 1],
+            y[n - 1],
+            if s.is_closed() { ", closed track" } else { "" }
+        )?;
+        writeln!(
+            out,
+            "  channels: {}{}{}",
+            if crg.phi.is_some() { "heading " } else { "straight " },
+            if crg.slope.is_some() { "slope " } else { "" },
+            if crg.banking.is_some() { "banking" } else { "" }
+        )?;
+        writeln!(out, "  z {zmin:.4} .. {zmax:.4} m, {nan} of {} nodes without data", crg.z.len())?;
+        writeln!(
+            out,
+            "  modifiers: {}",
+            match &crg.modifiers {
+                None => "no $ROAD_CRG_MODS block (C-API readers that apply modifiers move the grid to the origin)",
+                Some(m) if m.entries().is_empty() => "empty block (placement kept, NaN kept)",
+                Some(_) => "block present",
+            }
+        )?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// Reads `uv U V` / `xy X Y` lines on stdin, prints `x y u v z`.
+pub fn eval(path: &Path, mods: bool, opts: &[String]) -> Result<u8> {
+    let crg = read(path)?;
+    let mut s = Surface::new(&crg, mods)?;
+    apply_options(&mut s, opts)?;
+    let stdin = std::io::stdin();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let fmt = |x: f64| if x.is_nan() { "nan".to_string() } else { format!("{x:.12e}") };
+    for (i, line) in stdin.lock().lines().enumerate() {
+        let line = line?;
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let mut it = t.split_whitespace();
+        let kind = it.next().unwrap_or_default();
+        let a: f64 = it
+            .next()
+            .and_then(|x| x.parse().ok())
+            .with_context(|| format!("stdin line {}: expected 'uv U V' or 'xy X Y'", i + 1))?;
+        let b: f64 = it
+            .next()
+            .and_then(|x| x.parse().ok())
+            .with_context(|| format!("stdin line {}: expected 'uv U V' or 'xy X Y'", i + 1))?;
+        let (x, y, u, v) = match kind {
+            "uv" => {
+                let (x, y) = s.uv_to_xy(a, b);
+                (x, y, a, b)
+            }
+            "xy" => {
+                let (u, v) = s.xy_to_uv(a, b);
+                (a, b, u, v)
+            }
+            _ => bail!("stdin line {}: expected 'uv U V' or 'xy X Y', got '{t}'", i + 1),
+        };
+        let z = s.uv_to_z(u, v).map_or("err".to_string(), fmt);
+        writeln!(out, "{} {} {} {} {z}", fmt(x), fmt(y), fmt(u), fmt(v))?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+pub fn check(_path: &Path, _json: bool) -> Result<u8> {
+    bail!("roadscan check for .crg files is not implemented yet")
+}

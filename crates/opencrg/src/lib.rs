@@ -1,0 +1,12 @@
+//! ASAM OpenCRG: model, reader and writer of the standard formats (LRFI, LDFI, KRBI, KDBI,
+//! LRBI, LDBI), evaluation that reproduces the reference C-API, checks and rendering.
+
+mod error;
+pub mod eval;
+pub mod model;
+mod read;
+
+pub use error::{Error, ErrorKind, Result};
+pub use eval::{EvalOptions, Surface};
+pub use model::*;
+pub use read::{read_bytes, read_file, read_with, ReadOptions};
