@@ -153,3 +153,15 @@ pub fn eval(path: &Path, mods: bool, opts: &[String]) -> Result<u8> {
 pub fn check(_path: &Path, _json: bool) -> Result<u8> {
     bail!("roadscan check for .crg files is not implemented yet")
 }
+
+pub fn convert(input: &Path, output: &Path, format: &str, quiet: bool) -> Result<u8> {
+    let Some(format) = opencrg::Format::from_tag(format) else {
+        bail!("--format must be KRBI, KDBI, LRFI, LDFI, LRBI or LDBI, got {format}");
+    };
+    let crg = read(input)?;
+    opencrg::write_file(&crg, output, format)?;
+    if !quiet {
+        eprintln!("roadscan: wrote {} ({}, {} x {} nodes)", output.display(), format.tag(), crg.nu, crg.nv());
+    }
+    Ok(exit::OK)
+}

@@ -88,19 +88,22 @@ enum Command {
         #[arg(long)]
         road: Vec<String>,
     },
-    /// Convert between OpenDRIVE revisions (1.4-1.8 in, 1.6/1.7/1.8 out). Content that the
-    /// target revision forbids is moved or renamed, and every change is reported.
+    /// Convert OpenDRIVE between revisions (1.4-1.8 in, 1.6/1.7/1.8 out; content the target
+    /// revision forbids is moved or renamed, every change reported), or OpenCRG between formats.
     #[command(
-        after_help = "Examples:\n  roadscan convert Town07.xodr Town07_18.xodr\n  roadscan convert in.xodr out.xodr --version 1.7"
+        after_help = "Examples:\n  roadscan convert Town07.xodr Town07_18.xodr\n  roadscan convert in.xodr out.xodr --version 1.7\n  roadscan convert road.crg road_text.crg --format LRFI"
     )]
     Convert {
-        /// Input file.
+        /// Input file (.xodr or .crg).
         input: PathBuf,
         /// Output file (written atomically: a temporary file, then a rename).
         output: PathBuf,
-        /// Target revision: 1.6, 1.7 or 1.8.
+        /// OpenDRIVE target revision: 1.6, 1.7 or 1.8.
         #[arg(long, default_value = "1.8")]
         version: String,
+        /// OpenCRG target format: KRBI (default), KDBI, LRFI, LDFI (LRBI, LDBI also written).
+        #[arg(long, default_value = "KRBI")]
+        format: String,
     },
 }
 
@@ -121,7 +124,13 @@ fn main() -> ExitCode {
         Command::Info { file, json } => crg::info(&file, json),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
-        Command::Convert { input, output, version } => xodr::convert(&input, &output, &version, cli.quiet),
+        Command::Convert { input, output, version, format } => {
+            if is_crg(&input) {
+                crg::convert(&input, &output, &format, cli.quiet)
+            } else {
+                xodr::convert(&input, &output, &version, cli.quiet)
+            }
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -5,8 +5,10 @@ mod error;
 pub mod eval;
 pub mod model;
 mod read;
+mod write;
 
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{EvalOptions, Surface};
 pub use model::*;
 pub use read::{read_bytes, read_file, read_with, ReadOptions};
+pub use write::{write, write_file};

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+#[allow(dead_code)]
 pub fn samples() -> Vec<PathBuf> {
     let Some(data) = roadscan_tests::shared_data() else { return Vec::new() };
     let mut out = Vec::new();
