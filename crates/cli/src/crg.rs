@@ -150,8 +150,39 @@ pub fn eval(path: &Path, mods: bool, opts: &[String]) -> Result<u8> {
     Ok(exit::OK)
 }
 
-pub fn check(_path: &Path, _json: bool) -> Result<u8> {
-    bail!("roadscan check for .crg files is not implemented yet")
+pub fn check(path: &Path, json: bool) -> Result<u8> {
+    let crg = read(path)?;
+    let diags = opencrg::check::check(&crg);
+    let n_err = diags.iter().filter(|d| d.severity == opencrg::check::Severity::Error).count();
+    let n_warn = diags.iter().filter(|d| d.severity == opencrg::check::Severity::Warning).count();
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if json {
+        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+        writeln!(
+            out,
+            "{{\"file\": \"{}\", \"errors\": {n_err}, \"warnings\": {n_warn}, \"diagnostics\": [",
+            esc(&path.display().to_string())
+        )?;
+        for (i, d) in diags.iter().enumerate() {
+            let sev = format!("{:?}", d.severity).to_ascii_lowercase();
+            let comma = if i + 1 < diags.len() { "," } else { "" };
+            writeln!(
+                out,
+                "  {{\"severity\": \"{sev}\", \"u\": {}, \"message\": \"{}\"}}{comma}",
+                d.u.map_or("null".into(), |u| u.to_string()),
+                esc(&d.message)
+            )?;
+        }
+        writeln!(out, "]}}")?;
+    } else {
+        writeln!(out, "{}: OpenCRG {}, {} x {} nodes", path.display(), crg.format.tag(), crg.nu, crg.nv())?;
+        for d in &diags {
+            writeln!(out, "  {d}")?;
+        }
+        writeln!(out, "  {n_err} errors, {n_warn} warnings")?;
+    }
+    out.flush()?;
+    Ok(if n_err > 0 { exit::FINDINGS } else { exit::OK })
 }
 
 pub fn convert(input: &Path, output: &Path, format: &str, quiet: bool) -> Result<u8> {

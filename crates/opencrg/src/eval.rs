@@ -156,7 +156,7 @@ impl Surface {
         }
         let u_first = r.start_u.unwrap_or(0.0);
         let u_inc = r.increment.unwrap_or(0.01);
-        if !(u_inc > 0.0) {
+        if u_inc.is_nan() || u_inc <= 0.0 {
             return Err(Error::new(ErrorKind::Inconsistent(format!("REFERENCE_LINE_INCREMENT is {u_inc}"))));
         }
         let v = crg.v_positions();
@@ -958,8 +958,9 @@ impl Surface {
         if let Some(f) = m.scale_curvature {
             need_prepare = true;
             if let Some(p) = &mut self.phi {
-                for i in 1..p.len() {
-                    p[i] = self.phi_first + f * (p[i] - self.phi_first);
+                let first = self.phi_first;
+                for x in p.iter_mut().skip(1) {
+                    *x = first + f * (*x - first);
                 }
                 self.phi_last = p.last().copied().unwrap_or(self.phi_first);
             } else {

@@ -296,15 +296,11 @@ fn parse(
             }
             section = block_of(&line).unwrap_or(Section::None);
             match section {
-                Section::Options => {
-                    if level == 0 || acc.options.is_none() {
-                        acc.options = Some((level, Options::default()));
-                    }
+                Section::Options if level == 0 || acc.options.is_none() => {
+                    acc.options = Some((level, Options::default()));
                 }
-                Section::Mods => {
-                    if level == 0 || acc.modifiers.is_none() {
-                        acc.modifiers = Some((level, Modifiers::default()));
-                    }
+                Section::Mods if level == 0 || acc.modifiers.is_none() => {
+                    acc.modifiers = Some((level, Modifiers::default()));
                 }
                 Section::Other => other_block = Some((line.trim_end().to_string(), Vec::new())),
                 _ => {}
@@ -565,7 +561,7 @@ fn read_data(bytes: &[u8], start: usize, acc: &mut Accumulator) -> Result<()> {
         }
         // Never allocate what the file cannot hold.
         let rows = nrows_f as u64 + 1;
-        let needed = rows.checked_mul(row_bytes as u64).unwrap_or(u64::MAX);
+        let needed = rows.saturating_mul(row_bytes as u64);
         if needed > data.len() as u64 {
             let have_rows = data.len() / row_bytes;
             return Err(Error::at_byte(

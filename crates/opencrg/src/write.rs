@@ -45,7 +45,7 @@ pub fn write(crg: &Crg, format: Format, out: &mut impl Write) -> Result<()> {
         for iu in 0..crg.nu {
             for (k, &ch) in channels.iter().enumerate() {
                 buf.extend_from_slice(text_field(value(iu, ch), w).as_bytes());
-                if (k + 1) % per_line == 0 || k + 1 == channels.len() {
+                if (k + 1).is_multiple_of(per_line) || k + 1 == channels.len() {
                     buf.push(b'\n');
                 }
             }
@@ -80,7 +80,7 @@ pub fn write(crg: &Crg, format: Format, out: &mut impl Write) -> Result<()> {
                 flush(&mut buf, out)?;
             }
         }
-        while written % 80 != 0 {
+        while !written.is_multiple_of(80) {
             nan_bytes(w, &mut buf);
             written += w;
         }
