@@ -90,7 +90,11 @@ import numpy as np
 import pycrg
 from pycrg import _native  # private, used only for the grid shape and raw-call bench
 
-DEFAULT_DATA_DIR = "/work/shared/data/opencrg"
+DEFAULT_DATA_DIR = os.path.join(
+    os.environ.get("ROADSCAN_SHARED_DATA")
+    or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data"),
+    "opencrg",
+)
 DEFAULT_BENCH_FILE = DEFAULT_DATA_DIR + "/crg-bin/belgian_block.crg"
 
 # $ROAD_CRG_OPTS keyword -> (CP_OPTION id, integer typed?)

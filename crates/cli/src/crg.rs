@@ -110,8 +110,7 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
 
 /// Reads `uv U V` / `xy X Y` lines on stdin, prints `x y u v z`.
 pub fn eval(path: &Path, mods: bool, opts: &[String]) -> Result<u8> {
-    let crg = read(path)?;
-    let mut s = Surface::new(&crg, mods)?;
+    let mut s = Surface::from_owned(read(path)?, mods)?;
     apply_options(&mut s, opts)?;
     let stdin = std::io::stdin();
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -193,6 +192,35 @@ pub fn convert(input: &Path, output: &Path, format: &str, quiet: bool) -> Result
     opencrg::write_file(&crg, output, format)?;
     if !quiet {
         eprintln!("roadscan: wrote {} ({}, {} x {} nodes)", output.display(), format.tag(), crg.nu, crg.nv());
+    }
+    Ok(exit::OK)
+}
+
+pub fn render(path: &Path, out: &Path, relative: &str, range_mm: Option<f64>, quiet: bool) -> Result<u8> {
+    use opencrg::render::{Relative, RenderOptions};
+    let relative = match relative {
+        "plane" => Relative::FittedPlane,
+        "refline" => Relative::ReferenceLine,
+        other => bail!("--relative must be plane or refline, got {other}"),
+    };
+    if let Some(r) = range_mm {
+        if !(r.is_finite() && r > 0.0) {
+            bail!("--range-mm must be a positive number, got {r}");
+        }
+    }
+    let crg = read(path)?;
+    let title = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let opts = RenderOptions { relative, range: range_mm.map(|r| r / 1000.0), title, ..Default::default() };
+    let info = opencrg::render::render(&crg, out, &opts)?;
+    if !quiet {
+        eprintln!(
+            "roadscan: wrote {} ({} x {} px, colour range +-{:.1} mm{})",
+            out.display(),
+            info.width,
+            info.height,
+            info.range * 1000.0,
+            if info.downsample > 1 { format!(", downsampled 1:{}", info.downsample) } else { String::new() }
+        );
     }
     Ok(exit::OK)
 }

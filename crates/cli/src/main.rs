@@ -88,6 +88,24 @@ enum Command {
         #[arg(long)]
         road: Vec<String>,
     },
+    /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
+    /// as colours, hillshaded, with colour bar, scale bar and caption.
+    #[command(
+        after_help = "Examples:\n  roadscan render road.crg --out road.png\n  roadscan render road.crg --out road.png --relative refline --range-mm 20"
+    )]
+    Render {
+        /// An OpenCRG file (.crg).
+        file: PathBuf,
+        /// Output PNG.
+        #[arg(long)]
+        out: PathBuf,
+        /// Colour reference: plane (fitted plane, shows texture) or refline (z as stored).
+        #[arg(long, default_value = "plane")]
+        relative: String,
+        /// Half range of the colour scale in millimetres (default: 99th percentile).
+        #[arg(long)]
+        range_mm: Option<f64>,
+    },
     /// Convert OpenDRIVE between revisions (1.4-1.8 in, 1.6/1.7/1.8 out; content the target
     /// revision forbids is moved or renamed, every change reported), or OpenCRG between formats.
     #[command(
@@ -122,6 +140,7 @@ fn main() -> ExitCode {
             }
         }
         Command::Info { file, json } => crg::info(&file, json),
+        Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
         Command::Convert { input, output, version, format } => {

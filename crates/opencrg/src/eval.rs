@@ -93,8 +93,8 @@ pub struct Surface {
     v_last: f64,
     v_inc: f64,
     v_indexed: bool,
-    // z channels: z[iv][iu] as f32, and the per-channel mean the C-API adds back
-    z: Vec<Vec<f32>>,
+    // z grid, row-major z[iu * nv + iv] as f32, and the per-channel mean the C-API adds back
+    z: Vec<f32>,
     z_mean: Vec<f64>,
     // reference line
     x: Vec<f64>,
@@ -136,7 +136,25 @@ impl Surface {
     /// default modifiers: NaN filling and a move of the corner (u_first, v_right) to the origin)
     /// are applied afterwards, as `crgCheck` + `crgDataSetModifiersApply` do.
     pub fn new(crg: &Crg, apply_modifiers: bool) -> Result<Surface> {
-        let mut s = Surface::from_crg(crg)?;
+        Surface::with_grid(crg, crg.z.clone(), apply_modifiers)
+    }
+
+    /// Like [`Surface::new`], taking the grid over instead of copying it (large grids).
+    pub fn from_owned(mut crg: Crg, apply_modifiers: bool) -> Result<Surface> {
+        let z = std::mem::take(&mut crg.z);
+        Surface::with_grid(&crg, z, apply_modifiers)
+    }
+
+    fn with_grid(crg: &Crg, z: Vec<f32>, apply_modifiers: bool) -> Result<Surface> {
+        if z.len() != crg.nu * crg.nv() {
+            return Err(Error::new(ErrorKind::Inconsistent(format!(
+                "{} z values for a {} x {} grid",
+                z.len(),
+                crg.nu,
+                crg.nv()
+            ))));
+        }
+        let mut s = Surface::from_crg(crg, z)?;
         s.prepare();
         if apply_modifiers {
             let mods = crg.modifiers.clone().unwrap_or_else(Modifiers::c_api_default);
@@ -145,7 +163,7 @@ impl Surface {
         Ok(s)
     }
 
-    fn from_crg(crg: &Crg) -> Result<Surface> {
+    fn from_crg(crg: &Crg, z: Vec<f32>) -> Result<Surface> {
         let r = &crg.road;
         let nu = crg.nu;
         let nv = crg.nv();
@@ -174,12 +192,6 @@ impl Surface {
             }
         };
         let v_last = r.v_left.unwrap_or(0.0);
-        let mut z = vec![Vec::with_capacity(nu); nv];
-        for iu in 0..nu {
-            for (iv, col) in z.iter_mut().enumerate() {
-                col.push(crg.z[iu * nv + iv]);
-            }
-        }
         let phi_first = r.start_phi.unwrap_or(0.0);
         let phi = crg.phi.as_ref().map(|p| {
             let mut p = p.clone();
@@ -237,10 +249,11 @@ impl Surface {
     fn prepare(&mut self) {
         self.calc_ref_line();
         self.calc_ref_line_z();
-        for (col, mean) in self.z.iter_mut().zip(self.z_mean.iter_mut()) {
+        let nv = self.v.len();
+        for (iv, mean) in self.z_mean.iter_mut().enumerate() {
             let add = *mean as f32;
             if add != 0.0 {
-                for z in col.iter_mut().filter(|z| !z.is_nan()) {
+                for z in self.z.iter_mut().skip(iv).step_by(nv).filter(|z| !z.is_nan()) {
                     *z += add;
                 }
             }
@@ -592,10 +605,12 @@ impl Surface {
             frac_v = frac_v.clamp(0.0, 1.0);
         }
         if calc_value {
-            let z00 = self.z[index_v][index_u] as f64;
-            let z10 = self.z[index_v][index_u + 1] as f64 - z00;
-            let mut z01 = self.z[index_v + 1][index_u] as f64;
-            let z11 = self.z[index_v + 1][index_u + 1] as f64 - (z10 + z01);
+            let r0 = index_u * nv + index_v;
+            let r1 = r0 + nv;
+            let z00 = self.z[r0] as f64;
+            let z10 = self.z[r1] as f64 - z00;
+            let mut z01 = self.z[r0 + 1] as f64;
+            let z11 = self.z[r1 + 1] as f64 - (z10 + z01);
             z01 -= z00;
             z = (z11 * frac_v + z10) * frac_u + z01 * frac_v + z00;
             z += self.z_mean[index_v];
@@ -911,10 +926,8 @@ impl Surface {
         if let Some(f) = m.scale_z_grid {
             need_prepare = true;
             let f32f = f as f32;
-            for col in &mut self.z {
-                for z in col.iter_mut().filter(|z| !z.is_nan()) {
-                    *z *= f32f;
-                }
+            for z in self.z.iter_mut().filter(|z| !z.is_nan()) {
+                *z *= f32f;
             }
             for mean in &mut self.z_mean {
                 *mean *= f;
@@ -984,17 +997,17 @@ impl Surface {
     /// or set the offset (mode 1); the offset is added once per side and cross section... as
     /// the C-API does it.
     fn handle_nans(&mut self, mode: i64, offset: f64) {
-        let nv = self.z.len();
+        let nv = self.v.len();
         let mut offset_applied = false;
-        for i in 0..self.nu {
+        for row in self.z.chunks_mut(nv) {
             for v in 1..nv {
-                if self.z[v][i].is_nan() {
+                if row[v].is_nan() {
                     match mode {
-                        1 => self.z[v][i] = offset as f32,
+                        1 => row[v] = offset as f32,
                         2 => {
-                            self.z[v][i] = self.z[v - 1][i];
-                            if !self.z[v][i].is_nan() && !offset_applied {
-                                self.z[v][i] += offset as f32;
+                            row[v] = row[v - 1];
+                            if !row[v].is_nan() && !offset_applied {
+                                row[v] += offset as f32;
                                 offset_applied = true;
                             }
                         }
@@ -1004,13 +1017,13 @@ impl Surface {
             }
             offset_applied = false;
             for v in (1..nv).rev() {
-                if self.z[v - 1][i].is_nan() && !self.z[v][i].is_nan() {
+                if row[v - 1].is_nan() && !row[v].is_nan() {
                     match mode {
-                        1 => self.z[v - 1][i] = offset as f32,
+                        1 => row[v - 1] = offset as f32,
                         2 => {
-                            self.z[v - 1][i] = self.z[v][i];
-                            if !self.z[v - 1][i].is_nan() && !offset_applied {
-                                self.z[v - 1][i] += offset as f32;
+                            row[v - 1] = row[v];
+                            if !row[v - 1].is_nan() && !offset_applied {
+                                row[v - 1] += offset as f32;
                                 offset_applied = true;
                             }
                         }

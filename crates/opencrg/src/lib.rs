@@ -6,6 +6,7 @@ mod error;
 pub mod eval;
 pub mod model;
 mod read;
+pub mod render;
 mod write;
 
 pub use error::{Error, ErrorKind, Result};

@@ -80,9 +80,63 @@ enum Def {
 }
 
 struct Data {
-    /// rows x channels, in file column order
-    values: Vec<f64>,
+    /// Long-section values, row-major `rows x nv`, in ascending long-section order.
+    z: Vec<f32>,
+    /// The other channels: (file column, values per row).
+    other: Vec<(usize, Vec<f64>)>,
     rows: usize,
+}
+
+/// Where each file column goes while decoding.
+struct Sink {
+    /// Per column: `Ok(iv)` a long section, `Err(k)` the k-th other channel.
+    slot: Vec<std::result::Result<usize, usize>>,
+    nv: usize,
+    z: Vec<f32>,
+    other: Vec<(usize, Vec<f64>)>,
+}
+
+impl Sink {
+    fn new(defs: &[(usize, Def)], rows_hint: usize) -> Sink {
+        let mut longs: Vec<(f64, usize)> = defs
+            .iter()
+            .enumerate()
+            .filter_map(|(col, (_, d))| match d {
+                Def::LongIndex(x) | Def::LongAtV(x) => Some((*x, col)),
+                Def::Kind(_) => None,
+            })
+            .collect();
+        longs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut slot = vec![Err(0); defs.len()];
+        for (iv, (_, col)) in longs.iter().enumerate() {
+            slot[*col] = Ok(iv);
+        }
+        let mut other = Vec::new();
+        for (col, (_, d)) in defs.iter().enumerate() {
+            if let Def::Kind(_) = d {
+                slot[col] = Err(other.len());
+                other.push((col, Vec::with_capacity(rows_hint)));
+            }
+        }
+        let nv = longs.len();
+        Sink { slot, nv, z: Vec::with_capacity(rows_hint.saturating_mul(nv)), other }
+    }
+    fn start_row(&mut self) {
+        self.z.extend(std::iter::repeat_n(f32::NAN, self.nv));
+    }
+    #[inline]
+    fn put(&mut self, col: usize, value: f64) {
+        match self.slot[col] {
+            Ok(iv) => {
+                let base = self.z.len() - self.nv;
+                self.z[base + iv] = if value.is_nan() { f32::NAN } else { value as f32 };
+            }
+            Err(k) => self.other[k].1.push(value),
+        }
+    }
+    fn finish(self, rows: usize) -> Data {
+        Data { z: self.z, other: self.other, rows }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -536,8 +590,10 @@ fn read_data(bytes: &[u8], start: usize, acc: &mut Accumulator) -> Result<()> {
     }
     let w = format.width();
     let data = &bytes[start.min(bytes.len())..];
-    let (values, rows) = if format.is_text() {
-        read_text(data, start, nch, w)?
+    let data_out = if format.is_text() {
+        let mut sink = Sink::new(&acc.defs, 0);
+        let rows = read_text(data, start, nch, w, &mut sink)?;
+        sink.finish(rows)
     } else {
         let row_bytes = {
             let r = nch * w;
@@ -584,41 +640,43 @@ fn read_data(bytes: &[u8], start: usize, acc: &mut Accumulator) -> Result<()> {
                 (start + rows * row_bytes) as u64,
             ));
         }
-        let mut values = Vec::with_capacity(rows * nch);
+        let mut sink = Sink::new(&acc.defs, rows);
+        let nv = sink.nv;
+        sink.z = vec![f32::NAN; rows * nv];
+        let quiet_nan32 = |bits: u32| bits & 0x7fc0_0000 == 0x7fc0_0000;
         for i in 0..rows {
-            let row = &data[i * row_bytes..];
-            for c in 0..nch {
-                let b = &row[c * w..c * w + w];
-                values.push(if w == 4 {
+            let row = &data[i * row_bytes..i * row_bytes + nch * w];
+            let zrow = &mut sink.z[i * nv..(i + 1) * nv];
+            for (c, b) in row.chunks_exact(w).enumerate() {
+                if w == 4 {
                     let bits = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-                    // The C-API's NaN test: quiet NaN bits.
-                    if bits & 0x7fc0_0000 == 0x7fc0_0000 {
-                        f64::NAN
-                    } else {
-                        f32::from_bits(bits) as f64
+                    match sink.slot[c] {
+                        // The C-API's NaN test: quiet NaN bits.
+                        Ok(iv) => zrow[iv] = if quiet_nan32(bits) { f32::NAN } else { f32::from_bits(bits) },
+                        Err(k) => {
+                            sink.other[k].1.push(if quiet_nan32(bits) { f64::NAN } else { f32::from_bits(bits) as f64 })
+                        }
                     }
                 } else {
                     let mut a = [0u8; 8];
                     a.copy_from_slice(b);
                     let bits = u64::from_be_bytes(a);
-                    if (bits >> 32) as u32 as i32 >= 0x7ff8_0000 {
-                        f64::NAN
-                    } else {
-                        f64::from_bits(bits)
+                    let x = if (bits >> 32) as u32 as i32 >= 0x7ff8_0000 { f64::NAN } else { f64::from_bits(bits) };
+                    match sink.slot[c] {
+                        Ok(iv) => zrow[iv] = if x.is_nan() { f32::NAN } else { x as f32 },
+                        Err(k) => sink.other[k].1.push(x),
                     }
-                });
+                }
             }
         }
-        (values, rows)
+        sink.finish(rows)
     };
-    acc.data = Some(Data { values, rows });
+    acc.data = Some(data_out);
     Ok(())
 }
 
 /// Text rows: fixed-width fields, CR/LF skipped between fields, every row starts on a new line.
-fn read_text(data: &[u8], start: usize, nch: usize, w: usize) -> Result<(Vec<f64>, usize)> {
-    let lines_per_row = (nch * w).div_ceil(80);
-    let mut values = Vec::new();
+fn read_text(data: &[u8], start: usize, nch: usize, w: usize, sink: &mut Sink) -> Result<usize> {
     let mut rows = 0;
     let mut pos = 0;
     let skip_eol = |pos: &mut usize| {
@@ -631,7 +689,7 @@ fn read_text(data: &[u8], start: usize, nch: usize, w: usize) -> Result<(Vec<f64
         if pos >= data.len() {
             break;
         }
-        let row_start = pos;
+        sink.start_row();
         for c in 0..nch {
             skip_eol(&mut pos);
             if pos + w > data.len() || data[pos..pos + w].iter().any(|&b| b == b'\n' || b == b'\r') {
@@ -643,18 +701,16 @@ fn read_text(data: &[u8], start: usize, nch: usize, w: usize) -> Result<(Vec<f64
                     (start + pos) as u64,
                 ));
             }
-            values.push(text_field(&data[pos..pos + w]));
+            sink.put(c, text_field(&data[pos..pos + w]));
             pos += w;
         }
         // The rest of the row's last line (padding) up to its end.
-        let _ = row_start;
-        let _ = lines_per_row;
         while pos < data.len() && data[pos] != b'\n' && data[pos] != b'\r' {
             pos += 1;
         }
         rows += 1;
     }
-    Ok((values, rows))
+    Ok(rows)
 }
 
 /// One text field as the C-API decodes it: NaN if any character is outside `0-9+-.eEdD `
@@ -719,7 +775,6 @@ impl Accumulator {
             }
             LongSections::AtV(v)
         };
-        let nv = longs.len();
         let rows = data.rows;
         if rows < 2 {
             return Err(Error::new(ErrorKind::Inconsistent(format!("{rows} cross section(s); at least 2 are needed"))));
@@ -737,16 +792,12 @@ impl Accumulator {
                 }
             }
         }
-        let mut z = vec![f32::NAN; rows * nv];
-        for (iv, (_, col)) in longs.iter().enumerate() {
-            for iu in 0..rows {
-                let val = data.values[iu * nch + col];
-                z[iu * nv + iv] = if val.is_nan() { f32::NAN } else { val as f32 };
-            }
-        }
-        let column = |kind: ChannelKind| -> Option<Vec<f64>> {
+        let z = data.z;
+        let mut other = data.other;
+        let mut column = |kind: ChannelKind| -> Option<Vec<f64>> {
             let col = self.defs.iter().position(|(_, d)| *d == Def::Kind(kind))?;
-            Some((0..rows).map(|iu| data.values[iu * nch + col]).collect())
+            let k = other.iter().position(|(c, _)| *c == col)?;
+            Some(std::mem::take(&mut other[k].1))
         };
         let x = column(ChannelKind::X);
         let y = column(ChannelKind::Y);

@@ -1,0 +1,341 @@
+//! A PNG picture of a CRG grid: height relative to a fitted plane (or to the reference line) as
+//! a diverging colour map, shaded by a hillshade, with a colour bar in millimetres, a scale bar
+//! and a caption. u runs left to right, v (left positive) bottom to top. Long grids are cut into
+//! strips stacked top to bottom; grids too large for the pixel budget are averaged over k x k
+//! nodes (NaN ignored), and the caption says so.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::Crg;
+use std::path::Path;
+
+/// What the colours show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Relative {
+    /// z minus the least-squares plane through all nodes (shows texture, potholes, manholes).
+    #[default]
+    FittedPlane,
+    /// z as stored (relative to the reference line's elevation).
+    ReferenceLine,
+}
+
+/// Options for [`render`].
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    /// Colour reference.
+    pub relative: Relative,
+    /// Largest number of grid pixels (after averaging).
+    pub max_pixels: usize,
+    /// Width of one strip, pixels.
+    pub strip_width: usize,
+    /// Half range of the colour scale, m; `None` = the 99th percentile of |dz|.
+    pub range: Option<f64>,
+    /// Caption (e.g. the file name).
+    pub title: String,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            relative: Relative::FittedPlane,
+            max_pixels: 16_000_000,
+            strip_width: 4000,
+            range: None,
+            title: String::new(),
+        }
+    }
+}
+
+/// What [`render`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderInfo {
+    /// Nodes averaged per pixel along each axis (1 = every node is a pixel).
+    pub downsample: usize,
+    /// Image size, pixels.
+    pub width: usize,
+    /// Image size, pixels.
+    pub height: usize,
+    /// Half range of the colour scale, m.
+    pub range: f64,
+    /// Number of strips.
+    pub strips: usize,
+}
+
+/// Renders `crg` to a PNG file (written atomically).
+pub fn render(crg: &Crg, path: &Path, options: &RenderOptions) -> Result<RenderInfo> {
+    let (img, info) = render_rgb(crg, options)?;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+        std::process::id()
+    ));
+    let io = |e: String| Error::new(ErrorKind::Io(e)).with_path(path);
+    let result = (|| -> std::result::Result<(), String> {
+        let f = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
+        let mut enc = png::Encoder::new(std::io::BufWriter::new(f), info.width as u32, info.height as u32);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(|e| e.to_string())?;
+        w.write_image_data(&img).map_err(|e| e.to_string())?;
+        w.finish().map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, path).map_err(|e| e.to_string())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io(e));
+    }
+    Ok(info)
+}
+
+/// Renders to an RGB8 buffer.
+pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)> {
+    let (nu, nv) = (crg.nu, crg.nv());
+    if nu < 2 || nv < 2 {
+        return Err(Error::new(ErrorKind::Inconsistent("nothing to render".into())));
+    }
+    let k = {
+        let mut k = 1;
+        while nu.div_ceil(k) * nv.div_ceil(k) > o.max_pixels.max(1) {
+            k += 1;
+        }
+        k
+    };
+    let (w, h) = (nu.div_ceil(k), nv.div_ceil(k));
+    let du = crg.du() * k as f64;
+    let v = crg.v_positions();
+    let dv = (v[nv - 1] - v[0]) / (nv - 1) as f64 * k as f64;
+    // Block averages, ignoring NaN.
+    let mut z = vec![f64::NAN; w * h];
+    for j in 0..h {
+        for i in 0..w {
+            let (mut s, mut n) = (0.0, 0usize);
+            for iu in i * k..((i + 1) * k).min(nu) {
+                for iv in j * k..((j + 1) * k).min(nv) {
+                    let x = crg.z_at(iu, iv);
+                    if !x.is_nan() {
+                        s += x as f64;
+                        n += 1;
+                    }
+                }
+            }
+            if n > 0 {
+                z[j * w + i] = s / n as f64;
+            }
+        }
+    }
+    // Reference surface.
+    if o.relative == Relative::FittedPlane {
+        let plane = fit_plane(&z, w, h);
+        for j in 0..h {
+            for i in 0..w {
+                z[j * w + i] -= plane[0] + plane[1] * i as f64 + plane[2] * j as f64;
+            }
+        }
+    }
+    let mut mags: Vec<f64> = z.iter().filter(|x| !x.is_nan()).map(|x| x.abs()).collect();
+    let range = o.range.unwrap_or_else(|| {
+        if mags.is_empty() {
+            0.01
+        } else {
+            let idx = ((mags.len() - 1) as f64 * 0.99) as usize;
+            mags.select_nth_unstable_by(idx, f64::total_cmp);
+            mags[idx].max(1e-4)
+        }
+    });
+    let strip_w = o.strip_width.max(200);
+    let strips = w.div_ceil(strip_w);
+    let sw = w.min(strip_w);
+    let gap = 6;
+    let margin = 10;
+    let footer = 70;
+    let img_w = (sw + 2 * margin).max(520);
+    let img_h = margin + strips * (h + gap) + footer;
+    let mut img = vec![255u8; img_w * img_h * 3];
+    let put = |img: &mut [u8], x: usize, y: usize, c: [u8; 3]| {
+        if x < img_w && y < img_h {
+            let p = (y * img_w + x) * 3;
+            img[p..p + 3].copy_from_slice(&c);
+        }
+    };
+    // Grid pixels: colour by dz, shaded by the hillshade of the (block) surface.
+    for j in 0..h {
+        for i in 0..w {
+            let zz = z[j * w + i];
+            let strip = i / strip_w;
+            let x = margin + i % strip_w;
+            // v grows upward: row h-1-j.
+            let y = margin + strip * (h + gap) + (h - 1 - j);
+            if zz.is_nan() {
+                put(&mut img, x, y, [200, 200, 200]);
+                continue;
+            }
+            let c = diverging((zz / range).clamp(-1.0, 1.0));
+            let shade = hillshade(&z, w, h, i, j, du, dv);
+            let f = 0.55 + 0.45 * shade;
+            put(&mut img, x, y, [(c[0] as f64 * f) as u8, (c[1] as f64 * f) as u8, (c[2] as f64 * f) as u8]);
+        }
+    }
+    // Footer: colour bar with labels, scale bar, caption.
+    let fy = margin + strips * (h + gap) + 4;
+    let bar_w = 200;
+    for x in 0..bar_w {
+        let t = x as f64 / (bar_w - 1) as f64 * 2.0 - 1.0;
+        let c = diverging(t);
+        for y in fy..fy + 12 {
+            put(&mut img, margin + x, y, c);
+        }
+    }
+    let mm = range * 1000.0;
+    text(&mut img, img_w, margin, fy + 16, &format!("-{mm:.1}"), [0, 0, 0]);
+    text(&mut img, img_w, margin + bar_w / 2 - 4, fy + 16, "0", [0, 0, 0]);
+    text(&mut img, img_w, margin + bar_w - 40, fy + 16, &format!("+{mm:.1}"), [0, 0, 0]);
+    let what = match o.relative {
+        Relative::FittedPlane => "mm vs fitted plane",
+        Relative::ReferenceLine => "mm vs reference line",
+    };
+    text(&mut img, img_w, margin + bar_w + 10, fy + 2, what, [0, 0, 0]);
+    // Scale bar: a round length of about 100 px along u.
+    let metres_per_px = du;
+    let nice = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0];
+    let len_m = nice.iter().copied().find(|&l| l / metres_per_px >= 60.0).unwrap_or(1000.0);
+    let len_px = (len_m / metres_per_px).round() as usize;
+    let sx = margin + bar_w + 10;
+    let sy = fy + 20;
+    for x in sx..sx + len_px.min(img_w.saturating_sub(sx + 1)) {
+        for y in sy..sy + 4 {
+            put(&mut img, x, y, [0, 0, 0]);
+        }
+    }
+    let label = if len_m >= 1.0 { format!("{len_m} m") } else { format!("{} cm", len_m * 100.0) };
+    text(&mut img, img_w, sx + len_px.min(300) + 6, sy - 2, &label, [0, 0, 0]);
+    let mut caption = format!("{} {}x{} nodes, du {} m", o.title, nu, nv, crg.du());
+    if k > 1 {
+        caption.push_str(&format!(", downsampled 1:{k} (block mean)"));
+    }
+    if strips > 1 {
+        caption.push_str(&format!(", {strips} strips of {:.0} m", strip_w as f64 * du));
+    }
+    text(&mut img, img_w, margin, fy + 32, &caption, [0, 0, 0]);
+    text(&mut img, img_w, margin, fy + 44, "grey: no data. u left to right, v (left) upward", [90, 90, 90]);
+    Ok((img, RenderInfo { downsample: k, width: img_w, height: img_h, range, strips }))
+}
+
+/// Least-squares plane a + b·i + c·j through the non-NaN pixels.
+fn fit_plane(z: &[f64], w: usize, h: usize) -> [f64; 3] {
+    let mut m = [[0.0f64; 3]; 3];
+    let mut r = [0.0f64; 3];
+    for j in 0..h {
+        for i in 0..w {
+            let v = z[j * w + i];
+            if v.is_nan() {
+                continue;
+            }
+            let p = [1.0, i as f64, j as f64];
+            for a in 0..3 {
+                for b in 0..3 {
+                    m[a][b] += p[a] * p[b];
+                }
+                r[a] += p[a] * v;
+            }
+        }
+    }
+    solve3(m, r).unwrap_or([0.0; 3])
+}
+
+fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> Option<[f64; 3]> {
+    let det = |m: &[[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d = det(&m);
+    if d.abs() < 1e-12 {
+        return None;
+    }
+    let mut out = [0.0; 3];
+    for (c, o) in out.iter_mut().enumerate() {
+        let mut mc = m;
+        for row in 0..3 {
+            mc[row][c] = r[row];
+        }
+        *o = det(&mc) / d;
+    }
+    Some(out)
+}
+
+/// Blue (-1) - white (0) - red (+1).
+fn diverging(t: f64) -> [u8; 3] {
+    let (lo, mid, hi) = ([33.0, 102.0, 172.0], [247.0, 247.0, 247.0], [178.0, 24.0, 43.0]);
+    let (a, b, f) = if t < 0.0 { (mid, lo, -t) } else { (mid, hi, t) };
+    [(a[0] + (b[0] - a[0]) * f) as u8, (a[1] + (b[1] - a[1]) * f) as u8, (a[2] + (b[2] - a[2]) * f) as u8]
+}
+
+/// Lambertian shade in [0, 1] for light from the upper left (azimuth 315°, altitude 45°).
+fn hillshade(z: &[f64], w: usize, h: usize, i: usize, j: usize, du: f64, dv: f64) -> f64 {
+    let at = |ii: usize, jj: usize| {
+        let v = z[jj * w + ii];
+        if v.is_nan() {
+            z[j * w + i]
+        } else {
+            v
+        }
+    };
+    let (i0, i1) = (i.saturating_sub(1), (i + 1).min(w - 1));
+    let (j0, j1) = (j.saturating_sub(1), (j + 1).min(h - 1));
+    let exaggerate = 20.0;
+    let dzdu = (at(i1, j) - at(i0, j)) / ((i1 - i0).max(1) as f64 * du) * exaggerate;
+    let dzdv = (at(i, j1) - at(i, j0)) / ((j1 - j0).max(1) as f64 * dv) * exaggerate;
+    let n = [-dzdu, -dzdv, 1.0];
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    let l = [-0.5, 0.5, std::f64::consts::FRAC_1_SQRT_2];
+    ((n[0] * l[0] + n[1] * l[1] + n[2] * l[2]) / len).clamp(0.0, 1.0)
+}
+
+/// 8x8 bitmap text.
+fn text(img: &mut [u8], img_w: usize, x: usize, y: usize, s: &str, c: [u8; 3]) {
+    let img_h = img.len() / 3 / img_w;
+    for (n, ch) in s.chars().enumerate() {
+        let glyph = font8x8::legacy::BASIC_LEGACY.get(ch as usize).copied().unwrap_or([0; 8]);
+        for (row, bits) in glyph.iter().enumerate() {
+            for col in 0..8 {
+                if bits & (1 << col) != 0 {
+                    let (px, py) = (x + n * 8 + col, y + row);
+                    if px < img_w && py < img_h {
+                        let p = (py * img_w + px) * 3;
+                        img[p..p + 3].copy_from_slice(&c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(nu: usize, nv: usize) -> Crg {
+        let z: Vec<f32> =
+            (0..nu * nv).map(|i| if i % 97 == 0 { f32::NAN } else { ((i % 13) as f32) * 0.001 }).collect();
+        Crg::new_grid(0.0, 0.01, nu, -1.0, 0.01, nv, (0.0, 0.0, 0.0), None, z)
+    }
+
+    #[test]
+    fn small_grid_is_one_pixel_per_node() {
+        let (img, info) = render_rgb(&grid(300, 101), &RenderOptions::default()).expect("render");
+        assert_eq!((info.downsample, info.strips), (1, 1));
+        assert_eq!(img.len(), info.width * info.height * 3);
+        assert!(info.width >= 300 && info.height > 101);
+        // NaN nodes are grey, data nodes are not.
+        let px = |x: usize, y: usize| &img[(y * info.width + x) * 3..(y * info.width + x) * 3 + 3];
+        assert_eq!(px(10, 10 + 100), [200, 200, 200], "node (0, 0) is NaN");
+        assert_ne!(px(11, 10 + 100), [200, 200, 200]);
+    }
+
+    #[test]
+    fn large_grid_is_downsampled_and_cut_into_strips() {
+        let opts = RenderOptions { max_pixels: 20_000, strip_width: 250, ..Default::default() };
+        let (_, info) = render_rgb(&grid(4000, 101), &opts).expect("render");
+        assert!(info.downsample >= 4, "{info:?}");
+        assert!(info.strips >= 2, "{info:?}");
+    }
+}
