@@ -444,28 +444,9 @@ impl Surface {
                     calc_bank = false;
                     calc_smooth_base = if frac_u < 0.0 { 1 } else { 2 };
                 }
-                BorderMode::Repeat => {
-                    let size = self.u_last - self.u_first;
-                    let max_frac = size / self.u_inc;
-                    frac_u = ((u - self.u_first) / self.u_inc) % max_frac;
-                    if frac_u < 0.0 {
-                        frac_u += max_frac;
-                    }
+                BorderMode::Repeat | BorderMode::Reflect => {
+                    (frac_u, u) = wrap(border_u, u, self.u_first, self.u_last, self.u_inc);
                     in_core_u = true;
-                    u = self.u_first + frac_u * self.u_inc;
-                }
-                BorderMode::Reflect => {
-                    let size = self.u_last - self.u_first;
-                    let max_frac = size / self.u_inc;
-                    // Repetitions counted in double precision, as pycrg's C-API does.
-                    let rep = ((u - self.u_first) / size).abs().floor();
-                    frac_u = frac_u.abs();
-                    frac_u -= rep * max_frac;
-                    if rep % 2.0 != 0.0 {
-                        frac_u = max_frac - frac_u;
-                    }
-                    in_core_u = true;
-                    u = self.u_first + frac_u * self.u_inc;
                 }
             }
             z_offset += o.border_offset_u.unwrap_or(0.0);
@@ -501,27 +482,9 @@ impl Surface {
                         }
                     }
                     BorderMode::Zero => calc_value = false,
-                    BorderMode::Repeat => {
-                        let size = self.v_last - self.v_first;
-                        let max_frac = size / self.v_inc;
-                        frac_v = ((v - self.v_first) / self.v_inc) % max_frac;
-                        if frac_v < 0.0 {
-                            frac_v += max_frac;
-                        }
+                    BorderMode::Repeat | BorderMode::Reflect => {
+                        (frac_v, v) = wrap(border_v, v, self.v_first, self.v_last, self.v_inc);
                         in_core_v = true;
-                        v = self.v_first + frac_v * self.v_inc;
-                    }
-                    BorderMode::Reflect => {
-                        let size = self.v_last - self.v_first;
-                        let max_frac = size / self.v_inc;
-                        let rep = ((v - self.v_first) / size).abs().floor();
-                        frac_v = frac_v.abs();
-                        frac_v -= rep * max_frac;
-                        if rep % 2.0 != 0.0 {
-                            frac_v = max_frac - frac_v;
-                        }
-                        in_core_v = true;
-                        v = self.v_first + frac_v * self.v_inc;
                     }
                 }
                 z_offset += o.border_offset_v.unwrap_or(0.0);
@@ -1167,6 +1130,28 @@ impl Surface {
             }
         }
     }
+}
+
+/// Repeat or reflect a position outside a uniform axis back into it, as the C-API does for
+/// u and for uniformly spaced v; returns (fraction in increments from `first`, position).
+fn wrap(mode: BorderMode, x: f64, first: f64, last: f64, inc: f64) -> (f64, f64) {
+    let size = last - first;
+    let max_frac = size / inc;
+    let mut frac = (x - first) / inc;
+    if mode == BorderMode::Repeat {
+        frac %= max_frac;
+        if frac < 0.0 {
+            frac += max_frac;
+        }
+    } else {
+        // Repetitions counted in double precision, as pycrg's C-API does.
+        let rep = ((x - first) / size).abs().floor();
+        frac = frac.abs() - rep * max_frac;
+        if rep % 2.0 != 0.0 {
+            frac = max_frac - frac;
+        }
+    }
+    (frac, first + frac * inc)
 }
 
 fn rotate(x: &mut f64, y: &mut f64, center: [f64; 2], angle: f64) {
