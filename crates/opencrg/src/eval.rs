@@ -791,7 +791,15 @@ impl Surface {
             index_min = 1;
         }
         let mut t_dprod = 0.0;
+        // The C-API's walks can cycle on a closed track (back to the start once per lap); two
+        // laps bound them, so no query loops forever.
+        let max_steps = 2 * n + 8;
+        let mut steps = 0;
         loop {
+            steps += 1;
+            if steps > max_steps {
+                break;
+            }
             let ip1 = if index_min + 1 < n { index_min + 1 } else { n - 1 };
             let dprod = (x - xs[index_min]) * (xs[ip1] - xs[index_min - 1])
                 + (y - ys[index_min]) * (ys[ip1] - ys[index_min - 1]);
@@ -813,7 +821,9 @@ impl Surface {
         }
         let (mut x0, mut x1, mut x2, mut y0, mut y1, mut y2);
         let mut dprod;
+        let mut steps = 0;
         loop {
+            steps += 1;
             let im2 = if index_min > 1 { index_min - 2 } else { 0 };
             x0 = xs[im2];
             x1 = xs[index_min - 1];
@@ -822,7 +832,7 @@ impl Surface {
             y1 = ys[index_min - 1];
             y2 = ys[index_min];
             dprod = (x - x1) * (x2 - x0) + (y - y1) * (y2 - y0);
-            if dprod < 0.0 {
+            if dprod < 0.0 && steps <= max_steps {
                 if index_min > 1 {
                     index_min -= 1;
                 } else if self.closed {
@@ -1168,5 +1178,28 @@ fn normalize(v: [f64; 2]) -> [f64; 2] {
         v
     } else {
         [v[0] / l, v[1] / l]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xy_to_uv_terminates_on_closed_tracks_everywhere() {
+        // A full circle of radius 10 m: start and end meet, the C-API treats it as closed.
+        let nu = 629;
+        let du = 0.1;
+        let phi: Vec<f64> = (0..nu).map(|i| i as f64 * du / 10.0).collect();
+        let crg = Crg::new_grid(0.0, du, nu, -1.0, 1.0, 3, (0.0, -10.0, 0.0), Some(phi), vec![0.0; nu * 3]);
+        let s = Surface::new(&crg, false).expect("surface");
+        assert!(s.is_closed());
+        // Points everywhere, including the centre and far away: every query returns.
+        for i in 0..400 {
+            let a = i as f64 * 0.1;
+            let r = (i % 40) as f64 * 0.7;
+            let (u, v) = s.xy_to_uv(r * a.cos(), r * a.sin());
+            assert!(u.is_finite() && v.is_finite());
+        }
     }
 }
