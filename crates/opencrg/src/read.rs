@@ -686,7 +686,8 @@ fn read_text(data: &[u8], start: usize, nch: usize, w: usize, sink: &mut Sink) -
     };
     loop {
         skip_eol(&mut pos);
-        if pos >= data.len() {
+        // Trailing blanks (or a DOS end-of-file mark) after the last row are not a row.
+        if data[pos.min(data.len())..].iter().all(|&b| b.is_ascii_whitespace() || b == 0x1a) {
             break;
         }
         sink.start_row();

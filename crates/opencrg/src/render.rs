@@ -63,27 +63,15 @@ pub struct RenderInfo {
 /// Renders `crg` to a PNG file (written atomically).
 pub fn render(crg: &Crg, path: &Path, options: &RenderOptions) -> Result<RenderInfo> {
     let (img, info) = render_rgb(crg, options)?;
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
-        std::process::id()
-    ));
-    let io = |e: String| Error::new(ErrorKind::Io(e)).with_path(path);
-    let result = (|| -> std::result::Result<(), String> {
-        let f = std::fs::File::create(&tmp).map_err(|e| e.to_string())?;
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(f), info.width as u32, info.height as u32);
+    crate::write::write_atomically(path, |w| {
+        let png_err = |e: png::EncodingError| Error::new(ErrorKind::Io(e.to_string()));
+        let mut enc = png::Encoder::new(w, info.width as u32, info.height as u32);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        let mut w = enc.write_header().map_err(|e| e.to_string())?;
-        w.write_image_data(&img).map_err(|e| e.to_string())?;
-        w.finish().map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, path).map_err(|e| e.to_string())
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io(e));
-    }
+        let mut pw = enc.write_header().map_err(png_err)?;
+        pw.write_image_data(&img).map_err(png_err)?;
+        pw.finish().map_err(png_err)
+    })?;
     Ok(info)
 }
 

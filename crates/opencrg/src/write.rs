@@ -99,17 +99,25 @@ fn nan_bytes(w: usize, buf: &mut Vec<u8>) {
 
 /// Writes to a file atomically (temporary file, then rename).
 pub fn write_file(crg: &Crg, path: impl AsRef<Path>, format: Format) -> Result<()> {
-    let path = path.as_ref();
+    write_atomically(path.as_ref(), |w| write(crg, format, w))
+}
+
+/// Runs `fill` on a buffered temporary file beside `path`, then renames it to `path`; on any
+/// error the temporary file is removed, so no half-written file is ever left.
+pub(crate) fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
+) -> Result<()> {
+    let io = |e: std::io::Error| Error::new(ErrorKind::Io(e.to_string()));
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     let result = (|| -> Result<()> {
-        let f = std::fs::File::create(&tmp).map_err(|e| Error::new(ErrorKind::Io(e.to_string())))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-        write(crg, format, &mut w)?;
-        let f = w.into_inner().map_err(|e| Error::new(ErrorKind::Io(e.to_string())))?;
-        f.sync_all().map_err(|e| Error::new(ErrorKind::Io(e.to_string())))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::new(ErrorKind::Io(e.to_string())))
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).map_err(io)?);
+        fill(&mut w)?;
+        let f = w.into_inner().map_err(|e| io(e.into_error()))?;
+        f.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
