@@ -134,15 +134,20 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
         }
         for o in &mut road.objects.objects {
             if let Some(kind) = &o.kind {
-                if v18 && !OBJECT_TYPES_1_8.contains(&kind.as_str()) {
-                    notes.push(format!("road {rid} object {}: type \"{kind}\" is not a 1.8 object type; written as type \"none\", subtype \"{kind}\"", o.id));
+                let known = OBJECT_TYPES_1_8.contains(&kind.as_str()) && (v18 || kind != "roadSurface");
+                if !known {
+                    notes.push(format!(
+                        "road {rid} object {}: type \"{kind}\" is not an object type of 1.{}; written as type \"none\", subtype \"{kind}\"",
+                        o.id,
+                        version.minor()
+                    ));
                     if o.subtype.is_none() {
                         o.subtype = Some(kind.clone());
                     }
                     o.kind = Some("none".into());
                 }
             }
-            if v18 && !object_ids.insert(o.id.clone()) {
+            if !object_ids.insert(o.id.clone()) {
                 let new = unique_id(&o.id, &rid, &object_ids);
                 notes.push(format!("road {rid}: object id {} is used on another road too; renamed to {new}", o.id));
                 object_ids.insert(new.clone());
@@ -150,7 +155,7 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
             }
         }
         for sg in &mut road.signals.signals {
-            if v18 && !signal_ids.insert(sg.id.clone()) {
+            if !signal_ids.insert(sg.id.clone()) {
                 let new = unique_id(&sg.id, &rid, &signal_ids);
                 notes.push(format!("road {rid}: signal id {} is used on another road too; renamed to {new}", sg.id));
                 signal_ids.insert(new.clone());
@@ -168,6 +173,9 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
             }
         }
     }
+    if !v18 {
+        downgrade(odr, version, &mut notes);
+    }
     let mut missing_code = 0;
     visit_extras(odr, &mut |ex| {
         for e in &mut ex.elements {
@@ -180,6 +188,58 @@ pub fn upgrade(odr: &mut OpenDrive, version: Version) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// What 1.6 and 1.7 lack: the centre lane needs a type; `laneLink@overlapZone` is 1.8; direct
+/// junctions (`linkedRoad`, `type="direct"`) and object `<surface><CRG>` are 1.7+.
+fn downgrade(odr: &mut OpenDrive, version: Version, notes: &mut Vec<String>) {
+    let v16 = version == Version::V1_6;
+    for road in &mut odr.roads {
+        let rid = road.id.clone();
+        for sec in &mut road.lanes.lane_sections {
+            for lane in sec.center.iter_mut().flat_map(|c| c.lanes.iter_mut()) {
+                if lane.kind.is_none() {
+                    lane.kind = Some("none".into());
+                    notes.push(format!(
+                        "road {rid} section s={}: centre lane given type \"none\" (required before 1.8)",
+                        sec.s
+                    ));
+                }
+            }
+        }
+        if v16 {
+            for o in &mut road.objects.objects {
+                if !o.crgs.is_empty() {
+                    notes.push(format!(
+                        "road {rid} object {}: dropped {} surface CRG(s), which 1.6 cannot hold",
+                        o.id,
+                        o.crgs.len()
+                    ));
+                    o.crgs.clear();
+                }
+            }
+        }
+    }
+    for j in &mut odr.junctions {
+        if v16 && j.kind.as_deref() == Some("direct") {
+            notes.push(format!("junction {}: type \"direct\" exists from 1.7 on; written without a type", j.id));
+            j.kind = None;
+        }
+        for c in &mut j.connections {
+            if v16 {
+                if let Some(r) = c.linked_road.take() {
+                    notes.push(format!("junction {} connection {}: dropped linkedRoad {r} (1.7+)", j.id, c.id));
+                }
+            }
+            for l in &mut c.lane_links {
+                let before = l.extras.attributes.len();
+                l.extras.attributes.retain(|(k, _)| k != "overlapZone");
+                if l.extras.attributes.len() != before {
+                    notes.push(format!("junction {} connection {}: dropped laneLink overlapZone (1.8)", j.id, c.id));
+                }
+            }
+        }
+    }
 }
 
 /// Calls `f` on every [`Extras`] of the model.
