@@ -21,12 +21,13 @@ pub fn read(text: &str) -> Result<OpenDrive> {
 
 /// Parses an OpenDRIVE document with options.
 pub fn read_with(text: &str, options: &ReadOptions) -> Result<OpenDrive> {
-    let root = xml::parse(text)?;
+    let doc = xml::parse(text)?;
+    let root = doc.root();
     let cx = Cx { text };
     if root.name != "OpenDRIVE" {
-        return Err(cx.err(&root, ErrorKind::NotOpenDrive { found: root.name.to_string() }));
+        return Err(cx.err(root, ErrorKind::NotOpenDrive { found: root.name.to_string() }));
     }
-    opendrive(&cx, &root, options)
+    opendrive(&cx, root, options)
 }
 
 /// Reads and parses a file; errors name the file.
@@ -41,7 +42,7 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
-    fn err(&self, el: &Raw, kind: ErrorKind) -> Error {
+    fn err(&self, el: Raw, kind: ErrorKind) -> Error {
         Error::at(kind, Position::locate(self.text, el.pos))
     }
 }
@@ -49,14 +50,14 @@ impl Cx<'_> {
 /// Reads the attributes of one element and remembers which ones were used.
 struct Attrs<'c, 'e> {
     cx: &'c Cx<'c>,
-    el: &'e Raw<'e>,
+    el: Raw<'e>,
     /// Bit i: attribute i was read. Lookups see only the first 64 attributes; any further
     /// ones (no element of the standard has that many) are kept as extras.
     used: u64,
 }
 
 impl<'c, 'e> Attrs<'c, 'e> {
-    fn new(cx: &'c Cx<'c>, el: &'e Raw<'e>) -> Self {
+    fn new(cx: &'c Cx<'c>, el: Raw<'e>) -> Self {
         Attrs { cx, el, used: 0 }
     }
     fn raw(&mut self, name: &str) -> Option<&'e str> {
@@ -147,7 +148,7 @@ fn extras(attrs: Attrs<'_, '_>) -> Extras {
     Extras { attributes: attrs.rest(), elements: Vec::new() }
 }
 
-fn check_ascending(cx: &Cx, el: &Raw, s: f64, previous: Option<f64>) -> Result<()> {
+fn check_ascending(cx: &Cx, el: Raw, s: f64, previous: Option<f64>) -> Result<()> {
     if let Some(p) = previous {
         if s < p {
             return Err(cx.err(el, ErrorKind::DescendingS { element: el.name.to_string(), s, previous: p }));
@@ -156,7 +157,7 @@ fn check_ascending(cx: &Cx, el: &Raw, s: f64, previous: Option<f64>) -> Result<(
     Ok(())
 }
 
-fn opendrive(cx: &Cx, root: &Raw, options: &ReadOptions) -> Result<OpenDrive> {
+fn opendrive(cx: &Cx, root: Raw, options: &ReadOptions) -> Result<OpenDrive> {
     let mut odr =
         OpenDrive { extras: Extras { attributes: root.owned_attributes(), elements: vec![] }, ..Default::default() };
     let mut header_seen = false;
@@ -178,7 +179,7 @@ fn opendrive(cx: &Cx, root: &Raw, options: &ReadOptions) -> Result<OpenDrive> {
     Ok(odr)
 }
 
-fn header(cx: &Cx, el: &Raw, options: &ReadOptions) -> Result<Header> {
+fn header(cx: &Cx, el: Raw, options: &ReadOptions) -> Result<Header> {
     let mut a = Attrs::new(cx, el);
     let rev_major = a.u32("revMajor")?;
     if rev_major != 1 && !options.any_major_version {
@@ -214,7 +215,7 @@ fn header(cx: &Cx, el: &Raw, options: &ReadOptions) -> Result<Header> {
     Ok(h)
 }
 
-fn road(cx: &Cx, el: &Raw) -> Result<Road> {
+fn road(cx: &Cx, el: Raw) -> Result<Road> {
     let mut a = Attrs::new(cx, el);
     let mut r = Road {
         id: a.string("id")?,
@@ -304,16 +305,16 @@ fn road(cx: &Cx, el: &Raw) -> Result<Road> {
     Ok(r)
 }
 
-fn all_extras_attrs(el: &Raw) -> Extras {
+fn all_extras_attrs(el: Raw) -> Extras {
     Extras { attributes: el.owned_attributes(), elements: Vec::new() }
 }
 
-fn poly3(cx: &Cx, el: &Raw, s_name: &'static str) -> Result<Poly3> {
+fn poly3(cx: &Cx, el: Raw, s_name: &'static str) -> Result<Poly3> {
     let mut a = Attrs::new(cx, el);
     Ok(Poly3 { s: a.f64(s_name)?, a: a.f64("a")?, b: a.f64("b")?, c: a.f64("c")?, d: a.f64("d")? })
 }
 
-fn road_link(cx: &Cx, el: &Raw) -> Result<RoadLink> {
+fn road_link(cx: &Cx, el: Raw) -> Result<RoadLink> {
     let mut l = RoadLink { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
         match c.name {
@@ -326,7 +327,7 @@ fn road_link(cx: &Cx, el: &Raw) -> Result<RoadLink> {
                     extras: Extras::default(),
                 };
                 t.extras = extras(a);
-                t.extras.elements = c.elements().map(Raw::owned).collect();
+                t.extras.elements = c.elements().map(|e| e.owned()).collect();
                 if c.name == "predecessor" {
                     l.predecessor = Some(t);
                 } else {
@@ -339,7 +340,7 @@ fn road_link(cx: &Cx, el: &Raw) -> Result<RoadLink> {
     Ok(l)
 }
 
-fn road_type(cx: &Cx, el: &Raw) -> Result<RoadType> {
+fn road_type(cx: &Cx, el: Raw) -> Result<RoadType> {
     let mut a = Attrs::new(cx, el);
     let mut t = RoadType {
         s: a.f64("s")?,
@@ -361,7 +362,7 @@ fn road_type(cx: &Cx, el: &Raw) -> Result<RoadType> {
     Ok(t)
 }
 
-fn plan_view(cx: &Cx, el: &Raw) -> Result<PlanView> {
+fn plan_view(cx: &Cx, el: Raw) -> Result<PlanView> {
     let mut pv = PlanView { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
         match c.name {
@@ -376,7 +377,7 @@ fn plan_view(cx: &Cx, el: &Raw) -> Result<PlanView> {
     Ok(pv)
 }
 
-fn geometry(cx: &Cx, el: &Raw) -> Result<Geometry> {
+fn geometry(cx: &Cx, el: Raw) -> Result<Geometry> {
     let mut a = Attrs::new(cx, el);
     let s = a.non_negative("s")?;
     let x = a.f64("x")?;
@@ -436,7 +437,7 @@ fn geometry(cx: &Cx, el: &Raw) -> Result<Geometry> {
     Ok(Geometry { s, x, y, hdg, length, kind, extras: ex })
 }
 
-fn lanes(cx: &Cx, el: &Raw) -> Result<Lanes> {
+fn lanes(cx: &Cx, el: Raw) -> Result<Lanes> {
     let mut l = Lanes { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
         match c.name {
@@ -456,7 +457,7 @@ fn lanes(cx: &Cx, el: &Raw) -> Result<Lanes> {
     Ok(l)
 }
 
-fn lane_section(cx: &Cx, el: &Raw) -> Result<LaneSection> {
+fn lane_section(cx: &Cx, el: Raw) -> Result<LaneSection> {
     let mut a = Attrs::new(cx, el);
     let mut sec = LaneSection { s: a.f64("s")?, single_side: a.opt_bool("singleSide")?, ..Default::default() };
     sec.extras = extras(a);
@@ -486,7 +487,7 @@ fn lane_section(cx: &Cx, el: &Raw) -> Result<LaneSection> {
     Ok(sec)
 }
 
-fn lane(cx: &Cx, el: &Raw) -> Result<Lane> {
+fn lane(cx: &Cx, el: Raw) -> Result<Lane> {
     let mut a = Attrs::new(cx, el);
     let id = a.i32("id")?;
     // `type` is required on side lanes; the centre lane may omit it (1.8 schema).
@@ -531,7 +532,7 @@ fn lane(cx: &Cx, el: &Raw) -> Result<Lane> {
                     extras: Extras::default(),
                 };
                 m.extras = extras(a);
-                m.extras.elements = c.elements().map(Raw::owned).collect();
+                m.extras.elements = c.elements().map(|e| e.owned()).collect();
                 lane.road_marks.push(m);
             }
             "material" => {
@@ -575,7 +576,7 @@ fn lane(cx: &Cx, el: &Raw) -> Result<Lane> {
     Ok(lane)
 }
 
-fn objects(cx: &Cx, el: &Raw) -> Result<Objects> {
+fn objects(cx: &Cx, el: Raw) -> Result<Objects> {
     let mut o = Objects { extras: all_extras_attrs(el), ..Default::default() };
     for c in el.elements() {
         match c.name {
@@ -586,7 +587,7 @@ fn objects(cx: &Cx, el: &Raw) -> Result<Objects> {
     Ok(o)
 }
 
-fn object(cx: &Cx, el: &Raw) -> Result<Object> {
+fn object(cx: &Cx, el: Raw) -> Result<Object> {
     let mut a = Attrs::new(cx, el);
     let mut o = Object {
         id: a.string("id")?,
@@ -659,7 +660,7 @@ fn object(cx: &Cx, el: &Raw) -> Result<Object> {
     Ok(o)
 }
 
-fn outline(cx: &Cx, el: &Raw) -> Result<Outline> {
+fn outline(cx: &Cx, el: Raw) -> Result<Outline> {
     let mut a = Attrs::new(cx, el);
     let mut o = Outline {
         id: a.opt_string("id"),
@@ -698,7 +699,7 @@ fn outline(cx: &Cx, el: &Raw) -> Result<Outline> {
     Ok(o)
 }
 
-fn signal(cx: &Cx, el: &Raw) -> Result<Signal> {
+fn signal(cx: &Cx, el: Raw) -> Result<Signal> {
     let mut a = Attrs::new(cx, el);
     let mut s = Signal {
         id: a.string("id")?,
@@ -720,11 +721,11 @@ fn signal(cx: &Cx, el: &Raw) -> Result<Signal> {
         extras: Extras::default(),
     };
     s.extras = extras(a);
-    s.extras.elements = el.elements().map(Raw::owned).collect();
+    s.extras.elements = el.elements().map(|e| e.owned()).collect();
     Ok(s)
 }
 
-fn road_crg(cx: &Cx, el: &Raw) -> Result<RoadCrg> {
+fn road_crg(cx: &Cx, el: Raw) -> Result<RoadCrg> {
     let mut a = Attrs::new(cx, el);
     let mut c = RoadCrg {
         file: a.string("file")?,
@@ -742,11 +743,11 @@ fn road_crg(cx: &Cx, el: &Raw) -> Result<RoadCrg> {
         extras: Extras::default(),
     };
     c.extras = extras(a);
-    c.extras.elements = el.elements().map(Raw::owned).collect();
+    c.extras.elements = el.elements().map(|e| e.owned()).collect();
     Ok(c)
 }
 
-fn junction(cx: &Cx, el: &Raw) -> Result<Junction> {
+fn junction(cx: &Cx, el: Raw) -> Result<Junction> {
     let mut a = Attrs::new(cx, el);
     let mut j =
         Junction { id: a.string("id")?, name: a.opt_string("name"), kind: a.opt_string("type"), ..Default::default() };

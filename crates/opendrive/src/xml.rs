@@ -64,40 +64,102 @@ impl Element {
     }
 }
 
-/// The parse tree: names and attribute values borrow from the input where they need no
-/// unescaping, so reading a large file allocates little; [`Raw::owned`] makes an [`Element`]
-/// of what the model keeps verbatim.
-#[derive(Debug)]
-pub(crate) struct Raw<'a> {
-    pub name: &'a str,
-    pub attributes: Vec<(&'a str, Cow<'a, str>)>,
-    pub children: Vec<RawNode<'a>>,
-    /// Byte offset of the `<` in the source.
-    pub pos: usize,
+/// The parse tree, in one arena: names and attribute values borrow from the input where they
+/// need no unescaping, and nodes and attributes live in two flat vectors, so reading a large
+/// file allocates little. [`Raw::owned`] makes an [`Element`] of what the model keeps verbatim.
+#[derive(Debug, Default)]
+pub(crate) struct Doc<'a> {
+    nodes: Vec<NodeData<'a>>,
+    attrs: Vec<(&'a str, Cow<'a, str>)>,
 }
 
 #[derive(Debug)]
-pub(crate) enum RawNode<'a> {
-    Element(Raw<'a>),
+struct NodeData<'a> {
+    kind: Kind<'a>,
+    first_child: u32,
+    last_child: u32,
+    next_sibling: u32,
+}
+
+#[derive(Debug)]
+enum Kind<'a> {
+    Element { name: &'a str, pos: usize, attrs: (u32, u32) },
     Text(String),
     CData(String),
 }
 
+const NONE: u32 = u32::MAX;
+
+impl<'a> Doc<'a> {
+    /// The root element (the document's first node).
+    pub fn root(&self) -> Raw<'_> {
+        self.element(0)
+    }
+
+    fn element(&self, index: u32) -> Raw<'_> {
+        match &self.nodes[index as usize].kind {
+            Kind::Element { name, pos, attrs } => {
+                Raw { name, pos: *pos, attributes: &self.attrs[attrs.0 as usize..attrs.1 as usize], doc: self, index }
+            }
+            // Only element indices are handed out.
+            _ => Raw { name: "", pos: 0, attributes: &[], doc: self, index },
+        }
+    }
+
+    fn push(&mut self, kind: Kind<'a>, parent: Option<u32>) -> u32 {
+        let idx = self.nodes.len() as u32;
+        self.nodes.push(NodeData { kind, first_child: NONE, last_child: NONE, next_sibling: NONE });
+        if let Some(p) = parent {
+            let last = self.nodes[p as usize].last_child;
+            if last == NONE {
+                self.nodes[p as usize].first_child = idx;
+            } else {
+                self.nodes[last as usize].next_sibling = idx;
+            }
+            self.nodes[p as usize].last_child = idx;
+        }
+        idx
+    }
+}
+
+/// A view of one element of a [`Doc`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Raw<'a> {
+    pub name: &'a str,
+    /// Byte offset of the `<` in the source.
+    pub pos: usize,
+    pub attributes: &'a [(&'a str, Cow<'a, str>)],
+    doc: &'a Doc<'a>,
+    index: u32,
+}
+
 impl<'a> Raw<'a> {
-    pub fn elements(&self) -> impl Iterator<Item = &Raw<'a>> {
-        self.children.iter().filter_map(|n| match n {
-            RawNode::Element(e) => Some(e),
-            _ => None,
+    fn child_indices(&self) -> impl Iterator<Item = u32> + 'a {
+        let nodes = &self.doc.nodes;
+        let mut next = nodes[self.index as usize].first_child;
+        std::iter::from_fn(move || {
+            if next == NONE {
+                return None;
+            }
+            let cur = next;
+            next = nodes[cur as usize].next_sibling;
+            Some(cur)
         })
+    }
+
+    pub fn elements(&self) -> impl Iterator<Item = Raw<'a>> + 'a {
+        let doc = self.doc;
+        self.child_indices()
+            .filter(move |&i| matches!(doc.nodes[i as usize].kind, Kind::Element { .. }))
+            .map(move |i| doc.element(i))
     }
 
     /// Concatenated text and CDATA content.
     pub fn text(&self) -> String {
         let mut s = String::new();
-        for n in &self.children {
-            match n {
-                RawNode::Text(t) | RawNode::CData(t) => s.push_str(t),
-                RawNode::Element(_) => {}
+        for i in self.child_indices() {
+            if let Kind::Text(t) | Kind::CData(t) = &self.doc.nodes[i as usize].kind {
+                s.push_str(t);
             }
         }
         s
@@ -113,12 +175,11 @@ impl<'a> Raw<'a> {
             name: self.name.to_string(),
             attributes: self.owned_attributes(),
             children: self
-                .children
-                .iter()
-                .map(|n| match n {
-                    RawNode::Element(e) => Node::Element(e.owned()),
-                    RawNode::Text(t) => Node::Text(t.clone()),
-                    RawNode::CData(t) => Node::CData(t.clone()),
+                .child_indices()
+                .map(|i| match &self.doc.nodes[i as usize].kind {
+                    Kind::Element { .. } => Node::Element(self.doc.element(i).owned()),
+                    Kind::Text(t) => Node::Text(t.clone()),
+                    Kind::CData(t) => Node::CData(t.clone()),
                 })
                 .collect(),
         }
@@ -136,7 +197,7 @@ fn within<'a>(text: &'a str, bytes: &[u8]) -> Option<&'a str> {
 /// Parses a document into its root element. Comments, processing instructions, the XML
 /// declaration and a DOCTYPE are skipped wherever they stand (Town07 has a comment before the
 /// declaration, which libOpenDRIVE accepts and so do we).
-pub(crate) fn parse(text: &str) -> Result<Raw<'_>, Error> {
+pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
     let mut reader = quick_xml::Reader::from_str(text);
     let config = reader.config_mut();
     config.trim_text(false);
@@ -145,8 +206,10 @@ pub(crate) fn parse(text: &str) -> Result<Raw<'_>, Error> {
 
     let xml_err = |at: usize, msg: String| Error::at(ErrorKind::Xml(msg), Position::locate(text, at));
 
-    let mut stack: Vec<Raw> = Vec::new();
-    let mut root: Option<Raw> = None;
+    let mut doc = Doc { nodes: Vec::with_capacity(text.len() / 64), attrs: Vec::with_capacity(text.len() / 24) };
+    // Open elements: (node index, name, pos).
+    let mut stack: Vec<(u32, &str, usize)> = Vec::new();
+    let mut have_root = false;
     loop {
         let pos = reader.buffer_position() as usize;
         let event = match reader.read_event() {
@@ -158,7 +221,13 @@ pub(crate) fn parse(text: &str) -> Result<Raw<'_>, Error> {
             Event::Start(start) | Event::Empty(start) => {
                 let name_bytes = start.name().into_inner();
                 let name = within(text, name_bytes).ok_or_else(|| xml_err(pos, "element name is not text".into()))?;
-                let mut el = Raw { name, attributes: Vec::new(), children: Vec::new(), pos };
+                if stack.is_empty() {
+                    if have_root {
+                        return Err(xml_err(pos, format!("second root element <{name}>")));
+                    }
+                    have_root = true;
+                }
+                let a0 = doc.attrs.len() as u32;
                 for attr in start.attributes().with_checks(true) {
                     let attr = attr.map_err(|e| xml_err(pos, e.to_string()))?;
                     let key = within(text, attr.key.into_inner())
@@ -172,18 +241,18 @@ pub(crate) fn parse(text: &str) -> Result<Raw<'_>, Error> {
                     } else {
                         Cow::Borrowed(raw)
                     };
-                    el.attributes.push((key, value));
+                    doc.attrs.push((key, value));
                 }
+                let a1 = doc.attrs.len() as u32;
+                let parent = stack.last().map(|s| s.0);
+                let idx = doc.push(Kind::Element { name, pos, attrs: (a0, a1) }, parent);
                 // An empty element closes at once; a start element waits for its end.
-                if is_empty {
-                    close(el, &mut stack, &mut root, text)?;
-                } else {
-                    stack.push(el);
+                if !is_empty {
+                    stack.push((idx, name, pos));
                 }
             }
             Event::End(_) => {
-                let el = stack.pop().ok_or_else(|| xml_err(pos, "unexpected end tag".into()))?;
-                close(el, &mut stack, &mut root, text)?;
+                stack.pop().ok_or_else(|| xml_err(pos, "unexpected end tag".into()))?;
             }
             Event::Text(t) => {
                 // Whitespace between elements is formatting: skip it before unescaping.
@@ -191,15 +260,19 @@ pub(crate) fn parse(text: &str) -> Result<Raw<'_>, Error> {
                     continue;
                 }
                 let s = t.unescape().map_err(|e| xml_err(pos, e.to_string()))?;
-                match stack.last_mut() {
-                    Some(parent) => parent.children.push(RawNode::Text(s.into_owned())),
+                match stack.last() {
+                    Some(parent) => {
+                        let p = parent.0;
+                        doc.push(Kind::Text(s.into_owned()), Some(p));
+                    }
                     None => return Err(xml_err(pos, "text outside the root element".into())),
                 }
             }
             Event::CData(c) => {
                 let s = String::from_utf8_lossy(&c.into_inner()).into_owned();
-                if let Some(parent) = stack.last_mut() {
-                    parent.children.push(RawNode::CData(s));
+                if let Some(parent) = stack.last() {
+                    let p = parent.0;
+                    doc.push(Kind::CData(s), Some(p));
                 }
             }
             Event::Eof => break,
@@ -207,23 +280,10 @@ pub(crate) fn parse(text: &str) -> Result<Raw<'_>, Error> {
         }
     }
     if let Some(open) = stack.last() {
-        return Err(xml_err(open.pos, format!("<{}> is never closed (the file ends first)", open.name)));
+        return Err(xml_err(open.2, format!("<{}> is never closed (the file ends first)", open.1)));
     }
-    root.ok_or_else(|| xml_err(0, "no root element".into()))
-}
-
-fn close<'a>(el: Raw<'a>, stack: &mut [Raw<'a>], root: &mut Option<Raw<'a>>, text: &str) -> Result<(), Error> {
-    match stack.last_mut() {
-        Some(parent) => parent.children.push(RawNode::Element(el)),
-        None => {
-            if root.is_some() {
-                return Err(Error::at(
-                    ErrorKind::Xml(format!("second root element <{}>", el.name)),
-                    Position::locate(text, el.pos),
-                ));
-            }
-            *root = Some(el);
-        }
+    if !have_root {
+        return Err(xml_err(0, "no root element".into()));
     }
-    Ok(())
+    Ok(doc)
 }
