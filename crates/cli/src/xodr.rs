@@ -138,7 +138,11 @@ pub fn eval(path: &Path, step: f64, roads: &[String]) -> Result<u8> {
                 road.id, g.s, g.x, g.y, g.hdg, g.length
             )?;
         }
-        let n = (road.length / step).floor() as usize;
+        let n_f = (road.length / step).floor();
+        if n_f > 1e8 {
+            bail!("road {}: {} samples at --step {step} m; use a larger step", road.id, n_f);
+        }
+        let n = n_f as usize;
         let mut stations: Vec<f64> = (0..=n).map(|i| i as f64 * step).collect();
         if stations.last().is_none_or(|&s| road.length - s > 1e-9) {
             stations.push(road.length);
