@@ -1,0 +1,130 @@
+//! The demo scene is what it says it is, and its truth CRG holds exactly the scene's heights on
+//! the scene's reference line.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use sim::{Material, Scene, Zone};
+
+#[test]
+fn demo_scene_features_are_where_and_how_deep_they_are_stated() {
+    let scene = Scene::demo(1);
+    let road = scene.road();
+    assert!((road.length() - 150.0).abs() < 1e-9);
+    let m = &scene.surface;
+    // Pothole: the flat bottom is `depth` below the asphalt texture.
+    let p = m.potholes[0];
+    let (h, mat) = scene.height(&road, p.s, p.t).unwrap();
+    assert_eq!(mat, Material::Asphalt);
+    assert!((h - (m.asphalt.at(p.s, p.t) - p.depth)).abs() < 1e-12);
+    // Manhole: flat cover at its offset, its own material, plain road just outside.
+    let mh = m.manholes[0];
+    assert_eq!(scene.height(&road, mh.s, mh.t).unwrap(), (mh.offset, Material::Manhole));
+    assert_eq!(scene.height(&road, mh.s + mh.radius + 0.01, mh.t).unwrap().1, Material::Asphalt);
+    // Curbs at the outer borders of lanes 1 and -1, sidewalks to lanes 2 and -2.
+    for s in [10.0, 60.0, 110.0, 140.0] {
+        let b = road.lane_borders(s);
+        let t1 = b.iter().find(|x| x.0 == 1).unwrap().1;
+        let tm1 = b.iter().find(|x| x.0 == -1).unwrap().1;
+        assert_eq!(scene.zone(&road, s, t1 - 0.01), Zone::Road);
+        assert_eq!(scene.zone(&road, s, t1 + 0.01), Zone::Sidewalk);
+        assert_eq!(scene.zone(&road, s, tm1 - 0.01), Zone::Sidewalk);
+        assert_eq!(scene.zone(&road, s, t1 + 2.01), Zone::Outside);
+        let (h, mat) = scene.height(&road, s, t1 + 0.5).unwrap();
+        assert_eq!(mat, Material::Concrete);
+        assert!((h - m.curb_height).abs() < 0.005, "sidewalk height {h}");
+    }
+    // Dashed centre line: paint on a dash, none in a gap (outside the cobbles).
+    assert_eq!(scene.height(&road, 1.0, 0.0).unwrap().1, Material::Marking);
+    assert_eq!(scene.height(&road, 5.0, 0.0).unwrap().1, Material::Asphalt);
+}
+
+#[test]
+fn asphalt_texture_has_the_stated_rms() {
+    let scene = Scene::demo(3);
+    let road = scene.road();
+    let mut sq = 0.0;
+    let mut n = 0;
+    for i in 0..200 {
+        for j in 0..40 {
+            let (s, t) = (5.0 + i as f64 * 0.2313, -2.9 + j as f64 * 0.0703);
+            let (h, mat) = scene.height(&road, s, t).unwrap();
+            if mat == Material::Asphalt {
+                sq += h * h;
+                n += 1;
+            }
+        }
+    }
+    let rms = (sq / n as f64).sqrt();
+    assert!((rms - scene.surface.asphalt_rms).abs() < 0.1 * scene.surface.asphalt_rms, "rms {rms} over {n}");
+}
+
+#[test]
+fn cobbles_have_joints_and_domes() {
+    let scene = Scene::demo(1);
+    let road = scene.road();
+    let c = scene.surface.cobbles.unwrap();
+    let (mut joints, mut n, mut top) = (0, 0, f64::MIN);
+    for i in 0..500 {
+        for j in 0..50 {
+            let (h, mat) = scene.height(&road, c.s0 + 1.0 + i as f64 * 0.0137, -2.0 + j as f64 * 0.0311).unwrap();
+            assert_eq!(mat, Material::Cobble);
+            n += 1;
+            if (h + c.joint_depth).abs() < 1e-12 {
+                joints += 1;
+            }
+            top = top.max(h);
+        }
+    }
+    // Joint area fraction 1 - (l w) / ((l + j)(w + j)).
+    let want = 1.0 - (c.length * c.width) / ((c.length + c.joint) * (c.width + c.joint));
+    let got = joints as f64 / n as f64;
+    assert!((got - want).abs() < 0.03, "joint fraction {got} vs {want}");
+    assert!((top - c.dome).abs() < 0.1 * c.dome, "dome top {top}");
+}
+
+#[test]
+fn truth_crg_holds_the_scene_heights_on_the_scene_reference_line() {
+    let scene = Scene::demo(5);
+    let road = scene.road();
+    let (du, dv, v0, v1) = (0.05, 0.05, -7.0, 6.0);
+    let crg = sim::truth::surface_crg(&scene, du, dv, v0, v1);
+    let dir = std::env::temp_dir().join(format!("roadscan-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("surface.crg");
+    opencrg::write_file(&crg, &path, opencrg::Format::Krbi).unwrap();
+    let back = opencrg::read_file(&path).unwrap();
+    let surf = opencrg::Surface::new(&back, false).unwrap();
+    let (x, y) = surf.reference_line();
+    let mut nodes = 0;
+    for iu in (0..back.nu).step_by(7) {
+        let s = iu as f64 * du;
+        let p = road.pose(s);
+        // The C-API's Euler integration of the chord headings meets the reference line; steps
+        // of du along chords that are du³κ²/24 shorter add up to 3e-6 m over the 60 m arc at
+        // du = 5 cm (2e-7 m at the 1 cm of real grids).
+        assert!((x[iu] - p.x).hypot(y[iu] - p.y) < 1e-5, "s {s}: ({}, {}) vs ({}, {})", x[iu], y[iu], p.x, p.y);
+        for iv in 0..back.nv() {
+            let v = v0 + iv as f64 * dv;
+            let want = scene.z(&road, s, v);
+            // The stored node (float32); evaluation at a node next to a NaN node is NaN in
+            // the C-API (0 x NaN), so the nodes are compared as stored.
+            let got = back.z_at(iu, iv) as f64;
+            match want {
+                Some(w) => {
+                    assert!((got - w).abs() < 5e-7, "(s {s}, t {v}): CRG {got} vs scene {w}");
+                    nodes += 1;
+                }
+                None => assert!(got.is_nan(), "(s {s}, t {v}) outside the sidewalks must be NaN, got {got}"),
+            }
+        }
+    }
+    assert!(nodes > 10_000);
+    // Same seed, same bytes.
+    let again = dir.join("again.crg");
+    opencrg::write_file(&sim::truth::surface_crg(&Scene::demo(5), du, dv, v0, v1), &again, opencrg::Format::Krbi)
+        .unwrap();
+    assert!(std::fs::read(&path).unwrap() == std::fs::read(&again).unwrap());
+    let other = sim::truth::surface_crg(&Scene::demo(6), du, dv, v0, v1);
+    assert_ne!(other.z, back.z);
+    let _ = std::fs::remove_dir_all(&dir);
+}
