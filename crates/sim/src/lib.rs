@@ -6,3 +6,4 @@ pub mod scene;
 pub mod truth;
 
 pub use scene::{Material, Scene, Zone};
+pub mod scanner;

@@ -195,31 +195,35 @@ impl Scene {
         RoadEval::new(&self.odr.roads[0])
     }
 
-    /// Which zone (s, t) is in: road between the outer borders of lanes 1 and -1, sidewalk out
-    /// to the outer borders of lanes 2 and -2.
+    /// Lateral borders at station s: the road between the outer borders of lanes 1 and -1,
+    /// sidewalks out to the outer borders of lanes 2 and -2.
+    pub fn borders(&self, road: &RoadEval, s: f64) -> Borders {
+        let b = road.lane_borders(s);
+        let at = |id: i32| b.iter().find(|(i, _)| *i == id).map_or(0.0, |(_, t)| *t);
+        Borders { road_left: at(1), walk_left: at(2), road_right: at(-1), walk_right: at(-2) }
+    }
+
+    /// Which zone (s, t) is in.
     pub fn zone(&self, road: &RoadEval, s: f64, t: f64) -> Zone {
-        let borders = road.lane_borders(s);
-        let b = |id: i32| borders.iter().find(|(i, _)| *i == id).map(|(_, t)| *t);
-        let (l1, l2, r1, r2) = (b(1).unwrap_or(0.0), b(2).unwrap_or(0.0), b(-1).unwrap_or(0.0), b(-2).unwrap_or(0.0));
-        if t <= l1 && t >= r1 {
-            Zone::Road
-        } else if (t > l1 && t <= l2) || (t < r1 && t >= r2) {
-            Zone::Sidewalk
-        } else {
-            Zone::Outside
-        }
+        self.borders(road, s).zone(t)
     }
 
     /// Height of the designed surface above the OpenDRIVE road surface at (s, t), m, and its
     /// material; `None` outside the sidewalks.
     pub fn height(&self, road: &RoadEval, s: f64, t: f64) -> Option<(f64, Material)> {
+        self.height_in(&self.borders(road, s), s, t)
+    }
+
+    /// [`Scene::height`] with the borders at s already computed (the scanner's inner loop).
+    pub fn height_in(&self, borders: &Borders, s: f64, t: f64) -> Option<(f64, Material)> {
         let m = &self.surface;
-        match self.zone(road, s, t) {
+        match borders.zone(t) {
             Zone::Outside => None,
             Zone::Sidewalk => Some((m.curb_height + m.sidewalk.at(s, t), Material::Concrete)),
             Zone::Road => {
                 for mh in &m.manholes {
-                    if (s - mh.s).hypot(t - mh.t) <= mh.radius {
+                    let (ds, dt) = (s - mh.s, t - mh.t);
+                    if ds * ds + dt * dt <= mh.radius * mh.radius {
                         return Some((mh.offset, Material::Manhole));
                     }
                 }
@@ -228,8 +232,10 @@ impl Scene {
                     None => (m.asphalt.at(s, t), Material::Asphalt),
                 };
                 for p in &m.potholes {
-                    let r = ((s - p.s) / p.radius_s).hypot((t - p.t) / p.radius_t);
-                    if r < 1.0 {
+                    let (a, b) = ((s - p.s) / p.radius_s, (t - p.t) / p.radius_t);
+                    let r2 = a * a + b * b;
+                    if r2 < 1.0 {
+                        let r = r2.sqrt();
                         // Flat bottom inside r = 0.7, a smooth rim from 0.7 to 1.
                         let w = ((1.0 - r) / 0.3).clamp(0.0, 1.0);
                         let w = w * w * (3.0 - 2.0 * w);
@@ -250,9 +256,49 @@ impl Scene {
     }
 
     /// Absolute z of the designed surface at (s, t), m (file frame: header offset not applied).
+    ///
+    /// The scene is defined in planar road coordinates: (s, t) is the point P(s) + t·N(s) of
+    /// the horizontal reference line and its horizontal normal (the placement a CRG uses), and
+    /// the base surface is the OpenDRIVE one seen in that frame: the reference-line elevation
+    /// plus t·tan(superelevation)/√(1 + grade²), which is where OpenDRIVE's superelevated
+    /// lateral axis meets the vertical through that point (to the along-track coupling of grade
+    /// and superelevation, below 1e-3·|t| horizontally).
     pub fn z(&self, road: &RoadEval, s: f64, t: f64) -> Option<f64> {
         let (h, _) = self.height(road, s, t)?;
-        Some(road.sth_to_xyz(s, t, 0.0)[2] + h)
+        Some(self.base_z(road, s, t) + h)
+    }
+
+    /// The OpenDRIVE surface in planar road coordinates (see [`Scene::z`]), m.
+    pub fn base_z(&self, road: &RoadEval, s: f64, t: f64) -> f64 {
+        let e = &road.road().elevation_profile.elevations;
+        let grade = opendrive::eval::profile_slope(e, s);
+        road.elevation(s) + t * road.superelevation(s).tan() / (1.0 + grade * grade).sqrt()
+    }
+}
+
+/// Lateral borders of the zones at one station, m.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Borders {
+    /// Left curb (outer border of lane 1).
+    pub road_left: f64,
+    /// Left sidewalk's outer edge (lane 2).
+    pub walk_left: f64,
+    /// Right curb (lane -1).
+    pub road_right: f64,
+    /// Right sidewalk's outer edge (lane -2).
+    pub walk_right: f64,
+}
+
+impl Borders {
+    /// The zone at t.
+    pub fn zone(&self, t: f64) -> Zone {
+        if t <= self.road_left && t >= self.road_right {
+            Zone::Road
+        } else if (t > self.road_left && t <= self.walk_left) || (t < self.road_right && t >= self.walk_right) {
+            Zone::Sidewalk
+        } else {
+            Zone::Outside
+        }
     }
 }
 

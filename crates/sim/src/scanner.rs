@@ -1,0 +1,331 @@
+//! A profile scanner on a mapping vehicle (Z+F / Pegasus Two style): a mirror turning at a
+//! fixed rate sweeps a beam through the vertical plane normal to the road, while the vehicle
+//! drives along a lane. Rays are cast against the scene exactly: the designed surface (road,
+//! sidewalks and the ground beyond them at sidewalk height) and vertical facades parallel to
+//! the road. Range noise is Gaussian and seeded per ray, so results do not depend on threads.
+//!
+//! # Frames and units
+//! Scanner and points in the file frame of the scene's OpenDRIVE road (x, y, z in metres), the
+//! road frame (s, t) planar as in [`Scene::z`]; time in seconds from the start of the pass.
+
+use crate::noise;
+use crate::scene::{Material, Scene, Zone};
+
+/// Scanner settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScannerConfig {
+    /// Mirror revolutions per second.
+    pub rate: f64,
+    /// Points per revolution (evenly spaced in angle).
+    pub points_per_rev: usize,
+    /// Range noise, 1 sigma, m.
+    pub range_noise: f64,
+    /// Largest range with a return, m.
+    pub max_range: f64,
+    /// Height of the scanner centre above the road surface, m.
+    pub height: f64,
+}
+
+impl Default for ScannerConfig {
+    fn default() -> Self {
+        ScannerConfig { rate: 200.0, points_per_rev: 1000, range_noise: 0.002, max_range: 60.0, height: 2.2 }
+    }
+}
+
+/// One drive through the scene.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pass {
+    /// Lateral position of the scanner (lane centre), m.
+    pub t: f64,
+    /// Speed, m/s.
+    pub speed: f64,
+    /// First and last station of the drive, m; driving towards decreasing s when `s_end < s_start`.
+    pub s_start: f64,
+    /// m.
+    pub s_end: f64,
+    /// Number written to the LAS point source id.
+    pub id: u16,
+}
+
+/// What a point hit (the truth classification).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// Road surface (asphalt, setts, manhole covers).
+    Road,
+    /// Lane marking.
+    Marking,
+    /// Sidewalk, curb top and the ground beyond.
+    Sidewalk,
+    /// Building facade.
+    Building,
+}
+
+/// One return.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScanPoint {
+    /// Measured position (with range noise), m.
+    pub xyz: [f64; 3],
+    /// Exact hit on the scene, m.
+    pub truth: [f64; 3],
+    /// Road-frame position of the exact hit.
+    pub s: f64,
+    /// m.
+    pub t: f64,
+    /// s.
+    pub time: f64,
+    /// Mirror angle from straight down, positive towards the left, rad.
+    pub angle: f64,
+    /// Measured range, m.
+    pub range: f64,
+    /// Range noise applied, m.
+    pub noise: f64,
+    /// Truth class.
+    pub class: Class,
+    /// Surface material.
+    pub material: Material,
+    /// Return intensity, 0..65535.
+    pub intensity: u16,
+    /// Pass id.
+    pub pass: u16,
+}
+
+/// Lateral position of the facades (left, right) and their height: built up 3 m beyond the
+/// sidewalks of the demo road.
+pub const FACADES: (f64, f64, f64) = (8.5, -9.5, 12.0);
+
+/// Scans one pass; profiles in time order, points in mirror order.
+pub fn scan(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64) -> Vec<ScanPoint> {
+    let road = scene.road();
+    let dist = (pass.s_end - pass.s_start).abs();
+    let dir = (pass.s_end - pass.s_start).signum();
+    let duration = dist / pass.speed;
+    let n_profiles = (duration * cfg.rate).floor() as usize + 1;
+    // Profiles are independent: scan contiguous blocks on every core, then join them in order,
+    // so the result is the same for any number of threads.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
+    let block = n_profiles.div_ceil(threads);
+    let road = &road;
+    let parts: Vec<Vec<ScanPoint>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|b| {
+                sc.spawn(move || {
+                    let mut out = Vec::new();
+                    for k in b * block..((b + 1) * block).min(n_profiles) {
+                        let t0 = k as f64 / cfg.rate;
+                        let s = pass.s_start + dir * pass.speed * t0;
+                        profile(scene, road, cfg, pass, seed, k, s, t0, &mut out);
+                    }
+                    out
+                })
+            })
+            .collect();
+        // A panic in a worker is a bug: pass it on rather than lose its profiles.
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    parts.concat()
+}
+
+/// Ground height across the road at station s, in planar t.
+struct Section<'a> {
+    scene: &'a Scene,
+    borders: crate::scene::Borders,
+    s: f64,
+    z0: f64,
+    slope: f64,
+    outer: (f64, f64),
+}
+
+impl Section<'_> {
+    /// Ground z at t (designed surface; beyond the sidewalks, the ground at sidewalk height).
+    fn z(&self, t: f64) -> (f64, Material, Zone) {
+        let base = self.z0 + t * self.slope;
+        let tt = t.clamp(self.outer.1, self.outer.0);
+        match self.scene.height_in(&self.borders, self.s, tt) {
+            Some((h, m)) => (base + h, m, self.borders.zone(tt)),
+            None => (base + self.scene.surface.curb_height, Material::Concrete, Zone::Sidewalk),
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn profile(
+    scene: &Scene,
+    road: &opendrive::RoadEval,
+    cfg: &ScannerConfig,
+    pass: &Pass,
+    seed: u64,
+    k: usize,
+    s: f64,
+    t0: f64,
+    out: &mut Vec<ScanPoint>,
+) {
+    let pose = road.pose(s);
+    let (sin_h, cos_h) = pose.hdg.sin_cos();
+    let normal = [-sin_h, cos_h];
+    let e = &road.road().elevation_profile.elevations;
+    let grade = opendrive::eval::profile_slope(e, s);
+    let slope = road.superelevation(s).tan() / (1.0 + grade * grade).sqrt();
+    let borders = scene.borders(road, s);
+    let outer = (borders.walk_left - 1e-9, borders.walk_right + 1e-9);
+    let sec = Section { scene, borders, s, z0: road.elevation(s), slope, outer };
+    let (zc_ground, _, _) = sec.z(pass.t);
+    let zc = zc_ground + cfg.height;
+    let (fl, fr, fh) = FACADES;
+    for j in 0..cfg.points_per_rev {
+        let angle = std::f64::consts::TAU * j as f64 / cfg.points_per_rev as f64 - std::f64::consts::PI;
+        let (sa, ca) = angle.sin_cos();
+        // Direction in the profile plane: lateral sin, vertical -cos (angle 0 = straight down).
+        let hit = cast(&sec, pass.t, zc, sa, ca, cfg.max_range, (fl, fr, fh));
+        let Some((r, t_hit, z_hit, material, class)) = hit else { continue };
+        let noise = cfg.range_noise * gaussian(seed, pass.id, k, j);
+        let rm = r + noise;
+        let xy = |t: f64| [pose.x + t * normal[0], pose.y + t * normal[1]];
+        let truth_xy = xy(t_hit);
+        let meas_t = pass.t + rm * sa;
+        let meas_xy = xy(meas_t);
+        let meas_z = zc - rm * ca;
+        // Intensity: Phong with the incidence on a horizontal or vertical surface, 1/r falloff.
+        let cos_inc = if class == Class::Building { sa.abs() } else { ca.abs() };
+        let refl = material.reflectance();
+        let i = (refl.diffuse * cos_inc + refl.specular * cos_inc.powf(refl.exponent)) / (1.0 + 0.02 * r);
+        out.push(ScanPoint {
+            xyz: [meas_xy[0], meas_xy[1], meas_z],
+            truth: [truth_xy[0], truth_xy[1], z_hit],
+            s,
+            t: t_hit,
+            time: t0 + j as f64 / (cfg.points_per_rev as f64 * cfg.rate),
+            angle,
+            range: rm,
+            noise,
+            class,
+            material,
+            intensity: (i.clamp(0.0, 1.0) * 65535.0) as u16,
+            pass: pass.id,
+        });
+    }
+}
+
+/// Ray from (t0, zc) with lateral direction `sa` and downward component `ca`: the first hit on
+/// a facade or on the ground, (range, t, z, material, class).
+fn cast(
+    sec: &Section,
+    t0: f64,
+    zc: f64,
+    sa: f64,
+    ca: f64,
+    max_range: f64,
+    facades: (f64, f64, f64),
+) -> Option<(f64, f64, f64, Material, Class)> {
+    let (fl, fr, fh) = facades;
+    // Facade hit, if the ray goes sideways.
+    let facade = if sa > 1e-9 {
+        Some((fl - t0) / sa)
+    } else if sa < -1e-9 {
+        Some((fr - t0) / sa)
+    } else {
+        None
+    };
+    let r_facade = facade.filter(|&r| r > 0.0 && r <= max_range).filter(|&r| {
+        let t = t0 + r * sa;
+        let z = zc - r * ca;
+        let (zg, _, _) = sec.z(t);
+        z >= zg && z <= zg + fh
+    });
+    // Ground: step along the ray in lateral steps of 1 cm (vertical steps of 1 cm for steep
+    // rays) until it is below the ground, then bisect.
+    let mut ground = None;
+    if ca > 1e-6 {
+        let r_end = r_facade.unwrap_or(max_range).min(max_range);
+        let f = |r: f64| zc - r * ca - sec.z(t0 + r * sa).0;
+        // Start where the ray enters the band the ground can be in: designed heights lie
+        // within -0.1 to +0.15 m of the base plane, which the ray crosses linearly.
+        let dr = 0.01 / sa.abs().max(ca);
+        let descent = ca + sa * sec.slope;
+        let above = zc - sec.z0 - t0 * sec.slope - 0.16;
+        let mut r = if descent > 1e-12 { (above / descent).max(0.0) } else { r_end };
+        r = (r - dr).max(0.0);
+        // March: while the ray is above what the surface can reach in the current zone (road:
+        // 2 cm above the base plane, sidewalks: 14 cm), jump; then 1 cm steps and bisection.
+        let b = &sec.borders;
+        let edges = [b.walk_right, b.road_right, b.road_left, b.walk_left];
+        let bound = |t: f64| if t <= b.road_left && t >= b.road_right { 0.02 } else { 0.14 };
+        let mut prev = r;
+        let mut fp = f(prev);
+        while r < r_end {
+            let t = t0 + r * sa;
+            let gap = zc - r * ca - (sec.z0 + t * sec.slope) - bound(t);
+            if gap > 1e-3 && descent > 1e-12 {
+                // Stay within the zone: stop at the next zone edge along the ray.
+                let to_edge = edges
+                    .iter()
+                    .map(|&e| (e - t) / sa)
+                    .filter(|&d| d.is_finite() && d > 1e-9)
+                    .fold(f64::INFINITY, f64::min);
+                let jump = (gap / descent).min(to_edge + 1e-9).min(r_end - r);
+                if jump > dr {
+                    let landing = r + jump;
+                    let fl = f(landing);
+                    if fl > 0.0 {
+                        r = landing;
+                        prev = r;
+                        fp = fl;
+                        continue;
+                    }
+                    // Below the surface after the jump (a curb face at the zone edge): the
+                    // crossing is in the jumped interval; bisect it below.
+                    r = landing - dr;
+                }
+            }
+            r = (r + dr).min(r_end);
+            let fr = f(r);
+            if fp > 0.0 && fr <= 0.0 {
+                let (mut lo, mut hi) = (prev, r);
+                for _ in 0..50 {
+                    let mid = 0.5 * (lo + hi);
+                    if f(mid) > 0.0 {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                    if hi - lo < 1e-9 {
+                        break;
+                    }
+                }
+                ground = Some(hi);
+                break;
+            }
+            prev = r;
+            fp = fr;
+            if r >= r_end {
+                break;
+            }
+        }
+    }
+    match (ground, r_facade) {
+        (Some(rg), rf) if rf.is_none_or(|rf| rg < rf) => {
+            let t = t0 + rg * sa;
+            let (_, material, zone) = sec.z(t);
+            // The ray point: on the surface, or on a vertical face (curb, joint, rim) where the
+            // surface steps.
+            let zg = zc - rg * ca;
+            let class = match (zone, material) {
+                (_, Material::Marking) => Class::Marking,
+                (Zone::Road, _) => Class::Road,
+                _ => Class::Sidewalk,
+            };
+            Some((rg, t, zg, material, class))
+        }
+        (_, Some(rf)) => Some((rf, t0 + rf * sa, zc - rf * ca, Material::Concrete, Class::Building)),
+        _ => None,
+    }
+}
+
+/// A standard normal variate for (seed, pass, profile, point), by Box-Muller on two hashed
+/// uniforms: independent of evaluation order.
+fn gaussian(seed: u64, pass: u16, k: usize, j: usize) -> f64 {
+    let key = seed ^ ((pass as u64) << 48);
+    let u1 = 0.5 * (noise::value_noise(key, k as f64, j as f64) + 1.0);
+    let u2 = 0.5 * (noise::value_noise(key ^ 0xabcdef, k as f64, j as f64) + 1.0);
+    let u1 = u1.clamp(1e-300, 1.0);
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}

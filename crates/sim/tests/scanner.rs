@@ -1,0 +1,95 @@
+//! The virtual scanner: exact hits on the designed scene, the configured noise, the scan
+//! pattern, determinism.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use sim::scanner::{scan, Class, Pass, ScannerConfig};
+use sim::Scene;
+
+fn pass() -> Pass {
+    Pass { t: -1.625, speed: 10.0, s_start: 40.0, s_end: 70.0, id: 1 }
+}
+
+#[test]
+fn hits_lie_exactly_on_the_designed_surface_and_the_noise_is_as_configured() {
+    let scene = Scene::demo(2);
+    let road = scene.road();
+    let cfg = ScannerConfig::default();
+    let pts = scan(&scene, &cfg, &pass(), 9);
+    let (mut n_ground, mut sum, mut sq, mut n_faces) = (0usize, 0.0, 0.0, 0usize);
+    for p in &pts {
+        if p.class == Class::Building {
+            let (fl, fr, _) = sim::scanner::FACADES;
+            assert!((p.t - fl).abs() < 1e-9 || (p.t - fr).abs() < 1e-9, "facade hit at t {}", p.t);
+            continue;
+        }
+        if let Some(z) = scene.z(&road, p.s, p.t) {
+            // Exact hit on the designed surface (bisection to 1e-9 m along the ray), or on a
+            // vertical face where the surface steps (curbs, sett joints, manhole rim).
+            if (p.truth[2] - z).abs() >= 1e-6 {
+                let lo = scene.z(&road, p.s, p.t - 1e-5).unwrap_or(z);
+                let hi = scene.z(&road, p.s, p.t + 1e-5).unwrap_or(z);
+                let (a, b) = (lo.min(hi) - 1e-6, lo.max(hi) + 1e-6);
+                assert!(
+                    (lo - hi).abs() > 2e-4 && p.truth[2] >= a && p.truth[2] <= b,
+                    "hit z {} vs surface {z} at (s {}, t {})",
+                    p.truth[2],
+                    p.s,
+                    p.t
+                );
+                n_faces += 1;
+            }
+            // Range residual: measured range against the distance from the scanner to the hit.
+            n_ground += 1;
+            sum += p.noise;
+            sq += p.noise * p.noise;
+        }
+    }
+    assert!(n_ground > 50_000, "{n_ground} ground points");
+    // Curb faces, paint edges and sett joints catch a few per cent of the rays.
+    assert!(n_faces < n_ground / 20, "{n_faces} hits on vertical faces of {n_ground}");
+    let rms = (sq / n_ground as f64).sqrt();
+    let mean = sum / n_ground as f64;
+    assert!((rms - cfg.range_noise).abs() < 0.1 * cfg.range_noise, "rms {rms}");
+    assert!(mean.abs() < 0.0002, "mean {mean}");
+    // The measured point is the truth moved along the ray by the noise.
+    for p in pts.iter().step_by(97) {
+        let d = ((p.xyz[0] - p.truth[0]).powi(2) + (p.xyz[1] - p.truth[1]).powi(2) + (p.xyz[2] - p.truth[2]).powi(2))
+            .sqrt();
+        assert!((d - p.noise.abs()).abs() < 1e-9, "{d} vs {}", p.noise);
+    }
+}
+
+#[test]
+fn scan_pattern_spacing_and_points_per_profile() {
+    let scene = Scene::demo(2);
+    let cfg = ScannerConfig { points_per_rev: 720, ..Default::default() };
+    let pts = scan(&scene, &cfg, &pass(), 1);
+    // Profiles are speed / rate apart along the road.
+    let mut stations: Vec<f64> = pts.iter().map(|p| p.s).collect();
+    stations.dedup();
+    for w in stations.windows(2) {
+        assert!((w[1] - w[0] - 10.0 / 200.0).abs() < 1e-9);
+    }
+    assert_eq!(stations.len(), (30.0 / 10.0 * 200.0) as usize + 1);
+    // Every ray below the horizon returns (road, sidewalks, facades); above the facades, sky.
+    let per_profile = pts.len() as f64 / stations.len() as f64;
+    assert!(per_profile > 0.5 * 720.0 && per_profile < 720.0, "{per_profile}");
+    // Time increases within the pass.
+    assert!(pts.windows(2).all(|w| w[1].time > w[0].time));
+    // Classes present.
+    for c in [Class::Road, Class::Marking, Class::Sidewalk, Class::Building] {
+        assert!(pts.iter().any(|p| p.class == c), "{c:?} missing");
+    }
+}
+
+#[test]
+fn same_seed_same_points() {
+    let scene = Scene::demo(2);
+    let cfg = ScannerConfig { points_per_rev: 200, ..Default::default() };
+    let a = scan(&scene, &cfg, &pass(), 5);
+    let b = scan(&scene, &cfg, &pass(), 5);
+    assert_eq!(a, b);
+    let c = scan(&scene, &cfg, &pass(), 6);
+    assert_ne!(a, c);
+}
