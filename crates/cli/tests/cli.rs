@@ -152,3 +152,35 @@ fn help_has_examples() {
         assert!(stdout(&o).contains("Examples:"), "{args:?}");
     }
 }
+
+#[test]
+fn synth_writes_the_survey_and_its_truth() {
+    let d = tmp_dir("synth");
+    let out = d.join("survey");
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        "demo",
+        "--out",
+        out.to_str().unwrap(),
+        "--seed",
+        "3",
+        "--points-per-rev",
+        "64",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["scan.las", "trajectory.csv", "truth/road.xodr", "truth/surface.crg", "truth/features.json"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    // The truth road is our demo road, and it reads back.
+    let road = opendrive::read_file(out.join("truth/road.xodr")).unwrap();
+    assert_eq!(road.roads.len(), 1);
+    let traj = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    assert_eq!(traj.lines().next(), Some("time,x,y,z,roll,pitch,heading,pass"));
+    // 2 passes x 3001 profiles.
+    assert_eq!(traj.lines().count(), 1 + 2 * 3001);
+    let o = roadscan(&["synth", "--scene", "moon", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("only the built-in demo scene"));
+}

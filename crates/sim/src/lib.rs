@@ -7,3 +7,4 @@ pub mod truth;
 
 pub use scene::{Material, Scene, Zone};
 pub mod scanner;
+pub mod survey;

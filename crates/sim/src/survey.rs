@@ -1,0 +1,202 @@
+//! A virtual survey: passes of the scanner through a scene, written as a real mobile-mapping
+//! system delivers them (`scan.las` or `scan.laz`, `trajectory.csv`) together with the exact
+//! truth (`truth/road.xodr`, `truth/surface.crg`, `truth/features.json`).
+//!
+//! Map coordinates are the scene's file coordinates plus the OpenDRIVE header `<offset>` (the
+//! demo road sits at EOV (EPSG:23700) 650000 / 240000, near Budapest). Classes: 11 road
+//! surface, 64 lane marking, 65 sidewalk and curb, 6 building (64 and 65 are user classes).
+
+use crate::scanner::{scan, Class, Pass, ScanPoint, ScannerConfig, FACADES};
+use crate::Scene;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// OGC WKT of EPSG:23700, HD72 / EOV.
+pub const EOV_WKT: &str = r#"PROJCS["HD72 / EOV",GEOGCS["HD72",DATUM["Hungarian_Datum_1972",SPHEROID["GRS 1967",6378160,298.247167427,AUTHORITY["EPSG","7036"]],TOWGS84[52.17,-71.82,-14.9,0,0,0,0],AUTHORITY["EPSG","6237"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4237"]],PROJECTION["Hotine_Oblique_Mercator_Azimuth_Center"],PARAMETER["latitude_of_center",47.1443937222222],PARAMETER["longitude_of_center",19.0485717777778],PARAMETER["azimuth",90],PARAMETER["rectified_grid_angle",90],PARAMETER["scale_factor",0.99993],PARAMETER["false_easting",650000],PARAMETER["false_northing",200000],UNIT["metre",1,AUTHORITY["EPSG","9001"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","23700"]]"#;
+
+/// ASPRS class code of a truth class.
+pub fn class_code(c: Class) -> u8 {
+    match c {
+        Class::Road => 11,
+        Class::Marking => 64,
+        Class::Sidewalk => 65,
+        Class::Building => 6,
+    }
+}
+
+/// A survey plan.
+#[derive(Debug, Clone)]
+pub struct Survey {
+    /// Scanner settings.
+    pub scanner: ScannerConfig,
+    /// The drives, in time order.
+    pub passes: Vec<Pass>,
+    /// Seed of the range noise.
+    pub seed: u64,
+    /// GPS time of the first profile of the first pass, s; passes follow 60 s apart.
+    pub start_time: f64,
+}
+
+impl Survey {
+    /// Two passes over the whole demo road at 10 m/s: lane -1 forward, lane 1 backward.
+    pub fn demo(seed: u64) -> Survey {
+        Survey {
+            scanner: ScannerConfig::default(),
+            passes: vec![
+                Pass { t: -1.625, speed: 10.0, s_start: 0.0, s_end: 150.0, id: 1 },
+                Pass { t: 1.625, speed: 10.0, s_start: 150.0, s_end: 0.0, id: 2 },
+            ],
+            seed,
+            start_time: 3.0e8,
+        }
+    }
+}
+
+/// What a survey wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Points written.
+    pub points: usize,
+    /// Rays cast.
+    pub rays: usize,
+    /// Trajectory rows.
+    pub profiles: usize,
+}
+
+/// Runs the survey and writes everything below `out` (`scan.laz` when `laz`).
+pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summary, String> {
+    let truth = out.join("truth");
+    std::fs::create_dir_all(&truth).map_err(|e| format!("{}: {e}", truth.display()))?;
+    let off = scene.odr.header.offset.unwrap_or_default();
+    let (sin_o, cos_o) = off.hdg.sin_cos();
+    let to_map = |p: [f64; 3]| [off.x + p[0] * cos_o - p[1] * sin_o, off.y + p[0] * sin_o + p[1] * cos_o, off.z + p[2]];
+    let mut points: Vec<scan::LasPoint> = Vec::new();
+    let mut traj = String::from("time,x,y,z,roll,pitch,heading,pass\n");
+    let road = scene.road();
+    let mut rays = 0;
+    let mut profiles = 0;
+    for (i, pass) in survey.passes.iter().enumerate() {
+        let t0 = survey.start_time + 60.0 * i as f64 + (0..i).map(|k| pass_duration(&survey.passes[k])).sum::<f64>();
+        let pts: Vec<ScanPoint> = scan(scene, &survey.scanner, pass, survey.seed);
+        let n_profiles = (pass_duration(pass) * survey.scanner.rate).floor() as usize + 1;
+        rays += n_profiles * survey.scanner.points_per_rev;
+        profiles += n_profiles;
+        let dir = (pass.s_end - pass.s_start).signum();
+        for k in 0..n_profiles {
+            let tk = k as f64 / survey.scanner.rate;
+            let s = pass.s_start + dir * pass.speed * tk;
+            let pose = road.pose(s);
+            let xy = [pose.x - pass.t * pose.hdg.sin(), pose.y + pass.t * pose.hdg.cos()];
+            let z = scene.z(&road, s, pass.t).unwrap_or_else(|| scene.base_z(&road, s, pass.t)) + survey.scanner.height;
+            let e = &road.road().elevation_profile.elevations;
+            let grade = opendrive::eval::profile_slope(e, s);
+            let heading = if dir > 0.0 { pose.hdg } else { pose.hdg + std::f64::consts::PI };
+            let m = to_map([xy[0], xy[1], z]);
+            let _ = writeln!(
+                traj,
+                "{:.6},{:.4},{:.4},{:.4},{:.6},{:.6},{:.6},{}",
+                t0 + tk,
+                m[0],
+                m[1],
+                m[2],
+                dir * road.superelevation(s),
+                dir * grade.atan(),
+                heading.rem_euclid(std::f64::consts::TAU),
+                pass.id
+            );
+        }
+        points.extend(pts.iter().map(|p| {
+            let m = to_map(p.xyz);
+            scan::LasPoint {
+                x: m[0],
+                y: m[1],
+                z: m[2],
+                gps_time: t0 + p.time,
+                intensity: p.intensity,
+                scan_angle_deg: p.angle.to_degrees() as f32,
+                source: p.pass,
+                class: class_code(p.class),
+            }
+        }));
+    }
+    let las_path = out.join(if laz { "scan.laz" } else { "scan.las" });
+    let options = scan::LasOptions {
+        wkt: EOV_WKT.into(),
+        offset: [off.x.round(), off.y.round(), 0.0],
+        scale: 0.001,
+        system: "roadscan virtual survey".into(),
+    };
+    scan::write_las(&las_path, &points, &options).map_err(|e| e.to_string())?;
+    write_text(&out.join("trajectory.csv"), &traj)?;
+    opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
+    let crg = crate::truth::surface_crg(scene, 0.01, 0.01, -6.5, 5.5);
+    opencrg::write_file(&crg, truth.join("surface.crg"), opencrg::Format::Krbi).map_err(|e| e.to_string())?;
+    write_text(&truth.join("features.json"), &features_json(scene))?;
+    Ok(Summary { points: points.len(), rays, profiles })
+}
+
+fn pass_duration(p: &Pass) -> f64 {
+    (p.s_end - p.s_start).abs() / p.speed
+}
+
+fn write_text(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The designed features, in road coordinates (s, t, m) of `road.xodr`'s road 1.
+pub fn features_json(scene: &Scene) -> String {
+    let m = &scene.surface;
+    let mut j = String::from("{\n");
+    let _ = writeln!(j, "  \"seed\": {},", scene.seed);
+    let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
+    let _ = writeln!(j, "  \"classes\": {{\"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk and curb\", \"6\": \"building\"}},");
+    let _ = writeln!(j, "  \"asphalt_texture_rms_m\": {},", m.asphalt_rms);
+    let _ = writeln!(j, "  \"curb_height_m\": {},", m.curb_height);
+    let _ = writeln!(
+        j,
+        "  \"potholes\": [{}],",
+        m.potholes
+            .iter()
+            .map(|p| format!(
+                "{{\"s\": {}, \"t\": {}, \"radius_s\": {}, \"radius_t\": {}, \"depth\": {}}}",
+                p.s, p.t, p.radius_s, p.radius_t, p.depth
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        j,
+        "  \"manholes\": [{}],",
+        m.manholes
+            .iter()
+            .map(|p| format!("{{\"s\": {}, \"t\": {}, \"radius\": {}, \"offset\": {}}}", p.s, p.t, p.radius, p.offset))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(c) = m.cobbles {
+        let _ = writeln!(j, "  \"cobbles\": {{\"s0\": {}, \"s1\": {}, \"sett_length\": {}, \"sett_width\": {}, \"joint\": {}, \"joint_depth\": {}}},", c.s0, c.s1, c.length, c.width, c.joint, c.joint_depth);
+    }
+    let _ = writeln!(
+        j,
+        "  \"markings\": [{}],",
+        m.markings
+            .iter()
+            .map(|k| format!(
+                "{{\"t\": {}, \"width\": {}, \"type\": \"{}\"{}}}",
+                k.t,
+                k.width,
+                if k.dash.is_some() { "broken" } else { "solid" },
+                k.dash.map_or(String::new(), |(d, g)| format!(", \"dash\": {d}, \"gap\": {g}"))
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let _ = writeln!(
+        j,
+        "  \"facades\": [{{\"t\": {}, \"height\": {}}}, {{\"t\": {}, \"height\": {}}}]",
+        FACADES.0, FACADES.2, FACADES.1, FACADES.2
+    );
+    j.push_str("}\n");
+    j
+}
