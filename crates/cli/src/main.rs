@@ -113,6 +113,12 @@ enum Command {
         /// Range noise, 1 sigma, m.
         #[arg(long, default_value_t = 0.002)]
         noise: f64,
+        /// GNSS/IMU position error added to the trajectory and the points: DX,DY,DZ in m.
+        #[arg(long, value_parser = parse_xyz, default_value = "0,0,0")]
+        traj_offset: [f64; 3],
+        /// Drift of that error, m/s from the start of each pass: DX,DY,DZ.
+        #[arg(long, value_parser = parse_xyz, default_value = "0,0,0")]
+        traj_drift: [f64; 3],
     },
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
@@ -151,15 +157,27 @@ enum Command {
     },
 }
 
+fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
+    let v: Vec<f64> =
+        s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
+    match v.as_slice() {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok([*x, *y, *z]),
+        _ => Err(format!("'{s}': expected three numbers DX,DY,DZ")),
+    }
+}
+
+/// (points per revolution, range noise, trajectory offset, trajectory drift)
+type ScanSettings = (usize, f64, [f64; 3], [f64; 3]);
+
 fn synth(
     scene: &str,
     out: &std::path::Path,
     seed: u64,
     laz: bool,
-    points_per_rev: usize,
-    noise: f64,
+    settings: ScanSettings,
     quiet: bool,
 ) -> anyhow::Result<u8> {
+    let (points_per_rev, noise, traj_offset, traj_drift) = settings;
     if scene != "demo" {
         anyhow::bail!("--scene {scene}: only the built-in demo scene exists so far");
     }
@@ -171,6 +189,8 @@ fn synth(
     let mut survey = sim::survey::Survey::demo(seed);
     survey.scanner.points_per_rev = points_per_rev;
     survey.scanner.range_noise = noise;
+    survey.trajectory_offset = traj_offset;
+    survey.trajectory_drift = traj_drift;
     let summary = sim::survey::run(&sc, &survey, out, laz).map_err(anyhow::Error::msg)?;
     if !quiet {
         eprintln!(
@@ -200,8 +220,8 @@ fn main() -> ExitCode {
             }
         }
         Command::Info { file, json } => crg::info(&file, json),
-        Command::Synth { scene, out, seed, laz, points_per_rev, noise } => {
-            synth(&scene, &out, seed, laz, points_per_rev, noise, cli.quiet)
+        Command::Synth { scene, out, seed, laz, points_per_rev, noise, traj_offset, traj_drift } => {
+            synth(&scene, &out, seed, laz, (points_per_rev, noise, traj_offset, traj_drift), cli.quiet)
         }
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),

@@ -58,6 +58,12 @@ pub enum Class {
     Sidewalk,
     /// Building facade.
     Building,
+    /// Trees.
+    Vegetation,
+    /// Poles.
+    Pole,
+    /// Parked cars.
+    Car,
 }
 
 /// One return.
@@ -168,6 +174,7 @@ fn profile(
     let borders = scene.borders(road, s);
     let outer = (borders.walk_left - 1e-9, borders.walk_right + 1e-9);
     let sec = Section { scene, borders, s, z0: road.elevation(s), slope, outer };
+    let slices = slices(scene, &sec, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
     let (fl, fr, fh) = FACADES;
@@ -176,6 +183,7 @@ fn profile(
         let (sa, ca) = angle.sin_cos();
         // Direction in the profile plane: lateral sin, vertical -cos (angle 0 = straight down).
         let hit = cast(&sec, pass.t, zc, sa, ca, cfg.max_range, (fl, fr, fh));
+        let hit = nearest_object(&slices, pass.t, zc, sa, ca, hit.map_or(cfg.max_range, |h| h.0)).or(hit);
         let Some((r, t_hit, z_hit, material, class)) = hit else { continue };
         let noise = cfg.range_noise * gaussian(seed, pass.id, k, j);
         let rm = r + noise;
@@ -185,7 +193,10 @@ fn profile(
         let meas_xy = xy(meas_t);
         let meas_z = zc - rm * ca;
         // Intensity: Phong with the incidence on a horizontal or vertical surface, 1/r falloff.
-        let cos_inc = if class == Class::Building { sa.abs() } else { ca.abs() };
+        let cos_inc = match class {
+            Class::Building | Class::Pole | Class::Vegetation | Class::Car => sa.abs().max(0.2),
+            _ => ca.abs(),
+        };
         let refl = material.reflectance();
         let i = (refl.diffuse * cos_inc + refl.specular * cos_inc.powf(refl.exponent)) / (1.0 + 0.02 * r);
         out.push(ScanPoint {
@@ -318,6 +329,126 @@ fn cast(
         (_, Some(rf)) => Some((rf, t0 + rf * sa, zc - rf * ca, Material::Concrete, Class::Building)),
         _ => None,
     }
+}
+
+/// The cut of an object by the profile plane: a rectangle or a circle in (t, z).
+enum Slice {
+    Rect { t0: f64, t1: f64, z0: f64, z1: f64, class: Class, material: Material },
+    Circle { t: f64, z: f64, radius: f64, class: Class, material: Material },
+}
+
+/// The objects cut by the profile plane at s (curvature `k`: along-track distances at lateral
+/// t scale by 1 - k·t).
+fn slices(scene: &Scene, sec: &Section, s: f64, k: f64) -> Vec<Slice> {
+    use crate::scene::ObjectKind;
+    let mut out = Vec::new();
+    for o in &scene.objects {
+        let d = (o.s - s) * (1.0 - k * o.t);
+        let ground = sec.z(o.t).0;
+        match o.kind {
+            ObjectKind::Tree { trunk_radius, trunk_height, crown_radius, crown_height } => {
+                if d.abs() < trunk_radius {
+                    let w = (trunk_radius * trunk_radius - d * d).sqrt();
+                    out.push(Slice::Rect {
+                        t0: o.t - w,
+                        t1: o.t + w,
+                        z0: ground,
+                        z1: ground + trunk_height,
+                        class: Class::Vegetation,
+                        material: Material::Vegetation,
+                    });
+                }
+                if d.abs() < crown_radius {
+                    let radius = (crown_radius * crown_radius - d * d).sqrt();
+                    out.push(Slice::Circle {
+                        t: o.t,
+                        z: ground + crown_height,
+                        radius,
+                        class: Class::Vegetation,
+                        material: Material::Vegetation,
+                    });
+                }
+            }
+            ObjectKind::Pole { radius, height } => {
+                if d.abs() < radius {
+                    let w = (radius * radius - d * d).sqrt();
+                    out.push(Slice::Rect {
+                        t0: o.t - w,
+                        t1: o.t + w,
+                        z0: ground,
+                        z1: ground + height,
+                        class: Class::Pole,
+                        material: Material::Metal,
+                    });
+                }
+            }
+            ObjectKind::Car { length, width, height, clearance } => {
+                if d.abs() < length / 2.0 {
+                    out.push(Slice::Rect {
+                        t0: o.t - width / 2.0,
+                        t1: o.t + width / 2.0,
+                        z0: ground + clearance,
+                        z1: ground + height,
+                        class: Class::Car,
+                        material: Material::Paint,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The nearest object hit before `r_max` of the ray (t0 + r·sa, zc - r·ca).
+fn nearest_object(
+    slices: &[Slice],
+    t0: f64,
+    zc: f64,
+    sa: f64,
+    ca: f64,
+    r_max: f64,
+) -> Option<(f64, f64, f64, Material, Class)> {
+    let mut best: Option<(f64, f64, f64, Material, Class)> = None;
+    for sl in slices {
+        let hit = match *sl {
+            Slice::Rect { t0: a, t1: b, z0, z1, class, material } => {
+                // Slab intersection in (t, z).
+                let (mut lo, mut hi) = (0.0f64, r_max);
+                let mut ok = true;
+                for (p, d, l, h) in [(t0, sa, a, b), (zc, -ca, z0, z1)] {
+                    if d.abs() < 1e-12 {
+                        if p < l || p > h {
+                            ok = false;
+                        }
+                    } else {
+                        let (r1, r2) = ((l - p) / d, (h - p) / d);
+                        lo = lo.max(r1.min(r2));
+                        hi = hi.min(r1.max(r2));
+                    }
+                }
+                (ok && lo <= hi && lo > 1e-6).then_some((lo, material, class))
+            }
+            Slice::Circle { t, z, radius, class, material } => {
+                // |(t0 - t, zc - z) + r (sa, -ca)|^2 = radius^2, |dir| = 1.
+                let (px, pz) = (t0 - t, zc - z);
+                let b = px * sa - pz * ca;
+                let c = px * px + pz * pz - radius * radius;
+                let disc = b * b - c;
+                if disc < 0.0 {
+                    None
+                } else {
+                    let r = -b - disc.sqrt();
+                    (r > 1e-6 && r < r_max).then_some((r, material, class))
+                }
+            }
+        };
+        if let Some((r, material, class)) = hit {
+            if best.is_none_or(|b| r < b.0) {
+                best = Some((r, t0 + r * sa, zc - r * ca, material, class));
+            }
+        }
+    }
+    best
 }
 
 /// A standard normal variate for (seed, pass, profile, point), by Box-Muller on two hashed

@@ -26,6 +26,12 @@ pub enum Material {
     Manhole,
     /// Concrete curb and sidewalk.
     Concrete,
+    /// Bark and leaves.
+    Vegetation,
+    /// Galvanised steel.
+    Metal,
+    /// Car paint.
+    Paint,
 }
 
 /// Reflectance parameters of a material (Phong: diffuse, specular, exponent).
@@ -48,6 +54,9 @@ impl Material {
             Material::Marking => (0.75, 0.40, 20.0),
             Material::Manhole => (0.08, 0.50, 40.0),
             Material::Concrete => (0.35, 0.03, 4.0),
+            Material::Vegetation => (0.45, 0.0, 1.0),
+            Material::Metal => (0.30, 0.40, 30.0),
+            Material::Paint => (0.20, 0.60, 50.0),
         };
         Reflectance { diffuse, specular, exponent }
     }
@@ -134,6 +143,51 @@ pub struct SurfaceModel {
     pub paint: f64,
 }
 
+/// An object beside (or on) the road, standing on the ground at its road position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ObjectKind {
+    /// A tree: a vertical trunk cylinder and a spherical crown.
+    Tree {
+        /// m.
+        trunk_radius: f64,
+        /// m.
+        trunk_height: f64,
+        /// m.
+        crown_radius: f64,
+        /// Height of the crown's centre above the ground, m.
+        crown_height: f64,
+    },
+    /// A vertical pole (lamp post, sign post).
+    Pole {
+        /// m.
+        radius: f64,
+        /// m.
+        height: f64,
+    },
+    /// A parked car, a box aligned with the road.
+    Car {
+        /// Along the road, m.
+        length: f64,
+        /// Across, m.
+        width: f64,
+        /// m.
+        height: f64,
+        /// Underbody clearance, m.
+        clearance: f64,
+    },
+}
+
+/// An object at a road position (planar s, t of its centre).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SceneObject {
+    /// m.
+    pub s: f64,
+    /// m.
+    pub t: f64,
+    /// Shape and size.
+    pub kind: ObjectKind,
+}
+
 /// A designed scene.
 #[derive(Debug, Clone)]
 pub struct Scene {
@@ -141,6 +195,8 @@ pub struct Scene {
     pub odr: OpenDrive,
     /// The surface.
     pub surface: SurfaceModel,
+    /// Trees, poles, cars.
+    pub objects: Vec<SceneObject>,
     /// Seed of every random field.
     pub seed: u64,
 }
@@ -187,7 +243,21 @@ impl Scene {
             curb_height: 0.12,
             paint: 0.001,
         };
-        Scene { odr, surface, seed }
+        let tree = ObjectKind::Tree { trunk_radius: 0.15, trunk_height: 3.5, crown_radius: 1.5, crown_height: 4.5 };
+        let pole = ObjectKind::Pole { radius: 0.08, height: 6.0 };
+        let mut objects = vec![
+            SceneObject { s: 20.0, t: 6.6, kind: tree },
+            SceneObject { s: 65.0, t: -7.6, kind: tree },
+            SceneObject { s: 142.0, t: 6.6, kind: tree },
+            SceneObject {
+                s: 128.0,
+                t: -3.1,
+                kind: ObjectKind::Car { length: 4.5, width: 1.8, height: 1.5, clearance: 0.25 },
+            },
+        ];
+        objects.extend([10.0, 35.0, 60.0, 85.0, 110.0, 135.0].map(|s| SceneObject { s, t: 4.95, kind: pole }));
+        objects.extend([47.5, 97.5].map(|s| SceneObject { s, t: -4.95, kind: pole }));
+        Scene { odr, surface, objects, seed }
     }
 
     /// The scene's road, prepared for evaluation.

@@ -4,7 +4,8 @@
 //!
 //! Map coordinates are the scene's file coordinates plus the OpenDRIVE header `<offset>` (the
 //! demo road sits at EOV (EPSG:23700) 650000 / 240000, near Budapest). Classes: 11 road
-//! surface, 64 lane marking, 65 sidewalk and curb, 6 building (64 and 65 are user classes).
+//! surface, 64 lane marking, 65 sidewalk and curb, 6 building, 5 high vegetation, 66 pole, 67 car
+//! (64 to 67 are user classes).
 
 use crate::scanner::{scan, Class, Pass, ScanPoint, ScannerConfig, FACADES};
 use crate::Scene;
@@ -21,6 +22,9 @@ pub fn class_code(c: Class) -> u8 {
         Class::Marking => 64,
         Class::Sidewalk => 65,
         Class::Building => 6,
+        Class::Vegetation => 5,
+        Class::Pole => 66,
+        Class::Car => 67,
     }
 }
 
@@ -35,6 +39,10 @@ pub struct Survey {
     pub seed: u64,
     /// GPS time of the first profile of the first pass, s; passes follow 60 s apart.
     pub start_time: f64,
+    /// GNSS/IMU error added to the trajectory and so to every point: a constant offset (m)...
+    pub trajectory_offset: [f64; 3],
+    /// ... plus a drift (m/s) growing from the start of each pass.
+    pub trajectory_drift: [f64; 3],
 }
 
 impl Survey {
@@ -48,6 +56,8 @@ impl Survey {
             ],
             seed,
             start_time: 3.0e8,
+            trajectory_offset: [0.0; 3],
+            trajectory_drift: [0.0; 3],
         }
     }
 }
@@ -67,6 +77,27 @@ pub struct Summary {
 pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summary, String> {
     let truth = out.join("truth");
     std::fs::create_dir_all(&truth).map_err(|e| format!("{}: {e}", truth.display()))?;
+    let (points, traj, summary) = measure(scene, survey);
+    let off = scene.odr.header.offset.unwrap_or_default();
+    let las_path = out.join(if laz { "scan.laz" } else { "scan.las" });
+    let options = scan::LasOptions {
+        wkt: EOV_WKT.into(),
+        offset: [off.x.round(), off.y.round(), 0.0],
+        scale: 0.001,
+        system: "roadscan virtual survey".into(),
+    };
+    scan::write_las(&las_path, &points, &options).map_err(|e| e.to_string())?;
+    write_text(&out.join("trajectory.csv"), &traj)?;
+    opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
+    let crg = crate::truth::surface_crg(scene, 0.01, 0.01, -6.5, 5.5);
+    opencrg::write_file(&crg, truth.join("surface.crg"), opencrg::Format::Krbi).map_err(|e| e.to_string())?;
+    write_text(&truth.join("features.json"), &features_json(scene))?;
+    Ok(summary)
+}
+
+/// Casts the survey's rays: the points in the map frame (with the trajectory error applied),
+/// the trajectory as CSV text, and the counts.
+pub fn measure(scene: &Scene, survey: &Survey) -> (Vec<scan::LasPoint>, String, Summary) {
     let off = scene.odr.header.offset.unwrap_or_default();
     let (sin_o, cos_o) = off.hdg.sin_cos();
     let to_map = |p: [f64; 3]| [off.x + p[0] * cos_o - p[1] * sin_o, off.y + p[0] * sin_o + p[1] * cos_o, off.z + p[2]];
@@ -92,6 +123,8 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
             let grade = opendrive::eval::profile_slope(e, s);
             let heading = if dir > 0.0 { pose.hdg } else { pose.hdg + std::f64::consts::PI };
             let m = to_map([xy[0], xy[1], z]);
+            let e = traj_error(survey, tk);
+            let m = [m[0] + e[0], m[1] + e[1], m[2] + e[2]];
             let _ = writeln!(
                 traj,
                 "{:.6},{:.4},{:.4},{:.4},{:.6},{:.6},{:.6},{}",
@@ -107,6 +140,8 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
         }
         points.extend(pts.iter().map(|p| {
             let m = to_map(p.xyz);
+            let e = traj_error(survey, p.time);
+            let m = [m[0] + e[0], m[1] + e[1], m[2] + e[2]];
             scan::LasPoint {
                 x: m[0],
                 y: m[1],
@@ -119,20 +154,15 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
             }
         }));
     }
-    let las_path = out.join(if laz { "scan.laz" } else { "scan.las" });
-    let options = scan::LasOptions {
-        wkt: EOV_WKT.into(),
-        offset: [off.x.round(), off.y.round(), 0.0],
-        scale: 0.001,
-        system: "roadscan virtual survey".into(),
-    };
-    scan::write_las(&las_path, &points, &options).map_err(|e| e.to_string())?;
-    write_text(&out.join("trajectory.csv"), &traj)?;
-    opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
-    let crg = crate::truth::surface_crg(scene, 0.01, 0.01, -6.5, 5.5);
-    opencrg::write_file(&crg, truth.join("surface.crg"), opencrg::Format::Krbi).map_err(|e| e.to_string())?;
-    write_text(&truth.join("features.json"), &features_json(scene))?;
-    Ok(Summary { points: points.len(), rays, profiles })
+    let summary = Summary { points: points.len(), rays, profiles };
+    (points, traj, summary)
+}
+
+/// The trajectory error at `t` seconds into a pass (the scanner's position error moves the
+/// point by the same amount; attitude errors are not modelled).
+fn traj_error(survey: &Survey, t: f64) -> [f64; 3] {
+    let (o, d) = (survey.trajectory_offset, survey.trajectory_drift);
+    [o[0] + d[0] * t, o[1] + d[1] * t, o[2] + d[2] * t]
 }
 
 fn pass_duration(p: &Pass) -> f64 {
@@ -150,7 +180,7 @@ pub fn features_json(scene: &Scene) -> String {
     let mut j = String::from("{\n");
     let _ = writeln!(j, "  \"seed\": {},", scene.seed);
     let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
-    let _ = writeln!(j, "  \"classes\": {{\"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk and curb\", \"6\": \"building\"}},");
+    let _ = writeln!(j, "  \"classes\": {{\"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk and curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"}},");
     let _ = writeln!(j, "  \"asphalt_texture_rms_m\": {},", m.asphalt_rms);
     let _ = writeln!(j, "  \"curb_height_m\": {},", m.curb_height);
     let _ = writeln!(

@@ -23,6 +23,9 @@ fn hits_lie_exactly_on_the_designed_surface_and_the_noise_is_as_configured() {
             assert!((p.t - fl).abs() < 1e-9 || (p.t - fr).abs() < 1e-9, "facade hit at t {}", p.t);
             continue;
         }
+        if matches!(p.class, Class::Vegetation | Class::Pole | Class::Car) {
+            continue; // objects: see objects_are_hit_where_they_stand
+        }
         if let Some(z) = scene.z(&road, p.s, p.t) {
             // Exact hit on the designed surface (bisection to 1e-9 m along the ray), or on a
             // vertical face where the surface steps (curbs, sett joints, manhole rim).
@@ -92,4 +95,29 @@ fn same_seed_same_points() {
     assert_eq!(a, b);
     let c = scan(&scene, &cfg, &pass(), 6);
     assert_ne!(a, c);
+}
+
+#[test]
+fn objects_are_hit_where_they_stand() {
+    let scene = Scene::demo(2);
+    let road = scene.road();
+    let cfg = ScannerConfig { points_per_rev: 2000, ..Default::default() };
+    let pass = Pass { t: -1.625, speed: 10.0, s_start: 40.0, s_end: 135.0, id: 1 };
+    let pts = scan(&scene, &cfg, &pass, 4);
+    for c in [Class::Vegetation, Class::Pole, Class::Car] {
+        assert!(pts.iter().any(|p| p.class == c), "{c:?} missing");
+    }
+    // Pole hits lie on the pole's surface: horizontal distance from its axis = radius.
+    let poles: Vec<_> = scene.objects.iter().filter(|o| matches!(o.kind, sim::ObjectKind::Pole { .. })).collect();
+    let mut n = 0;
+    for p in pts.iter().filter(|p| p.class == Class::Pole) {
+        let o = poles.iter().min_by(|a, b| (a.s - p.s).abs().total_cmp(&(b.s - p.s).abs())).unwrap();
+        let sim::ObjectKind::Pole { radius, height } = o.kind else { unreachable!() };
+        let k = road.pose(p.s).curvature;
+        let d = ((o.s - p.s) * (1.0 - k * o.t)).hypot(p.t - o.t);
+        assert!((d - radius).abs() < 1e-6, "pole hit {d} m from the axis, radius {radius}");
+        assert!(p.truth[2] <= scene.base_z(&road, o.s, o.t) + 0.2 + height);
+        n += 1;
+    }
+    assert!(n > 10, "{n} pole hits");
 }
