@@ -6,7 +6,7 @@ Per file: LAS 1.4, point format 6, 1 mm scales; the point count matches the summ
 (`--expect N`, optional); bounds inside the header bounds and near the demo road at EOV
 650000 / 240000; the CRS a WKT VLR that pyproj reads as HD72 / EOV (EPSG:23700) with the WKT
 bit set; GPS time non-decreasing within each pass (point source id) and the passes in time
-order; the classes 5, 6, 11, 64, 65, 66 and 67 present; LAS and LAZ of the same survey identical.
+order; the classes 5, 6, 11, 64, 65, 66, 67 and 68 present; LAS and LAZ of the same survey identical.
 """
 
 import sys
@@ -39,7 +39,7 @@ def check(path: str) -> laspy.LasData:
         assert t.min() > last, f"{path}: pass {src} overlaps the previous one in time"
         last = t.max()
     classes = set(np.unique(f.classification).tolist())
-    assert {5, 6, 11, 64, 65, 66, 67} <= classes, f"{path}: classes {classes}"
+    assert {5, 6, 11, 64, 65, 66, 67, 68} <= classes, f"{path}: classes {classes}"
     print(f"ok {path}: {n} points, passes {np.unique(f.point_source_id).tolist()}, classes {sorted(classes)}, CRS {crs.name}")
     return f
 

@@ -54,7 +54,9 @@ pub enum Class {
     Road,
     /// Lane marking.
     Marking,
-    /// Sidewalk, curb top and the ground beyond.
+    /// Curb: its vertical face and its top, `curb_width` wide.
+    Curb,
+    /// Sidewalk and the ground beyond.
     Sidewalk,
     /// Building facade.
     Building,
@@ -319,8 +321,12 @@ fn cast(
             // The ray point: on the surface, or on a vertical face (curb, joint, rim) where the
             // surface steps.
             let zg = zc - rg * ca;
+            let b = &sec.borders;
+            let to_edge = (t - b.road_left).abs().min((t - b.road_right).abs());
+            let on_face = to_edge < 1e-6 && zg > sec.z(t).0 + 1e-6;
             let class = match (zone, material) {
                 (_, Material::Marking) => Class::Marking,
+                _ if on_face || (zone == Zone::Sidewalk && to_edge <= sec.scene.surface.curb_width) => Class::Curb,
                 (Zone::Road, _) => Class::Road,
                 _ => Class::Sidewalk,
             };

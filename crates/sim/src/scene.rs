@@ -139,6 +139,8 @@ pub struct SurfaceModel {
     pub markings: Vec<Marking>,
     /// Curb height (step from road to sidewalk), m.
     pub curb_height: f64,
+    /// Width of the curb stone's top, from the road edge onto the sidewalk, m (its own class).
+    pub curb_width: f64,
     /// Thickness of paint, m.
     pub paint: f64,
 }
@@ -241,6 +243,7 @@ impl Scene {
                 Marking { t: -3.25 + 0.1, width: 0.12, dash: None },
             ],
             curb_height: 0.12,
+            curb_width: 0.15,
             paint: 0.001,
         };
         let tree = ObjectKind::Tree { trunk_radius: 0.15, trunk_height: 3.5, crown_radius: 1.5, crown_height: 4.5 };

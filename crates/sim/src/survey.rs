@@ -21,6 +21,7 @@ pub fn class_code(c: Class) -> u8 {
         Class::Road => 11,
         Class::Marking => 64,
         Class::Sidewalk => 65,
+        Class::Curb => 68,
         Class::Building => 6,
         Class::Vegetation => 5,
         Class::Pole => 66,
@@ -180,9 +181,10 @@ pub fn features_json(scene: &Scene) -> String {
     let mut j = String::from("{\n");
     let _ = writeln!(j, "  \"seed\": {},", scene.seed);
     let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
-    let _ = writeln!(j, "  \"classes\": {{\"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk and curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"}},");
+    let _ = writeln!(j, "  \"classes\": {{\"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk\", \"68\": \"curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"}},");
     let _ = writeln!(j, "  \"asphalt_texture_rms_m\": {},", m.asphalt_rms);
     let _ = writeln!(j, "  \"curb_height_m\": {},", m.curb_height);
+    let _ = writeln!(j, "  \"curb_width_m\": {},", m.curb_width);
     let _ = writeln!(
         j,
         "  \"potholes\": [{}],",

@@ -16,8 +16,18 @@ fn hits_lie_exactly_on_the_designed_surface_and_the_noise_is_as_configured() {
     let road = scene.road();
     let cfg = ScannerConfig::default();
     let pts = scan(&scene, &cfg, &pass(), 9);
-    let (mut n_ground, mut sum, mut sq, mut n_faces) = (0usize, 0.0, 0.0, 0usize);
+    let (mut n_ground, mut sum, mut sq, mut n_faces, mut n_curb) = (0usize, 0.0, 0.0, 0usize, 0usize);
     for p in &pts {
+        if p.class == Class::Curb {
+            // The curb class is the curb's face and its top: within curb_width of the road edge,
+            // on the sidewalk side.
+            let b = scene.borders(&road, p.s);
+            let w = scene.surface.curb_width;
+            let on_left = p.t >= b.road_left - 1e-6 && p.t <= b.road_left + w + 1e-6;
+            let on_right = p.t <= b.road_right + 1e-6 && p.t >= b.road_right - w - 1e-6;
+            assert!(on_left || on_right, "curb point at t {} (edges {} {})", p.t, b.road_left, b.road_right);
+            n_curb += 1;
+        }
         if p.class == Class::Building {
             let (fl, fr, _) = sim::scanner::FACADES;
             assert!((p.t - fl).abs() < 1e-9 || (p.t - fr).abs() < 1e-9, "facade hit at t {}", p.t);
@@ -49,6 +59,7 @@ fn hits_lie_exactly_on_the_designed_surface_and_the_noise_is_as_configured() {
         }
     }
     assert!(n_ground > 50_000, "{n_ground} ground points");
+    assert!(n_curb > 500, "{n_curb} curb points");
     // Curb faces, paint edges and sett joints catch a few per cent of the rays.
     assert!(n_faces < n_ground / 20, "{n_faces} hits on vertical faces of {n_ground}");
     let rms = (sq / n_ground as f64).sqrt();
