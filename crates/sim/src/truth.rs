@@ -26,15 +26,31 @@ pub fn surface_crg(scene: &Scene, du: f64, dv: f64, v_right: f64, v_left: f64) -
         prev = p;
     }
     let mut z = vec![f32::NAN; nu * nv];
-    for iu in 0..nu {
-        let s = iu as f64 * du;
-        for iv in 0..nv {
-            let t = v_right + iv as f64 * dv;
-            if let Some(zz) = scene.z(&road, s, t) {
-                z[iu * nv + iv] = zz as f32;
-            }
+    // Rows in parallel, each cell on its own: the same bytes at any thread count. Per row the
+    // zone borders and the base plane are computed once (the arithmetic of Scene::z).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
+    let rows_per_chunk = nu.div_ceil(threads).max(1);
+    std::thread::scope(|sc| {
+        for (c, chunk) in z.chunks_mut(rows_per_chunk * nv).enumerate() {
+            let road = &road;
+            sc.spawn(move || {
+                let e = &road.road().elevation_profile.elevations;
+                for (k, row) in chunk.chunks_mut(nv).enumerate() {
+                    let s = (c * rows_per_chunk + k) as f64 * du;
+                    let borders = scene.borders(road, s);
+                    let grade = opendrive::eval::profile_slope(e, s);
+                    let (elev, tan, sq) =
+                        (road.elevation(s), road.superelevation(s).tan(), (1.0 + grade * grade).sqrt());
+                    for (iv, cell) in row.iter_mut().enumerate() {
+                        let t = v_right + iv as f64 * dv;
+                        if let Some((h, _)) = scene.height_in(&borders, s, t) {
+                            *cell = (elev + t * tan / sq + h) as f32;
+                        }
+                    }
+                }
+            });
         }
-    }
+    });
     let start = road.pose(0.0);
     let mut crg = Crg::new_grid(0.0, du, nu, v_right, dv, nv, (start.x, start.y, start.hdg), Some(phi), z);
     crg.comment = vec![format!("roadscan virtual survey: designed surface, seed {}", scene.seed)];
