@@ -5,6 +5,6 @@ pub mod noise;
 pub mod scene;
 pub mod truth;
 
-pub use scene::{Material, ObjectKind, Scene, SceneObject, Zone};
+pub use scene::{Material, ObjectKind, Scene, SceneObject, Station, Zone};
 pub mod scanner;
 pub mod survey;

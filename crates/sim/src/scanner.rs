@@ -9,7 +9,7 @@
 //! road frame (s, t) planar as in [`Scene::z`]; time in seconds from the start of the pass.
 
 use crate::noise;
-use crate::scene::{Material, Scene, Zone};
+use crate::scene::{Material, Scene, Station, Zone};
 
 /// Scanner settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,20 +136,17 @@ pub fn scan(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64) -> Vec<S
 /// Ground height across the road at station s, in planar t.
 struct Section<'a> {
     scene: &'a Scene,
-    borders: crate::scene::Borders,
-    s: f64,
-    z0: f64,
-    slope: f64,
+    st: Station,
     outer: (f64, f64),
 }
 
 impl Section<'_> {
     /// Ground z at t (designed surface; beyond the sidewalks, the ground at sidewalk height).
     fn z(&self, t: f64) -> (f64, Material, Zone) {
-        let base = self.z0 + t * self.slope;
+        let base = self.st.base_z(t);
         let tt = t.clamp(self.outer.1, self.outer.0);
-        match self.scene.height_in(&self.borders, self.s, tt) {
-            Some((h, m)) => (base + h, m, self.borders.zone(tt)),
+        match self.scene.height_in(&self.st.borders, self.st.s, tt) {
+            Some((h, m)) => (base + h, m, self.st.borders.zone(tt)),
             None => (base + self.scene.surface.curb_height, Material::Concrete, Zone::Sidewalk),
         }
     }
@@ -170,12 +167,9 @@ fn profile(
     let pose = road.pose(s);
     let (sin_h, cos_h) = pose.hdg.sin_cos();
     let normal = [-sin_h, cos_h];
-    let e = &road.road().elevation_profile.elevations;
-    let grade = opendrive::eval::profile_slope(e, s);
-    let slope = road.superelevation(s).tan() / (1.0 + grade * grade).sqrt();
-    let borders = scene.borders(road, s);
-    let outer = (borders.walk_left - 1e-9, borders.walk_right + 1e-9);
-    let sec = Section { scene, borders, s, z0: road.elevation(s), slope, outer };
+    let st = scene.station(road, s);
+    let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
+    let sec = Section { scene, st, outer };
     let slices = slices(scene, &sec, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
@@ -253,20 +247,20 @@ fn cast(
         // Start where the ray enters the band the ground can be in: designed heights lie
         // within -0.1 to +0.15 m of the base plane, which the ray crosses linearly.
         let dr = 0.01 / sa.abs().max(ca);
-        let descent = ca + sa * sec.slope;
-        let above = zc - sec.z0 - t0 * sec.slope - 0.16;
+        let descent = ca + sa * sec.st.slope;
+        let above = zc - sec.st.z0 - t0 * sec.st.slope - 0.16;
         let mut r = if descent > 1e-12 { (above / descent).max(0.0) } else { r_end };
         r = (r - dr).max(0.0);
         // March: while the ray is above what the surface can reach in the current zone (road:
         // 2 cm above the base plane, sidewalks: 14 cm), jump; then 1 cm steps and bisection.
-        let b = &sec.borders;
+        let b = &sec.st.borders;
         let edges = [b.walk_right, b.road_right, b.road_left, b.walk_left];
         let bound = |t: f64| if t <= b.road_left && t >= b.road_right { 0.02 } else { 0.14 };
         let mut prev = r;
         let mut fp = f(prev);
         while r < r_end {
             let t = t0 + r * sa;
-            let gap = zc - r * ca - (sec.z0 + t * sec.slope) - bound(t);
+            let gap = zc - r * ca - sec.st.base_z(t) - bound(t);
             if gap > 1e-3 && descent > 1e-12 {
                 // Stay within the zone: stop at the next zone edge along the ray.
                 let to_edge = edges
@@ -309,7 +303,7 @@ fn cast(
             // The ray point: on the surface, or on a vertical face (curb, joint, rim) where the
             // surface steps.
             let zg = zc - rg * ca;
-            let b = &sec.borders;
+            let b = &sec.st.borders;
             let to_edge = (t - b.road_left).abs().min((t - b.road_right).abs());
             let on_face = to_edge < 1e-6 && zg > sec.z(t).0 + 1e-6;
             let class = match (zone, material) {

@@ -337,15 +337,47 @@ impl Scene {
     /// lateral axis meets the vertical through that point (to the along-track coupling of grade
     /// and superelevation, below 1e-3·|t| horizontally).
     pub fn z(&self, road: &RoadEval, s: f64, t: f64) -> Option<f64> {
-        let (h, _) = self.height(road, s, t)?;
-        Some(self.base_z(road, s, t) + h)
+        self.z_at(&self.station(road, s), t)
     }
 
     /// The OpenDRIVE surface in planar road coordinates (see [`Scene::z`]), m.
     pub fn base_z(&self, road: &RoadEval, s: f64, t: f64) -> f64 {
+        self.station(road, s).base_z(t)
+    }
+
+    /// What [`Scene::z`] needs at station s, computed once for many t.
+    pub fn station(&self, road: &RoadEval, s: f64) -> Station {
         let e = &road.road().elevation_profile.elevations;
         let grade = opendrive::eval::profile_slope(e, s);
-        road.elevation(s) + t * road.superelevation(s).tan() / (1.0 + grade * grade).sqrt()
+        let slope = road.superelevation(s).tan() / (1.0 + grade * grade).sqrt();
+        Station { s, borders: self.borders(road, s), z0: road.elevation(s), slope }
+    }
+
+    /// [`Scene::z`] at the station's s.
+    pub fn z_at(&self, station: &Station, t: f64) -> Option<f64> {
+        let (h, _) = self.height_in(&station.borders, station.s, t)?;
+        Some(station.base_z(t) + h)
+    }
+}
+
+/// One station of the road: its zone borders and the OpenDRIVE surface across it,
+/// z = z0 + t·slope (slope = tan(superelevation)/√(1 + grade²), see [`Scene::z`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Station {
+    /// m.
+    pub s: f64,
+    /// Zone borders at s.
+    pub borders: Borders,
+    /// Elevation of the reference line, m.
+    pub z0: f64,
+    /// Height change per metre of t.
+    pub slope: f64,
+}
+
+impl Station {
+    /// The OpenDRIVE surface at t, m.
+    pub fn base_z(&self, t: f64) -> f64 {
+        self.z0 + t * self.slope
     }
 }
 

@@ -119,7 +119,8 @@ pub fn measure(scene: &Scene, survey: &Survey) -> (Vec<scan::LasPoint>, String, 
             let s = pass.s_start + dir * pass.speed * tk;
             let pose = road.pose(s);
             let xy = [pose.x - pass.t * pose.hdg.sin(), pose.y + pass.t * pose.hdg.cos()];
-            let z = scene.z(&road, s, pass.t).unwrap_or_else(|| scene.base_z(&road, s, pass.t)) + survey.scanner.height;
+            let station = scene.station(&road, s);
+            let z = scene.z_at(&station, pass.t).unwrap_or_else(|| station.base_z(pass.t)) + survey.scanner.height;
             let e = &road.road().elevation_profile.elevations;
             let grade = opendrive::eval::profile_slope(e, s);
             let heading = if dir > 0.0 { pose.hdg } else { pose.hdg + std::f64::consts::PI };

@@ -26,25 +26,18 @@ pub fn surface_crg(scene: &Scene, du: f64, dv: f64, v_right: f64, v_left: f64) -
         prev = p;
     }
     let mut z = vec![f32::NAN; nu * nv];
-    // Rows in parallel, each cell on its own: the same bytes at any thread count. Per row the
-    // zone borders and the base plane are computed once (the arithmetic of Scene::z).
+    // Rows in parallel, each cell on its own: the same bytes at any thread count.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
     let rows_per_chunk = nu.div_ceil(threads).max(1);
     std::thread::scope(|sc| {
         for (c, chunk) in z.chunks_mut(rows_per_chunk * nv).enumerate() {
             let road = &road;
             sc.spawn(move || {
-                let e = &road.road().elevation_profile.elevations;
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
-                    let s = (c * rows_per_chunk + k) as f64 * du;
-                    let borders = scene.borders(road, s);
-                    let grade = opendrive::eval::profile_slope(e, s);
-                    let (elev, tan, sq) =
-                        (road.elevation(s), road.superelevation(s).tan(), (1.0 + grade * grade).sqrt());
+                    let station = scene.station(road, (c * rows_per_chunk + k) as f64 * du);
                     for (iv, cell) in row.iter_mut().enumerate() {
-                        let t = v_right + iv as f64 * dv;
-                        if let Some((h, _)) = scene.height_in(&borders, s, t) {
-                            *cell = (elev + t * tan / sq + h) as f32;
+                        if let Some(z) = scene.z_at(&station, v_right + iv as f64 * dv) {
+                            *cell = z as f32;
                         }
                     }
                 }
