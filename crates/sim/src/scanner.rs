@@ -363,6 +363,17 @@ enum Slice {
     Circle { t: f64, z: f64, radius: f64, class: Class, material: Material },
 }
 
+impl Slice {
+    /// The cut of a vertical cylinder standing at lateral `t`, `d` along track from the
+    /// profile plane, from z0 to z1: a rectangle, or nothing when the plane misses it.
+    fn cylinder(t: f64, d: f64, radius: f64, (z0, z1): (f64, f64), class: Class, material: Material) -> Option<Slice> {
+        (d.abs() < radius).then(|| {
+            let w = (radius * radius - d * d).sqrt();
+            Slice::Rect { t0: t - w, t1: t + w, z0, z1, class, material }
+        })
+    }
+}
+
 /// The objects cut by the profile plane at s (curvature `k`: along-track distances at lateral
 /// t scale by 1 - k·t).
 fn slices(scene: &Scene, sec: &Section, s: f64, k: f64) -> Vec<Slice> {
@@ -373,17 +384,14 @@ fn slices(scene: &Scene, sec: &Section, s: f64, k: f64) -> Vec<Slice> {
         let ground = sec.z(o.t).0;
         match o.kind {
             ObjectKind::Tree { trunk_radius, trunk_height, crown_radius, crown_height } => {
-                if d.abs() < trunk_radius {
-                    let w = (trunk_radius * trunk_radius - d * d).sqrt();
-                    out.push(Slice::Rect {
-                        t0: o.t - w,
-                        t1: o.t + w,
-                        z0: ground,
-                        z1: ground + trunk_height,
-                        class: Class::Vegetation,
-                        material: Material::Vegetation,
-                    });
-                }
+                out.extend(Slice::cylinder(
+                    o.t,
+                    d,
+                    trunk_radius,
+                    (ground, ground + trunk_height),
+                    Class::Vegetation,
+                    Material::Vegetation,
+                ));
                 if d.abs() < crown_radius {
                     let radius = (crown_radius * crown_radius - d * d).sqrt();
                     out.push(Slice::Circle {
@@ -396,17 +404,7 @@ fn slices(scene: &Scene, sec: &Section, s: f64, k: f64) -> Vec<Slice> {
                 }
             }
             ObjectKind::Pole { radius, height } => {
-                if d.abs() < radius {
-                    let w = (radius * radius - d * d).sqrt();
-                    out.push(Slice::Rect {
-                        t0: o.t - w,
-                        t1: o.t + w,
-                        z0: ground,
-                        z1: ground + height,
-                        class: Class::Pole,
-                        material: Material::Metal,
-                    });
-                }
+                out.extend(Slice::cylinder(o.t, d, radius, (ground, ground + height), Class::Pole, Material::Metal));
             }
             ObjectKind::Car { length, width, height, clearance } => {
                 if d.abs() < length / 2.0 {
