@@ -92,12 +92,19 @@ enum Command {
     /// mobile-mapping system delivers (scan.las/.laz, trajectory.csv) plus the exact truth
     /// (truth/road.xodr, truth/surface.crg, truth/features.json). Same seed, same bytes.
     #[command(
-        after_help = "Examples:\n  roadscan synth --scene demo --out survey --seed 1\n  roadscan synth --scene demo --out survey --laz --points-per-rev 2000"
+        after_help = "Examples:\n  roadscan synth --scene demo --out survey --seed 1\n  roadscan synth --scene demo --out survey --laz --points-per-rev 2000\n  roadscan synth --scene curves.xodr --road 1 --s-range 100..400 --out curves-survey"
     )]
     Synth {
-        /// Scene: only the built-in `demo` so far.
+        /// Scene: the built-in `demo`, or an OpenDRIVE file whose road (`--road`) gets the demo's
+        /// surface features and furniture fitted to its lanes, placed in EOV (EPSG:23700).
         #[arg(long, default_value = "demo")]
         scene: String,
+        /// Road id in the `--scene` file (default: its first road).
+        #[arg(long)]
+        road: Option<String>,
+        /// Part of the road to survey, A..B in metres of s (default: all of it).
+        #[arg(long, value_parser = parse_range)]
+        s_range: Option<(f64, f64)>,
         /// Output directory (created).
         #[arg(long)]
         out: PathBuf,
@@ -157,6 +164,15 @@ enum Command {
     },
 }
 
+fn parse_range(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': expected A..B, e.g. 100..400"))?;
+    let (a, b) = (a.trim().parse::<f64>(), b.trim().parse::<f64>());
+    match (a, b) {
+        (Ok(a), Ok(b)) if a.is_finite() && b.is_finite() && a < b => Ok((a, b)),
+        _ => Err(format!("'{s}': expected A..B with numbers A < B")),
+    }
+}
+
 fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
     let v: Vec<f64> =
         s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
@@ -169,8 +185,35 @@ fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
 /// (points per revolution, range noise, trajectory offset, trajectory drift)
 type ScanSettings = (usize, f64, [f64; 3], [f64; 3]);
 
-fn synth(
+/// The scene `--scene`, `--road` and `--s-range` name, and its survey.
+fn synth_scene(
     scene: &str,
+    road: Option<&str>,
+    s_range: Option<(f64, f64)>,
+    seed: u64,
+) -> anyhow::Result<(sim::Scene, sim::survey::Survey)> {
+    if scene == "demo" {
+        if road.is_some() || s_range.is_some() {
+            anyhow::bail!("--road and --s-range apply to an OpenDRIVE --scene, not to the demo");
+        }
+        return Ok((sim::Scene::demo(seed), sim::survey::Survey::demo(seed)));
+    }
+    let path = std::path::Path::new(scene);
+    if !path.is_file() {
+        anyhow::bail!("--scene {scene}: neither `demo` nor an existing OpenDRIVE file");
+    }
+    let odr = opendrive::read_file(path)?;
+    let id = match road {
+        Some(id) => id.to_string(),
+        None => odr.roads.first().map(|r| r.id.clone()).ok_or_else(|| anyhow::anyhow!("{scene}: no roads"))?,
+    };
+    let sc = sim::Scene::from_road(&odr, &id, s_range, seed).map_err(|e| anyhow::anyhow!("{scene}: road {id}: {e}"))?;
+    let survey = sim::survey::Survey::along(&sc, seed);
+    Ok((sc, survey))
+}
+
+fn synth(
+    (scene, road, s_range): (&str, Option<&str>, Option<(f64, f64)>),
     out: &std::path::Path,
     seed: u64,
     laz: bool,
@@ -178,15 +221,11 @@ fn synth(
     quiet: bool,
 ) -> anyhow::Result<u8> {
     let (points_per_rev, noise, traj_offset, traj_drift) = settings;
-    if scene != "demo" {
-        anyhow::bail!("--scene {scene}: only the built-in demo scene exists so far");
-    }
     if points_per_rev < 8 || !(noise.is_finite() && noise >= 0.0) {
         anyhow::bail!("--points-per-rev must be at least 8 and --noise a non-negative number of metres");
     }
     let t = std::time::Instant::now();
-    let sc = sim::Scene::demo(seed);
-    let mut survey = sim::survey::Survey::demo(seed);
+    let (sc, mut survey) = synth_scene(scene, road, s_range, seed)?;
     survey.scanner.points_per_rev = points_per_rev;
     survey.scanner.range_noise = noise;
     survey.trajectory_offset = traj_offset;
@@ -220,8 +259,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Info { file, json } => crg::info(&file, json),
-        Command::Synth { scene, out, seed, laz, points_per_rev, noise, traj_offset, traj_drift } => {
-            synth(&scene, &out, seed, laz, (points_per_rev, noise, traj_offset, traj_drift), cli.quiet)
+        Command::Synth { scene, road, s_range, out, seed, laz, points_per_rev, noise, traj_offset, traj_drift } => {
+            let settings = (points_per_rev, noise, traj_offset, traj_drift);
+            synth((&scene, road.as_deref(), s_range), &out, seed, laz, settings, cli.quiet)
         }
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),

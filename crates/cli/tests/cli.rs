@@ -182,5 +182,32 @@ fn synth_writes_the_survey_and_its_truth() {
     assert_eq!(traj.lines().count(), 1 + 2 * 3001);
     let o = roadscan(&["synth", "--scene", "moon", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("only the built-in demo scene"));
+    assert!(stderr(&o).contains("neither `demo` nor an existing OpenDRIVE file"), "{}", stderr(&o));
+    let o = roadscan(&["synth", "--scene", "demo", "--road", "1", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--road and --s-range apply to an OpenDRIVE --scene"), "{}", stderr(&o));
+}
+
+#[test]
+fn synth_scans_a_road_of_an_opendrive_file() {
+    let d = tmp_dir("synth-file");
+    let out = d.join("survey");
+    let xodr = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr");
+    let xodr = xodr.to_str().unwrap();
+    let args = ["synth", "--scene", xodr, "--road", "1", "--s-range", "20..50", "--points-per-rev", "64", "-q"];
+    let o = roadscan(&[&args[..], &["--out", out.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let features = std::fs::read_to_string(out.join("truth/features.json")).unwrap();
+    assert!(features.contains("\"s_range\": [20, 50]"), "{features}");
+    // Two passes over 30 m at 10 m/s and 200 profiles per second.
+    let traj = std::fs::read_to_string(out.join("trajectory.csv")).unwrap();
+    assert_eq!(traj.lines().count(), 1 + 2 * 601);
+    let crg = opencrg::read_file(out.join("truth/surface.crg")).unwrap();
+    assert!((crg.u_first() - 20.0).abs() < 1e-9 && crg.nu == 3001, "u from {} over {} rows", crg.u_first(), crg.nu);
+    for (road, range, want) in [("7", "20..50", "no road with id '7'"), ("1", "140..160", "must lie within the road's")]
+    {
+        let o = roadscan(&[&args[..3], &["--road", road, "--s-range", range, "--out", out.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
 }

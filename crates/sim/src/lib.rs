@@ -1,5 +1,6 @@
-//! Virtual scenes and sensors: designed road scenes with exact ground truth, the input of the
-//! virtual survey. The scanner, the ray caster and the LAS output are still to come (issue 4).
+//! Virtual scenes and sensors: designed road scenes with exact ground truth (the built-in demo
+//! or any OpenDRIVE road), a profile scanner casting rays against them, and the virtual survey
+//! that writes LAS/LAZ, the trajectory and the truth.
 
 pub mod noise;
 pub mod scene;

@@ -56,8 +56,10 @@ pub enum Class {
     Marking,
     /// Curb: its vertical face and its top, `curb_width` wide.
     Curb,
-    /// Sidewalk and the ground beyond.
+    /// Sidewalk (a verge behind a curb) and the ground beyond it.
     Sidewalk,
+    /// A level verge (border lanes, unpaved shoulders) and the ground beyond it.
+    Ground,
     /// Building facade.
     Building,
     /// Trees.
@@ -96,10 +98,6 @@ pub struct ScanPoint {
     /// Pass id.
     pub pass: u16,
 }
-
-/// Lateral position of the facades (left, right) and their height: built up 3 m beyond the
-/// sidewalks of the demo road.
-pub const FACADES: (f64, f64, f64) = (8.5, -9.5, 12.0);
 
 /// Scans one pass; profiles in time order, points in mirror order.
 pub fn scan(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64) -> Vec<ScanPoint> {
@@ -141,13 +139,16 @@ struct Section<'a> {
 }
 
 impl Section<'_> {
-    /// Ground z at t (designed surface; beyond the sidewalks, the ground at sidewalk height).
+    /// Ground z at t (designed surface; beyond the verges, the ground at verge height).
     fn z(&self, t: f64) -> (f64, Material, Zone) {
         let base = self.st.base_z(t);
         let tt = t.clamp(self.outer.1, self.outer.0);
-        match self.scene.height_in(&self.st.borders, self.st.s, tt) {
+        match self.scene.height_at(&self.st, tt) {
             Some((h, m)) => (base + h, m, self.st.borders.zone(tt)),
-            None => (base + self.scene.surface.curb_height, Material::Concrete, Zone::Sidewalk),
+            None if self.st.borders.curb_at(t) => {
+                (base + self.scene.surface.curb_height, Material::Concrete, Zone::Sidewalk)
+            }
+            None => (base, Material::Vegetation, Zone::Sidewalk),
         }
     }
 }
@@ -173,7 +174,7 @@ fn profile(
     let slices = slices(scene, &sec, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
-    let (fl, fr, fh) = FACADES;
+    let (fl, fr, fh) = (scene.facades.left, scene.facades.right, scene.facades.height);
     for j in 0..cfg.points_per_rev {
         let angle = std::f64::consts::TAU * j as f64 / cfg.points_per_rev as f64 - std::f64::consts::PI;
         let (sa, ca) = angle.sin_cos();
@@ -255,7 +256,7 @@ fn cast(
         // 2 cm above the base plane, sidewalks: 14 cm), jump; then 1 cm steps and bisection.
         let b = &sec.st.borders;
         let edges = [b.walk_right, b.road_right, b.road_left, b.walk_left];
-        let bound = |t: f64| if t <= b.road_left && t >= b.road_right { 0.02 } else { 0.14 };
+        let bound = |t: f64| if (t <= b.road_left && t >= b.road_right) || !b.curb_at(t) { 0.02 } else { 0.14 };
         let mut prev = r;
         let mut fp = f(prev);
         while r < r_end {
@@ -306,11 +307,13 @@ fn cast(
             let b = &sec.st.borders;
             let to_edge = (t - b.road_left).abs().min((t - b.road_right).abs());
             let on_face = to_edge < 1e-6 && zg > sec.z(t).0 + 1e-6;
+            let curb = zone != Zone::Road && b.curb_at(t);
             let class = match (zone, material) {
                 (_, Material::Marking) => Class::Marking,
-                _ if on_face || (zone == Zone::Sidewalk && to_edge <= sec.scene.surface.curb_width) => Class::Curb,
+                _ if on_face || (curb && to_edge <= sec.scene.surface.curb_width) => Class::Curb,
                 (Zone::Road, _) => Class::Road,
-                _ => Class::Sidewalk,
+                _ if curb => Class::Sidewalk,
+                _ => Class::Ground,
             };
             Some((rg, t, zg, material, class))
         }

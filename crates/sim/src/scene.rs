@@ -109,11 +109,18 @@ pub struct Cobbles {
     pub dome: f64,
 }
 
-/// A painted line along the road at a lateral position.
+/// A painted line along the road, from `s0` to `s1`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Marking {
-    /// Centre line of the mark, m (lateral position).
+    /// The lane whose outer border the line follows (0 = the centre lane, the lane offset);
+    /// `None`: the reference line.
+    pub lane: Option<i32>,
+    /// Centre line of the mark relative to that border, m (lateral).
     pub t: f64,
+    /// Start, m; dashes start here.
+    pub s0: f64,
+    /// End, m.
+    pub s1: f64,
     /// m.
     pub width: f64,
     /// Dash and gap lengths, m; `None` = solid.
@@ -190,15 +197,30 @@ pub struct SceneObject {
     pub kind: ObjectKind,
 }
 
+/// Building fronts: vertical walls parallel to the reference line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Facades {
+    /// Lateral position of the left wall, m.
+    pub left: f64,
+    /// Lateral position of the right wall, m (negative).
+    pub right: f64,
+    /// Height above the ground, m.
+    pub height: f64,
+}
+
 /// A designed scene.
 #[derive(Debug, Clone)]
 pub struct Scene {
     /// The road network; the scene's road is `odr.roads[0]`.
     pub odr: OpenDrive,
+    /// The part of the road the scene covers, s from..to, m.
+    pub s_range: (f64, f64),
     /// The surface.
     pub surface: SurfaceModel,
     /// Trees, poles, cars.
     pub objects: Vec<SceneObject>,
+    /// Building fronts on both sides.
+    pub facades: Facades,
     /// Seed of every random field.
     pub seed: u64,
 }
@@ -208,9 +230,9 @@ pub struct Scene {
 pub enum Zone {
     /// Between the curbs.
     Road,
-    /// On a sidewalk.
+    /// On a verge: a sidewalk behind a curb, or a level verge (see [`Scene::borders`]).
     Sidewalk,
-    /// Beyond the sidewalks: no designed surface.
+    /// Beyond the verges: no designed surface.
     Outside,
 }
 
@@ -238,9 +260,9 @@ impl Scene {
             potholes: vec![Pothole { s: 75.0, t: 1.6, radius_s: 0.45, radius_t: 0.30, depth: 0.05 }],
             manholes: vec![Manhole { s: 55.0, t: -1.6, radius: 0.3, offset: 0.008 }],
             markings: vec![
-                Marking { t: 0.0, width: 0.12, dash: Some((3.0, 6.0)) },
-                Marking { t: 3.25 - 0.1, width: 0.12, dash: None },
-                Marking { t: -3.25 + 0.1, width: 0.12, dash: None },
+                Marking { lane: None, t: 0.0, s0: 0.0, s1: 150.0, width: 0.12, dash: Some((3.0, 6.0)) },
+                Marking { lane: None, t: 3.25 - 0.1, s0: 0.0, s1: 150.0, width: 0.12, dash: None },
+                Marking { lane: None, t: -3.25 + 0.1, s0: 0.0, s1: 150.0, width: 0.12, dash: None },
             ],
             curb_height: 0.12,
             curb_width: 0.15,
@@ -260,7 +282,149 @@ impl Scene {
         ];
         objects.extend([10.0, 35.0, 60.0, 85.0, 110.0, 135.0].map(|s| SceneObject { s, t: 4.95, kind: pole }));
         objects.extend([47.5, 97.5].map(|s| SceneObject { s, t: -4.95, kind: pole }));
-        Scene { odr, surface, objects, seed }
+        let facades = Facades { left: 8.5, right: -9.5, height: 12.0 };
+        Scene { odr, s_range: (0.0, 150.0), surface, objects, facades, seed }
+    }
+
+    /// A scene on any OpenDRIVE road, between `s_range` (default the whole road): the road's
+    /// own geometry, elevation, superelevation and lanes, with lines painted where its
+    /// roadMarks say (solid, broken 3 m / 6 m, and the double types), curbs where a sidewalk
+    /// lane follows the carriageway (see [`Scene::borders`]), and the demo's furniture fitted to
+    /// the lanes: a 5 cm pothole, a raised manhole, a 20 m cobbled section, poles, trees, a
+    /// parked car and facades 3 m beyond the verges.
+    ///
+    /// The scene's file is the road alone (links to roads not in it removed) placed in EOV
+    /// (EPSG:23700) near Budapest: the header's `<offset>` moves the road's start to about
+    /// 650000 / 240000 and 100 m up, its `<geoReference>` says EPSG:23700.
+    pub fn from_road(odr: &OpenDrive, road_id: &str, s_range: Option<(f64, f64)>, seed: u64) -> Result<Scene, String> {
+        let Some(src) = odr.road(road_id) else {
+            let ids: Vec<&str> = odr.roads.iter().map(|r| r.id.as_str()).take(20).collect();
+            return Err(format!("no road with id '{road_id}' (roads: {})", ids.join(", ")));
+        };
+        let mut road = src.clone();
+        road.link = None;
+        road.junction = "-1".into();
+        let eval = RoadEval::new(&road);
+        let len = eval.length();
+        let (s0, s1) = s_range.unwrap_or((0.0, len));
+        if !(s0 >= 0.0 && s1 <= len + 1e-9 && s1 - s0 >= 10.0) {
+            return Err(format!("s range {s0}..{s1} m: must lie within the road's 0..{len} m and span at least 10 m"));
+        }
+        let start = eval.pose(0.0);
+        let mut header = odr.header.clone();
+        header.geo_reference = Some("EPSG:23700".into());
+        header.offset = Some(opendrive::model::HeaderOffset {
+            x: 650000.0 - start.x.round(),
+            y: 240000.0 - start.y.round(),
+            z: 100.0,
+            hdg: 0.0,
+        });
+        let mut out = OpenDrive { header, roads: vec![road], ..Default::default() };
+        opendrive::convert::upgrade(&mut out, opendrive::Version::V1_8);
+        let markings = road_markings(&out.roads[0], (s0, s1));
+        let mut scene = Scene {
+            odr: out,
+            s_range: (s0, s1),
+            surface: SurfaceModel {
+                asphalt: Texture::new(seed, 0.001, 0.05, 4),
+                asphalt_rms: 0.001,
+                sidewalk: Texture::new(seed ^ 0x5eed, 0.0005, 0.03, 3),
+                cobbles: None,
+                potholes: Vec::new(),
+                manholes: Vec::new(),
+                markings,
+                curb_height: 0.12,
+                curb_width: 0.15,
+                paint: 0.001,
+            },
+            objects: Vec::new(),
+            facades: Facades { left: 0.0, right: 0.0, height: 12.0 },
+            seed,
+        };
+        let (surface, objects, facades) = scene.furniture();
+        scene.surface = surface;
+        scene.objects = objects;
+        scene.facades = facades;
+        Ok(scene)
+    }
+
+    /// The demo's surface features, objects and facades fitted to this scene's road.
+    fn furniture(&self) -> (SurfaceModel, Vec<SceneObject>, Facades) {
+        let scene = self;
+        let (s0, s1) = scene.s_range;
+        let road = scene.road();
+        let at = |f: f64| s0 + f * (s1 - s0);
+        let b = |s: f64| scene.borders(&road, s);
+        let centre = |s: f64| road.lane_offset(s);
+        // Pothole in the right half, manhole in the left half (the right one if the road has
+        // no left half), cobbles over 20 m (at most a sixth of the scene).
+        let sp = at(0.45);
+        let pothole_t = 0.5 * (centre(sp) + b(sp).road_right);
+        let sm = at(0.3);
+        let (bm, cm) = (b(sm), centre(sm));
+        let manhole_t = if bm.road_left - cm > 1.5 { 0.5 * (cm + bm.road_left) } else { 0.5 * (cm + bm.road_right) };
+        let cobble_len = 20.0f64.min((s1 - s0) / 6.0);
+        let sc = at(0.7);
+        let mut surface = scene.surface.clone();
+        surface.potholes.push(Pothole { s: sp, t: pothole_t, radius_s: 0.45, radius_t: 0.30, depth: 0.05 });
+        surface.manholes.push(Manhole { s: sm, t: manhole_t, radius: 0.3, offset: 0.008 });
+        surface.cobbles = Some(Cobbles {
+            s0: sc,
+            s1: sc + cobble_len,
+            length: 0.12,
+            width: 0.14,
+            joint: 0.015,
+            joint_depth: 0.012,
+            dome: 0.006,
+        });
+        // Poles 0.6 m beyond the left road edge every 25 m, trees 2.5 m beyond the right one
+        // every 40 m, a car parked at the right edge; facades 3 m beyond the widest verge.
+        let pole = ObjectKind::Pole { radius: 0.08, height: 6.0 };
+        let tree = ObjectKind::Tree { trunk_radius: 0.15, trunk_height: 3.5, crown_radius: 1.5, crown_height: 4.5 };
+        let mut objects = Vec::new();
+        let mut s = s0 + 10.0;
+        while s < s1 - 2.0 {
+            objects.push(SceneObject { s, t: b(s).road_left + 0.6, kind: pole });
+            s += 25.0;
+        }
+        let mut s = s0 + 20.0;
+        while s < s1 - 2.0 {
+            objects.push(SceneObject { s, t: b(s).road_right - 2.5, kind: tree });
+            s += 40.0;
+        }
+        let scar = at(0.62);
+        if centre(scar) - b(scar).road_right > 2.5 {
+            let car = ObjectKind::Car { length: 4.5, width: 1.8, height: 1.5, clearance: 0.25 };
+            objects.push(SceneObject { s: scar, t: b(scar).road_right + 1.0, kind: car });
+        }
+        let (v_right, v_left) = scene.v_range();
+        let facades = Facades { left: v_left + 3.0, right: v_right - 3.0, height: 12.0 };
+        (surface, objects, facades)
+    }
+
+    /// The lateral extent of the designed surface over the scene (outer verge edges), m.
+    pub fn v_range(&self) -> (f64, f64) {
+        self.v_range_within(f64::INFINITY)
+    }
+
+    /// [`Scene::v_range`] with the verges cut `verge` metres beyond the road edges.
+    pub fn v_range_within(&self, verge: f64) -> (f64, f64) {
+        let road = self.road();
+        let (s0, s1) = self.s_range;
+        let n = ((s1 - s0) / 0.5).ceil().max(1.0) as usize;
+        (0..=n)
+            .map(|i| self.borders(&road, (s0 + (s1 - s0) * i as f64 / n as f64).min(s1)))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(r, l), b| {
+                (r.min(b.walk_right.max(b.road_right - verge)), l.max(b.walk_left.min(b.road_left + verge)))
+            })
+    }
+
+    /// Lateral centre of lane `id` at s, m.
+    pub fn lane_centre(&self, road: &RoadEval, id: i32, s: f64) -> Option<f64> {
+        let b = road.lane_borders(s);
+        let outer = b.iter().find(|l| l.0 == id)?.1;
+        let inner = if id.abs() == 1 { road.lane_offset(s) } else { b.iter().find(|l| l.0 == id - id.signum())?.1 };
+        Some(0.5 * (inner + outer))
     }
 
     /// The scene's road, prepared for evaluation.
@@ -268,12 +432,41 @@ impl Scene {
         RoadEval::new(&self.odr.roads[0])
     }
 
-    /// Lateral borders at station s: the road between the outer borders of lanes 1 and -1,
-    /// sidewalks out to the outer borders of lanes 2 and -2.
+    /// Lateral borders at station s. On each side the road reaches from the centre over the
+    /// lanes vehicles use (every type but sidewalk, walking, curb, border and none) up to the
+    /// first lane of another type; the lanes beyond it are the verge, out to the outermost lane.
+    /// A verge that starts with a sidewalk, walking or curb lane lies `curb_height` up (a curb);
+    /// any other verge is level with the road.
     pub fn borders(&self, road: &RoadEval, s: f64) -> Borders {
-        let b = road.lane_borders(s);
-        let at = |id: i32| b.iter().find(|(i, _)| *i == id).map_or(0.0, |(_, t)| *t);
-        Borders { road_left: at(1), walk_left: at(2), road_right: at(-1), walk_right: at(-2) }
+        self.borders_in(road, &road.lane_borders(s), s)
+    }
+
+    fn borders_in(&self, road: &RoadEval, lanes: &[(i32, f64)], s: f64) -> Borders {
+        let centre = road.lane_offset(s);
+        let sec = road.lane_section(s);
+        let kind = |id: i32| {
+            sec.and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.as_deref()).unwrap_or("none")
+        };
+        let side = |sign: i32| {
+            let mut ids: Vec<&(i32, f64)> = lanes.iter().filter(|(id, _)| id.signum() == sign).collect();
+            ids.sort_by_key(|(id, _)| id.abs());
+            let (mut road_edge, mut walk_edge, mut curb, mut on_road) = (centre, centre, false, true);
+            for &&(id, t) in &ids {
+                let k = kind(id);
+                let walkway = matches!(k, "sidewalk" | "walking" | "curb");
+                if on_road && !(walkway || matches!(k, "border" | "none")) {
+                    road_edge = t;
+                } else if on_road {
+                    on_road = false;
+                    curb = walkway;
+                }
+                walk_edge = t;
+            }
+            (road_edge, if on_road { road_edge } else { walk_edge }, curb)
+        };
+        let (road_left, walk_left, curb_left) = side(1);
+        let (road_right, walk_right, curb_right) = side(-1);
+        Borders { road_left, walk_left, road_right, walk_right, curb_left, curb_right }
     }
 
     /// Which zone (s, t) is in.
@@ -282,17 +475,30 @@ impl Scene {
     }
 
     /// Height of the designed surface above the OpenDRIVE road surface at (s, t), m, and its
-    /// material; `None` outside the sidewalks.
+    /// material; `None` outside the verges.
     pub fn height(&self, road: &RoadEval, s: f64, t: f64) -> Option<(f64, Material)> {
-        self.height_in(&self.borders(road, s), s, t)
+        self.height_at(&self.station(road, s), t)
     }
 
-    /// [`Scene::height`] with the borders at s already computed (the scanner's inner loop).
-    pub fn height_in(&self, borders: &Borders, s: f64, t: f64) -> Option<(f64, Material)> {
+    /// [`Scene::height`] at a station computed once (the scanner's inner loop).
+    pub fn height_at(&self, st: &Station, t: f64) -> Option<(f64, Material)> {
         let m = &self.surface;
-        match borders.zone(t) {
+        let s = st.s;
+        let paint = |h: f64, mat: Material| {
+            let on_mark = st.marks.iter().any(|mk| {
+                (t - mk.t).abs() <= mk.half_width && mk.dash.is_none_or(|(d, g)| (s - mk.s0).rem_euclid(d + g) < d)
+            });
+            if on_mark {
+                (h + m.paint, Material::Marking)
+            } else {
+                (h, mat)
+            }
+        };
+        match st.borders.zone(t) {
             Zone::Outside => None,
-            Zone::Sidewalk => Some((m.curb_height + m.sidewalk.at(s, t), Material::Concrete)),
+            Zone::Sidewalk if st.borders.curb_at(t) => Some((m.curb_height + m.sidewalk.at(s, t), Material::Concrete)),
+            // A level verge: asphalt texture, lines on its edge painted.
+            Zone::Sidewalk => Some(paint(m.asphalt.at(s, t), Material::Asphalt)),
             Zone::Road => {
                 for mh in &m.manholes {
                     let (ds, dt) = (s - mh.s, t - mh.t);
@@ -300,7 +506,7 @@ impl Scene {
                         return Some((mh.offset, Material::Manhole));
                     }
                 }
-                let (mut h, mut mat) = match m.cobbles.filter(|c| s >= c.s0 && s < c.s1) {
+                let (mut h, mat) = match m.cobbles.filter(|c| s >= c.s0 && s < c.s1) {
                     Some(c) => (sett_height(&c, s - c.s0, t), Material::Cobble),
                     None => (m.asphalt.at(s, t), Material::Asphalt),
                 };
@@ -315,15 +521,7 @@ impl Scene {
                         h -= p.depth * w;
                     }
                 }
-                if mat != Material::Cobble {
-                    for mk in &m.markings {
-                        if (t - mk.t).abs() <= mk.width / 2.0 && mk.dash.is_none_or(|(d, g)| s.rem_euclid(d + g) < d) {
-                            h += m.paint;
-                            mat = Material::Marking;
-                        }
-                    }
-                }
-                Some((h, mat))
+                Some(if mat == Material::Cobble { (h, mat) } else { paint(h, mat) })
             }
         }
     }
@@ -350,24 +548,43 @@ impl Scene {
         let e = &road.road().elevation_profile.elevations;
         let grade = opendrive::eval::profile_slope(e, s);
         let slope = road.superelevation(s).tan() / (1.0 + grade * grade).sqrt();
-        Station { s, borders: self.borders(road, s), z0: road.elevation(s), slope }
+        let lanes = road.lane_borders(s);
+        let borders = self.borders_in(road, &lanes, s);
+        let marks = self
+            .surface
+            .markings
+            .iter()
+            .filter(|m| s >= m.s0 && s < m.s1)
+            .filter_map(|m| {
+                let base = match m.lane {
+                    None => 0.0,
+                    Some(0) => road.lane_offset(s),
+                    Some(id) => lanes.iter().find(|l| l.0 == id)?.1,
+                };
+                Some(Mark { t: base + m.t, half_width: m.width / 2.0, s0: m.s0, dash: m.dash })
+            })
+            .collect();
+        Station { s, borders, marks, z0: road.elevation(s), slope }
     }
 
     /// [`Scene::z`] at the station's s.
     pub fn z_at(&self, station: &Station, t: f64) -> Option<f64> {
-        let (h, _) = self.height_in(&station.borders, station.s, t)?;
+        let (h, _) = self.height_at(station, t)?;
         Some(station.base_z(t) + h)
     }
 }
 
-/// One station of the road: its zone borders and the OpenDRIVE surface across it,
-/// z = z0 + t·slope (slope = tan(superelevation)/√(1 + grade²), see [`Scene::z`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One station of the road: its zone borders, the lines painted across it and the OpenDRIVE
+/// surface across it, z = z0 + t·slope (slope = tan(superelevation)/√(1 + grade²), see
+/// [`Scene::z`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Station {
     /// m.
     pub s: f64,
     /// Zone borders at s.
     pub borders: Borders,
+    /// The markings at s, at their lateral positions.
+    pub marks: Vec<Mark>,
     /// Elevation of the reference line, m.
     pub z0: f64,
     /// Height change per metre of t.
@@ -381,20 +598,46 @@ impl Station {
     }
 }
 
-/// Lateral borders of the zones at one station, m.
+/// A marking at one station.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mark {
+    /// Lateral centre, m.
+    pub t: f64,
+    /// m.
+    pub half_width: f64,
+    /// Where the dash pattern starts, m.
+    pub s0: f64,
+    /// Dash and gap lengths, m; `None` = solid.
+    pub dash: Option<(f64, f64)>,
+}
+
+/// Lateral borders of the zones at one station, m (see [`Scene::borders`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Borders {
-    /// Left curb (outer border of lane 1).
+    /// Left road edge (on the demo road the outer border of lane 1, a curb).
     pub road_left: f64,
-    /// Left sidewalk's outer edge (lane 2).
+    /// Left verge's outer edge (demo: the sidewalk, lane 2).
     pub walk_left: f64,
-    /// Right curb (lane -1).
+    /// Right road edge.
     pub road_right: f64,
-    /// Right sidewalk's outer edge (lane -2).
+    /// Right verge's outer edge.
     pub walk_right: f64,
+    /// The left verge is a sidewalk behind a curb (else level with the road).
+    pub curb_left: bool,
+    /// The right verge is a sidewalk behind a curb.
+    pub curb_right: bool,
 }
 
 impl Borders {
+    /// Whether t (beyond the road) is on the side of a curb.
+    pub fn curb_at(&self, t: f64) -> bool {
+        if t > self.road_left {
+            self.curb_left
+        } else {
+            self.curb_right
+        }
+    }
+
     /// The zone at t.
     pub fn zone(&self, t: f64) -> Zone {
         if t <= self.road_left && t >= self.road_right {
@@ -405,6 +648,51 @@ impl Borders {
             Zone::Outside
         }
     }
+}
+
+/// The lines a road's roadMarks paint within `range`: each mark on its lane's outer border
+/// (the lane offset for the centre lane), from its sOffset to the next mark or the section end.
+fn road_markings(road: &opendrive::model::Road, range: (f64, f64)) -> Vec<Marking> {
+    let mut out = Vec::new();
+    let secs = &road.lanes.lane_sections;
+    for (i, sec) in secs.iter().enumerate() {
+        let sec_end = secs.get(i + 1).map_or(road.length, |n| n.s);
+        for lane in sec.lanes() {
+            for (k, rm) in lane.road_marks.iter().enumerate() {
+                let a = sec.s + rm.s_offset;
+                let b = lane.road_marks.get(k + 1).map_or(sec_end, |n| sec.s + n.s_offset);
+                let (a, b) = (a.max(range.0), b.min(range.1));
+                if b <= a {
+                    continue;
+                }
+                let w = rm.width.filter(|w| *w > 0.0).unwrap_or(0.12);
+                let broken = Some((3.0, 6.0));
+                let lines: &[(f64, Option<(f64, f64)>)] = match rm.kind.as_str() {
+                    "solid" => &[(0.0, None)],
+                    "broken" => &[(0.0, broken)],
+                    "solid solid" => &[(-1.0, None), (1.0, None)],
+                    "solid broken" => &[(-1.0, None), (1.0, broken)],
+                    "broken solid" => &[(-1.0, broken), (1.0, None)],
+                    "broken broken" => &[(-1.0, broken), (1.0, broken)],
+                    _ => &[],
+                };
+                // Double lines: two lines of the mark's width, one width apart, the first
+                // towards the centre of the road.
+                let outward = if lane.id < 0 { -1.0 } else { 1.0 };
+                for &(side, dash) in lines {
+                    out.push(Marking {
+                        lane: Some(lane.id),
+                        t: side * outward * w + 0.0,
+                        s0: a,
+                        s1: b,
+                        width: w,
+                        dash,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Height of a sett surface at (ds, t) in a cobbled section: domed setts in rows across the

@@ -3,11 +3,12 @@
 //! truth (`truth/road.xodr`, `truth/surface.crg`, `truth/features.json`).
 //!
 //! Map coordinates are the scene's file coordinates plus the OpenDRIVE header `<offset>` (the
-//! demo road sits at EOV (EPSG:23700) 650000 / 240000, near Budapest). Classes: 11 road
-//! surface, 64 lane marking, 65 sidewalk and curb, 6 building, 5 high vegetation, 66 pole, 67 car
-//! (64 to 67 are user classes).
+//! demo road sits at EOV (EPSG:23700) 650000 / 240000, near Budapest; `Scene::from_road` puts any
+//! road's start there). Classes: 2 level verge and ground, 11 road surface, 64 lane marking,
+//! 65 sidewalk, 68 curb, 6 building, 5 high vegetation, 66 pole, 67 car (64 to 68 are user
+//! classes).
 
-use crate::scanner::{scan, Class, Pass, ScanPoint, ScannerConfig, FACADES};
+use crate::scanner::{scan, Class, Pass, ScanPoint, ScannerConfig};
 use crate::Scene;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,12 +16,17 @@ use std::path::Path;
 /// OGC WKT of EPSG:23700, HD72 / EOV.
 pub const EOV_WKT: &str = r#"PROJCS["HD72 / EOV",GEOGCS["HD72",DATUM["Hungarian_Datum_1972",SPHEROID["GRS 1967",6378160,298.247167427,AUTHORITY["EPSG","7036"]],TOWGS84[52.17,-71.82,-14.9,0,0,0,0],AUTHORITY["EPSG","6237"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4237"]],PROJECTION["Hotine_Oblique_Mercator_Azimuth_Center"],PARAMETER["latitude_of_center",47.1443937222222],PARAMETER["longitude_of_center",19.0485717777778],PARAMETER["azimuth",90],PARAMETER["rectified_grid_angle",90],PARAMETER["scale_factor",0.99993],PARAMETER["false_easting",650000],PARAMETER["false_northing",200000],UNIT["metre",1,AUTHORITY["EPSG","9001"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","23700"]]"#;
 
+/// How far the truth CRG reaches beyond the road edges onto the verges, m (sidewalks of the
+/// demo road are 2 m; the wide level verges of other roads are cut).
+pub const TRUTH_VERGE: f64 = 2.5;
+
 /// ASPRS class code of a truth class.
 pub fn class_code(c: Class) -> u8 {
     match c {
         Class::Road => 11,
         Class::Marking => 64,
         Class::Sidewalk => 65,
+        Class::Ground => 2,
         Class::Curb => 68,
         Class::Building => 6,
         Class::Vegetation => 5,
@@ -63,6 +69,25 @@ impl Survey {
     }
 }
 
+impl Survey {
+    /// Two passes at 10 m/s over the scene's s range: forward along the centre of lane -1 (at
+    /// mid-range), back along lane 1 (lane -1 again, 1 m further out, on a one-way road).
+    pub fn along(scene: &Scene, seed: u64) -> Survey {
+        let road = scene.road();
+        let (s0, s1) = scene.s_range;
+        let mid = 0.5 * (s0 + s1);
+        let right = scene.lane_centre(&road, -1, mid).unwrap_or(-1.5);
+        let left = scene.lane_centre(&road, 1, mid).unwrap_or(right - 1.0);
+        Survey {
+            passes: vec![
+                Pass { t: right, speed: 10.0, s_start: s0, s_end: s1, id: 1 },
+                Pass { t: left, speed: 10.0, s_start: s1, s_end: s0, id: 2 },
+            ],
+            ..Survey::demo(seed)
+        }
+    }
+}
+
 /// What a survey wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
@@ -90,7 +115,9 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
     scan::write_las(&las_path, &points, &options).map_err(|e| e.to_string())?;
     write_text(&out.join("trajectory.csv"), &traj)?;
     opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
-    let crg = crate::truth::surface_crg(scene, 0.01, 0.01, -6.5, 5.5);
+    let (v_right, v_left) = scene.v_range_within(TRUTH_VERGE);
+    let crg =
+        crate::truth::surface_crg(scene, 0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
     opencrg::write_file(&crg, truth.join("surface.crg"), opencrg::Format::Krbi).map_err(|e| e.to_string())?;
     write_text(&truth.join("features.json"), &features_json(scene))?;
     Ok(summary)
@@ -176,60 +203,84 @@ fn write_text(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The designed features, in road coordinates (s, t, m) of `road.xodr`'s road 1.
+/// The designed features, in road coordinates (s, t, m) of `road.xodr`'s road: potholes,
+/// manholes, cobbles, markings (t relative to a lane's outer border when `lane` is given),
+/// facades and objects (centre, size; trees, poles and cars stand on the ground at (s, t)).
 pub fn features_json(scene: &Scene) -> String {
+    use crate::ObjectKind;
     let m = &scene.surface;
+    let list = |items: Vec<String>| items.join(",\n    ");
     let mut j = String::from("{\n");
     let _ = writeln!(j, "  \"seed\": {},", scene.seed);
     let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
-    let _ = writeln!(j, "  \"classes\": {{\"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk\", \"68\": \"curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"}},");
+    let _ = writeln!(j, "  \"road\": \"{}\",", scene.odr.roads[0].id.replace(['"', '\\'], "_"));
+    let _ = writeln!(j, "  \"s_range\": [{}, {}],", scene.s_range.0, scene.s_range.1);
+    let _ = writeln!(j, "  \"classes\": {{\"2\": \"ground\", \"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk\", \"68\": \"curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"}},");
     let _ = writeln!(j, "  \"asphalt_texture_rms_m\": {},", m.asphalt_rms);
     let _ = writeln!(j, "  \"curb_height_m\": {},", m.curb_height);
     let _ = writeln!(j, "  \"curb_width_m\": {},", m.curb_width);
-    let _ = writeln!(
-        j,
-        "  \"potholes\": [{}],",
-        m.potholes
-            .iter()
-            .map(|p| format!(
+    let potholes = m
+        .potholes
+        .iter()
+        .map(|p| {
+            format!(
                 "{{\"s\": {}, \"t\": {}, \"radius_s\": {}, \"radius_t\": {}, \"depth\": {}}}",
                 p.s, p.t, p.radius_s, p.radius_t, p.depth
-            ))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let _ = writeln!(
-        j,
-        "  \"manholes\": [{}],",
-        m.manholes
-            .iter()
-            .map(|p| format!("{{\"s\": {}, \"t\": {}, \"radius\": {}, \"offset\": {}}}", p.s, p.t, p.radius, p.offset))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+            )
+        })
+        .collect();
+    let _ = writeln!(j, "  \"potholes\": [\n    {}\n  ],", list(potholes));
+    let manholes = m
+        .manholes
+        .iter()
+        .map(|p| format!("{{\"s\": {}, \"t\": {}, \"radius\": {}, \"offset\": {}}}", p.s, p.t, p.radius, p.offset))
+        .collect();
+    let _ = writeln!(j, "  \"manholes\": [\n    {}\n  ],", list(manholes));
     if let Some(c) = m.cobbles {
         let _ = writeln!(j, "  \"cobbles\": {{\"s0\": {}, \"s1\": {}, \"sett_length\": {}, \"sett_width\": {}, \"joint\": {}, \"joint_depth\": {}}},", c.s0, c.s1, c.length, c.width, c.joint, c.joint_depth);
     }
-    let _ = writeln!(
-        j,
-        "  \"markings\": [{}],",
-        m.markings
-            .iter()
-            .map(|k| format!(
-                "{{\"t\": {}, \"width\": {}, \"type\": \"{}\"{}}}",
+    let markings = m
+        .markings
+        .iter()
+        .map(|k| {
+            format!(
+                "{{{}\"t\": {}, \"s0\": {}, \"s1\": {}, \"width\": {}, \"type\": \"{}\"{}}}",
+                k.lane.map_or(String::new(), |l| format!("\"lane\": {l}, ")),
                 k.t,
+                k.s0,
+                k.s1,
                 k.width,
                 if k.dash.is_some() { "broken" } else { "solid" },
                 k.dash.map_or(String::new(), |(d, g)| format!(", \"dash\": {d}, \"gap\": {g}"))
-            ))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+            )
+        })
+        .collect();
+    let _ = writeln!(j, "  \"markings\": [\n    {}\n  ],", list(markings));
+    let f = scene.facades;
     let _ = writeln!(
         j,
-        "  \"facades\": [{{\"t\": {}, \"height\": {}}}, {{\"t\": {}, \"height\": {}}}]",
-        FACADES.0, FACADES.2, FACADES.1, FACADES.2
+        "  \"facades\": [{{\"t\": {}, \"height\": {}}}, {{\"t\": {}, \"height\": {}}}],",
+        f.left, f.height, f.right, f.height
     );
+    let objects = scene
+        .objects
+        .iter()
+        .map(|o| {
+            let shape = match o.kind {
+                ObjectKind::Tree { trunk_radius, trunk_height, crown_radius, crown_height } => format!(
+                    "\"type\": \"tree\", \"trunk_radius\": {trunk_radius}, \"trunk_height\": {trunk_height}, \"crown_radius\": {crown_radius}, \"crown_height\": {crown_height}"
+                ),
+                ObjectKind::Pole { radius, height } => {
+                    format!("\"type\": \"pole\", \"radius\": {radius}, \"height\": {height}")
+                }
+                ObjectKind::Car { length, width, height, clearance } => format!(
+                    "\"type\": \"car\", \"length\": {length}, \"width\": {width}, \"height\": {height}, \"clearance\": {clearance}"
+                ),
+            };
+            format!("{{\"s\": {}, \"t\": {}, {shape}}}", o.s, o.t)
+        })
+        .collect();
+    let _ = writeln!(j, "  \"objects\": [\n    {}\n  ]", list(objects));
     j.push_str("}\n");
     j
 }

@@ -14,14 +14,14 @@ use opencrg::Crg;
 /// at the sidewalk edges. Heights are given at the OpenDRIVE (s, t) = (u, v).
 pub fn surface_crg(scene: &Scene, du: f64, dv: f64, v_right: f64, v_left: f64) -> Crg {
     let road = scene.road();
-    let len = road.length();
-    let nu = (len / du).floor() as usize + 1;
+    let (s0, s1) = scene.s_range;
+    let nu = ((s1 - s0) / du + 1e-9).floor() as usize + 1;
     let nv = ((v_left - v_right) / dv).round() as usize + 1;
     let mut phi = Vec::with_capacity(nu);
-    let mut prev = road.pose(0.0);
+    let mut prev = road.pose(s0);
     phi.push(prev.hdg);
     for i in 1..nu {
-        let p = road.pose(i as f64 * du);
+        let p = road.pose(s0 + i as f64 * du);
         phi.push((p.y - prev.y).atan2(p.x - prev.x));
         prev = p;
     }
@@ -34,7 +34,7 @@ pub fn surface_crg(scene: &Scene, du: f64, dv: f64, v_right: f64, v_left: f64) -
             let road = &road;
             sc.spawn(move || {
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
-                    let station = scene.station(road, (c * rows_per_chunk + k) as f64 * du);
+                    let station = scene.station(road, s0 + (c * rows_per_chunk + k) as f64 * du);
                     for (iv, cell) in row.iter_mut().enumerate() {
                         if let Some(z) = scene.z_at(&station, v_right + iv as f64 * dv) {
                             *cell = z as f32;
@@ -44,8 +44,8 @@ pub fn surface_crg(scene: &Scene, du: f64, dv: f64, v_right: f64, v_left: f64) -
             });
         }
     });
-    let start = road.pose(0.0);
-    let mut crg = Crg::new_grid(0.0, du, nu, v_right, dv, nv, (start.x, start.y, start.hdg), Some(phi), z);
+    let start = road.pose(s0);
+    let mut crg = Crg::new_grid(s0, du, nu, v_right, dv, nv, (start.x, start.y, start.hdg), Some(phi), z);
     crg.comment = vec![format!("roadscan virtual survey: designed surface, seed {}", scene.seed)];
     crg
 }

@@ -29,7 +29,7 @@ fn hits_lie_exactly_on_the_designed_surface_and_the_noise_is_as_configured() {
             n_curb += 1;
         }
         if p.class == Class::Building {
-            let (fl, fr, _) = sim::scanner::FACADES;
+            let (fl, fr) = (scene.facades.left, scene.facades.right);
             assert!((p.t - fl).abs() < 1e-9 || (p.t - fr).abs() < 1e-9, "facade hit at t {}", p.t);
             continue;
         }
