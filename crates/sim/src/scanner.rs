@@ -101,34 +101,70 @@ pub struct ScanPoint {
 
 /// Scans one pass; profiles in time order, points in mirror order.
 pub fn scan(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64) -> Vec<ScanPoint> {
+    let mut out = Vec::new();
+    scan_with(scene, cfg, pass, seed, |points| out.extend_from_slice(points));
+    out
+}
+
+/// Profiles scanned per thread between two calls of the sink.
+const CHUNK: usize = 64;
+
+/// Scans one pass and hands the points to `sink` in order (profiles in time order, points in
+/// mirror order), a few hundred profiles at a time: memory stays flat in the pass length.
+/// Profiles are independent: each chunk is split into contiguous blocks, one per core, joined in
+/// order, so the points are the same for any number of threads.
+pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut sink: impl FnMut(&[ScanPoint])) {
     let road = scene.road();
     let dist = (pass.s_end - pass.s_start).abs();
     let dir = (pass.s_end - pass.s_start).signum();
     let duration = dist / pass.speed;
     let n_profiles = (duration * cfg.rate).floor() as usize + 1;
-    // Profiles are independent: scan contiguous blocks on every core, then join them in order,
-    // so the result is the same for any number of threads.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
-    let block = n_profiles.div_ceil(threads);
-    let road = &road;
-    let parts: Vec<Vec<ScanPoint>> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..threads)
-            .map(|b| {
-                sc.spawn(move || {
-                    let mut out = Vec::new();
-                    for k in b * block..((b + 1) * block).min(n_profiles) {
-                        let t0 = k as f64 / cfg.rate;
-                        let s = pass.s_start + dir * pass.speed * t0;
-                        profile(scene, road, cfg, pass, seed, k, s, t0, &mut out);
-                    }
-                    out
+    // The mirror directions, the same for every profile.
+    let rays: Vec<Ray> = (0..cfg.points_per_rev)
+        .map(|j| {
+            let angle = std::f64::consts::TAU * j as f64 / cfg.points_per_rev as f64 - std::f64::consts::PI;
+            let (sa, ca) = angle.sin_cos();
+            Ray { angle, sa, ca }
+        })
+        .collect();
+    let (road, rays) = (&road, &rays[..]);
+    let mut buffers: Vec<Vec<ScanPoint>> = (0..threads).map(|_| Vec::new()).collect();
+    let per_chunk = CHUNK * threads;
+    for first in (0..n_profiles).step_by(per_chunk) {
+        let last = (first + per_chunk).min(n_profiles);
+        let block = (last - first).div_ceil(threads);
+        std::thread::scope(|sc| {
+            let handles: Vec<_> = buffers
+                .iter_mut()
+                .enumerate()
+                .map(|(b, out)| {
+                    sc.spawn(move || {
+                        out.clear();
+                        for k in (first + b * block)..(first + (b + 1) * block).min(last) {
+                            let t0 = k as f64 / cfg.rate;
+                            let s = pass.s_start + dir * pass.speed * t0;
+                            profile(scene, road, cfg, rays, (pass, seed, k), s, t0, out);
+                        }
+                    })
                 })
-            })
-            .collect();
-        // A panic in a worker is a bug: pass it on rather than lose its profiles.
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
-    });
-    parts.concat()
+                .collect();
+            // A panic in a worker is a bug: pass it on rather than lose its profiles.
+            for h in handles {
+                h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            }
+        });
+        for out in &buffers {
+            sink(out);
+        }
+    }
+}
+
+/// A mirror direction: angle from straight down (positive to the left), its sine and cosine.
+struct Ray {
+    angle: f64,
+    sa: f64,
+    ca: f64,
 }
 
 /// Ground height across the road at station s, in planar t.
@@ -158,9 +194,8 @@ fn profile(
     scene: &Scene,
     road: &opendrive::RoadEval,
     cfg: &ScannerConfig,
-    pass: &Pass,
-    seed: u64,
-    k: usize,
+    rays: &[Ray],
+    (pass, seed, k): (&Pass, u64, usize),
     s: f64,
     t0: f64,
     out: &mut Vec<ScanPoint>,
@@ -168,21 +203,26 @@ fn profile(
     let pose = road.pose(s);
     let (sin_h, cos_h) = pose.hdg.sin_cos();
     let normal = [-sin_h, cos_h];
-    let st = scene.station(road, s);
+    let b = scene.borders(road, s);
+    let st = scene.station_across(road, s, b.walk_right, b.walk_left);
     let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
     let sec = Section { scene, st, outer };
     let slices = slices(scene, &sec, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
     let (fl, fr, fh) = (scene.facades.left, scene.facades.right, scene.facades.height);
-    for j in 0..cfg.points_per_rev {
-        let angle = std::f64::consts::TAU * j as f64 / cfg.points_per_rev as f64 - std::f64::consts::PI;
-        let (sa, ca) = angle.sin_cos();
+    let mut pair = (0.0, 0.0);
+    for (j, &Ray { angle, sa, ca }) in rays.iter().enumerate() {
+        // Range noise in pairs of rays (Box-Muller gives two variates), drawn for every ray
+        // whether it returns or not.
+        if j % 2 == 0 {
+            pair = gaussian_pair(seed, pass.id, k, j / 2);
+        }
+        let noise = cfg.range_noise * if j % 2 == 0 { pair.0 } else { pair.1 };
         // Direction in the profile plane: lateral sin, vertical -cos (angle 0 = straight down).
         let hit = cast(&sec, pass.t, zc, sa, ca, cfg.max_range, (fl, fr, fh));
         let hit = nearest_object(&slices, pass.t, zc, sa, ca, hit.map_or(cfg.max_range, |h| h.0)).or(hit);
         let Some((r, t_hit, z_hit, material, class)) = hit else { continue };
-        let noise = cfg.range_noise * gaussian(seed, pass.id, k, j);
         let rm = r + noise;
         let xy = |t: f64| [pose.x + t * normal[0], pose.y + t * normal[1]];
         let truth_xy = xy(t_hit);
@@ -195,7 +235,7 @@ fn profile(
             _ => ca.abs(),
         };
         let refl = material.reflectance();
-        let i = (refl.diffuse * cos_inc + refl.specular * cos_inc.powf(refl.exponent)) / (1.0 + 0.02 * r);
+        let i = (refl.diffuse * cos_inc + refl.specular * cos_inc.powi(refl.exponent)) / (1.0 + 0.02 * r);
         out.push(ScanPoint {
             xyz: [meas_xy[0], meas_xy[1], meas_z],
             truth: [truth_xy[0], truth_xy[1], z_hit],
@@ -478,12 +518,12 @@ fn nearest_object(
     best
 }
 
-/// A standard normal variate for (seed, pass, profile, point), by Box-Muller on two hashed
-/// uniforms: independent of evaluation order.
-fn gaussian(seed: u64, pass: u16, k: usize, j: usize) -> f64 {
-    let key = seed ^ ((pass as u64) << 48);
-    let u1 = 0.5 * (noise::value_noise(key, k as f64, j as f64) + 1.0);
-    let u2 = 0.5 * (noise::value_noise(key ^ 0xabcdef, k as f64, j as f64) + 1.0);
-    let u1 = u1.clamp(1e-300, 1.0);
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+/// Two independent standard normal variates for (seed, pass, profile, pair of points), by
+/// Box-Muller on two hashed uniforms: independent of evaluation order.
+fn gaussian_pair(seed: u64, pass: u16, k: usize, pair: usize) -> (f64, f64) {
+    let u1 = noise::uniform(seed, pass as u64, k as u64, pair as u64);
+    let u2 = noise::uniform(seed ^ 0xabcd_ef01_2345_6789, pass as u64, k as u64, pair as u64);
+    let r = (-2.0 * u1.ln()).sqrt();
+    let (sin, cos) = (std::f64::consts::TAU * u2).sin_cos();
+    (r * cos, r * sin)
 }

@@ -6,7 +6,7 @@
 //! Road frame (s, t, h) of the scene's OpenDRIVE road; `h` here is the height above the
 //! OpenDRIVE road surface (elevation + superelevation) measured vertically, in metres.
 
-use crate::noise::Texture;
+use crate::noise::{Texture, TextureLine};
 use opendrive::{OpenDrive, RoadEval};
 
 /// The demo road (also `data/opendrive/demo.xodr`): line, clothoid, arc, clothoid, line, 150 m,
@@ -41,22 +41,22 @@ pub struct Reflectance {
     pub diffuse: f64,
     /// Specular weight, 0..1.
     pub specular: f64,
-    /// Phong exponent.
-    pub exponent: f64,
+    /// Phong exponent (an integer).
+    pub exponent: i32,
 }
 
 impl Material {
     /// The reflectance of the material.
     pub fn reflectance(self) -> Reflectance {
         let (diffuse, specular, exponent) = match self {
-            Material::Asphalt => (0.12, 0.02, 4.0),
-            Material::Cobble => (0.25, 0.05, 8.0),
-            Material::Marking => (0.75, 0.40, 20.0),
-            Material::Manhole => (0.08, 0.50, 40.0),
-            Material::Concrete => (0.35, 0.03, 4.0),
-            Material::Vegetation => (0.45, 0.0, 1.0),
-            Material::Metal => (0.30, 0.40, 30.0),
-            Material::Paint => (0.20, 0.60, 50.0),
+            Material::Asphalt => (0.12, 0.02, 4),
+            Material::Cobble => (0.25, 0.05, 8),
+            Material::Marking => (0.75, 0.40, 20),
+            Material::Manhole => (0.08, 0.50, 40),
+            Material::Concrete => (0.35, 0.03, 4),
+            Material::Vegetation => (0.45, 0.0, 1),
+            Material::Metal => (0.30, 0.40, 30),
+            Material::Paint => (0.20, 0.60, 50),
         };
         Reflectance { diffuse, specular, exponent }
     }
@@ -496,9 +496,12 @@ impl Scene {
         };
         match st.borders.zone(t) {
             Zone::Outside => None,
-            Zone::Sidewalk if st.borders.curb_at(t) => Some((m.curb_height + m.sidewalk.at(s, t), Material::Concrete)),
+            Zone::Sidewalk if st.borders.curb_at(t) => {
+                let tex = st.lines.as_ref().map_or_else(|| m.sidewalk.at(s, t), |l| l.1.at(t));
+                Some((m.curb_height + tex, Material::Concrete))
+            }
             // A level verge: asphalt texture, lines on its edge painted.
-            Zone::Sidewalk => Some(paint(m.asphalt.at(s, t), Material::Asphalt)),
+            Zone::Sidewalk => Some(paint(st.asphalt(m, t), Material::Asphalt)),
             Zone::Road => {
                 for mh in &m.manholes {
                     let (ds, dt) = (s - mh.s, t - mh.t);
@@ -508,7 +511,7 @@ impl Scene {
                 }
                 let (mut h, mat) = match m.cobbles.filter(|c| s >= c.s0 && s < c.s1) {
                     Some(c) => (sett_height(&c, s - c.s0, t), Material::Cobble),
-                    None => (m.asphalt.at(s, t), Material::Asphalt),
+                    None => (st.asphalt(m, t), Material::Asphalt),
                 };
                 for p in &m.potholes {
                     let (a, b) = ((s - p.s) / p.radius_s, (t - p.t) / p.radius_t);
@@ -564,7 +567,16 @@ impl Scene {
                 Some(Mark { t: base + m.t, half_width: m.width / 2.0, s0: m.s0, dash: m.dash })
             })
             .collect();
-        Station { s, borders, marks, z0: road.elevation(s), slope }
+        Station { s, borders, marks, z0: road.elevation(s), slope, lines: None }
+    }
+
+    /// [`Scene::station`] prepared for many t in [t0, t1]: the textures along the station's
+    /// line precomputed (same heights, a fraction of the cost).
+    pub fn station_across(&self, road: &RoadEval, s: f64, t0: f64, t1: f64) -> Station {
+        let mut st = self.station(road, s);
+        let m = &self.surface;
+        st.lines = Some(Box::new((m.asphalt.line(s, t0, t1), m.sidewalk.line(s, t0, t1))));
+        st
     }
 
     /// [`Scene::z`] at the station's s.
@@ -589,9 +601,15 @@ pub struct Station {
     pub z0: f64,
     /// Height change per metre of t.
     pub slope: f64,
+    /// Asphalt and sidewalk texture along the station ([`Scene::station_across`]).
+    pub lines: Option<Box<(TextureLine, TextureLine)>>,
 }
 
 impl Station {
+    fn asphalt(&self, m: &SurfaceModel, t: f64) -> f64 {
+        self.lines.as_ref().map_or_else(|| m.asphalt.at(self.s, t), |l| l.0.at(t))
+    }
+
     /// The OpenDRIVE surface at t, m.
     pub fn base_z(&self, t: f64) -> f64 {
         self.z0 + t * self.slope

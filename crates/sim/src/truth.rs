@@ -34,7 +34,8 @@ pub fn surface_crg(scene: &Scene, du: f64, dv: f64, v_right: f64, v_left: f64) -
             let road = &road;
             sc.spawn(move || {
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
-                    let station = scene.station(road, s0 + (c * rows_per_chunk + k) as f64 * du);
+                    let s = s0 + (c * rows_per_chunk + k) as f64 * du;
+                    let station = scene.station_across(road, s, v_right, v_left);
                     for (iv, cell) in row.iter_mut().enumerate() {
                         if let Some(z) = scene.z_at(&station, v_right + iv as f64 * dv) {
                             *cell = z as f32;
