@@ -49,7 +49,8 @@ struct Inner {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind) -> Self {
+    /// An error of `kind` without a place (a row callback of [`crate::write_rows`] uses it).
+    pub fn new(kind: ErrorKind) -> Self {
         Error(Box::new(Inner { path: None, line: None, byte: None, kind }))
     }
     pub(crate) fn at_line(kind: ErrorKind, line: usize) -> Self {

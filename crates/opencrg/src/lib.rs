@@ -13,4 +13,4 @@ pub use error::{Error, ErrorKind, Result};
 pub use eval::{EvalOptions, Surface};
 pub use model::*;
 pub use read::{read_bytes, read_file, read_with, ReadOptions};
-pub use write::{write, write_file};
+pub use write::{write, write_file, write_file_rows, write_rows};

@@ -16,15 +16,38 @@ const RULE: &str = "$!**********************************************************
 
 /// Writes `crg` in `format` to `out`.
 pub fn write(crg: &Crg, format: Format, out: &mut impl Write) -> Result<()> {
+    let nv = crg.nv();
+    write_rows(crg, format, out, |iu, row| match crg.z.get(iu * nv..(iu + 1) * nv) {
+        Some(z) => {
+            row.copy_from_slice(z);
+            Ok(())
+        }
+        None => Err(Error::new(ErrorKind::Write(format!(
+            "the grid holds {} heights, {} x {nv} nodes need {}",
+            crg.z.len(),
+            crg.nu,
+            crg.nu * nv
+        )))),
+    })
+}
+
+/// Writes `crg` with the heights of row `iu` (u index) from `row(iu, z)`, called once per row
+/// in order, instead of from `crg.z` (which may be empty): grids larger than memory.
+pub fn write_rows(
+    crg: &Crg,
+    format: Format,
+    out: &mut impl Write,
+    mut row: impl FnMut(usize, &mut [f32]) -> Result<()>,
+) -> Result<()> {
     let io = |e: std::io::Error| Error::new(ErrorKind::Io(e.to_string()));
     // The header is ISO-8859-1: one byte per character, as it was read.
     let header: Vec<u8> = header(crg, format)?.chars().map(|c| if (c as u32) < 256 { c as u8 } else { b'?' }).collect();
     out.write_all(&header).map_err(io)?;
     let channels = &crg.channel_order;
-    let nv = crg.nv();
-    let value = |iu: usize, ch: ChannelKind| -> f64 {
+    let mut z = vec![f32::NAN; crg.nv()];
+    let value = |z: &[f32], iu: usize, ch: ChannelKind| -> f64 {
         match ch {
-            ChannelKind::LongSection(iv) => crg.z[iu * nv + iv] as f64,
+            ChannelKind::LongSection(iv) => z.get(iv).map_or(f64::NAN, |&v| v as f64),
             ChannelKind::Phi => crg.phi.as_ref().map_or(f64::NAN, |p| p[iu]),
             ChannelKind::Slope => crg.slope.as_ref().map_or(f64::NAN, |p| p[iu]),
             ChannelKind::Banking => crg.banking.as_ref().map_or(f64::NAN, |p| p[iu]),
@@ -43,8 +66,9 @@ pub fn write(crg: &Crg, format: Format, out: &mut impl Write) -> Result<()> {
         let w = format.width();
         let per_line = 80 / w;
         for iu in 0..crg.nu {
+            row(iu, &mut z)?;
             for (k, &ch) in channels.iter().enumerate() {
-                buf.extend_from_slice(text_field(value(iu, ch), w).as_bytes());
+                buf.extend_from_slice(text_field(value(&z, iu, ch), w).as_bytes());
                 if (k + 1).is_multiple_of(per_line) || k + 1 == channels.len() {
                     buf.push(b'\n');
                 }
@@ -55,12 +79,13 @@ pub fn write(crg: &Crg, format: Format, out: &mut impl Write) -> Result<()> {
         }
     } else {
         let w = format.width();
-        let row = channels.len() * w;
-        let row_padded = if format.is_long() { row.div_ceil(80) * 80 } else { row };
+        let row_bytes = channels.len() * w;
+        let row_padded = if format.is_long() { row_bytes.div_ceil(80) * 80 } else { row_bytes };
         let mut written = 0usize;
         for iu in 0..crg.nu {
+            row(iu, &mut z)?;
             for &ch in channels {
-                let mut v = value(iu, ch);
+                let mut v = value(&z, iu, ch);
                 if iu == 0 && written == 0 && v > 0.0 && v < 1e-30 {
                     v = 0.0;
                 }
@@ -72,7 +97,7 @@ pub fn write(crg: &Crg, format: Format, out: &mut impl Write) -> Result<()> {
                 }
                 written += w;
             }
-            for _ in 0..(row_padded - row) / w {
+            for _ in 0..(row_padded - row_bytes) / w {
                 nan_bytes(w, &mut buf);
                 written += w;
             }
@@ -100,6 +125,16 @@ fn nan_bytes(w: usize, buf: &mut Vec<u8>) {
 /// Writes to a file atomically (temporary file, then rename).
 pub fn write_file(crg: &Crg, path: impl AsRef<Path>, format: Format) -> Result<()> {
     write_atomically(path.as_ref(), |w| write(crg, format, w))
+}
+
+/// [`write_rows`] to a file, atomically: on an error from `row` no file is left.
+pub fn write_file_rows(
+    crg: &Crg,
+    path: impl AsRef<Path>,
+    format: Format,
+    row: impl FnMut(usize, &mut [f32]) -> Result<()>,
+) -> Result<()> {
+    write_atomically(path.as_ref(), |w| write_rows(crg, format, w, row))
 }
 
 /// Runs `fill` on a buffered temporary file beside `path`, then renames it to `path`; on any

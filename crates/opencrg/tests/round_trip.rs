@@ -80,3 +80,38 @@ fn every_sample_round_trips_in_every_format() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn rows_from_a_callback_give_the_same_bytes_and_errors_leave_nothing() {
+    let z: Vec<f32> = (0..40 * 7).map(|i| (i as f32 * 0.37).sin() * 0.01).collect();
+    let crg = Crg::new_grid(12.5, 0.1, 40, -0.3, 0.1, 7, (1.0, 2.0, 0.3), Some(vec![0.3; 40]), z.clone());
+    let mut empty = crg.clone();
+    empty.z.clear();
+    for format in [Format::Krbi, Format::Kdbi, Format::Lrfi, Format::Ldfi] {
+        let mut a = Vec::new();
+        opencrg::write(&crg, format, &mut a).unwrap();
+        let mut b = Vec::new();
+        opencrg::write_rows(&empty, format, &mut b, |iu, row| {
+            row.copy_from_slice(&z[iu * 7..(iu + 1) * 7]);
+            Ok(())
+        })
+        .unwrap();
+        assert!(a == b, "{format:?}");
+        // Heights missing from the model: an error, not a panic.
+        let e = opencrg::write(&empty, format, &mut Vec::new()).unwrap_err().to_string();
+        assert!(e.contains("40 x 7 nodes need 280"), "{e}");
+    }
+    let dir = std::env::temp_dir().join(format!("roadscan-crg-rows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rows.crg");
+    let failed = opencrg::write_file_rows(&empty, &path, Format::Krbi, |iu, _| {
+        if iu == 20 {
+            Err(opencrg::Error::new(opencrg::ErrorKind::Write("row 20 failed".into())))
+        } else {
+            Ok(())
+        }
+    });
+    assert!(failed.unwrap_err().to_string().contains("row 20 failed"));
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing left behind");
+    let _ = std::fs::remove_dir_all(&dir);
+}

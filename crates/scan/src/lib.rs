@@ -4,7 +4,7 @@
 
 mod write;
 
-pub use write::{write_las, LasOptions, LasPoint};
+pub use write::{write_las, LasOptions, LasPoint, LasWriter};
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]

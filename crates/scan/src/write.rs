@@ -3,7 +3,7 @@
 //! WKT VLR (and the global-encoding WKT bit). Written to a temporary file and renamed.
 
 use crate::Error;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One point to write.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,54 +41,88 @@ pub struct LasOptions {
 
 /// Writes `points` to `path` (LAZ when the extension is `.laz`).
 pub fn write_las(path: &Path, points: &[LasPoint], options: &LasOptions) -> Result<(), Error> {
-    let io = |message: String| Error::Io { path: path.to_path_buf(), message };
-    let compress = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("laz"));
-    let mut builder = las::Builder::from((1, 4));
-    builder.point_format = las::point::Format::new(6).map_err(|e| io(e.to_string()))?;
-    builder.point_format.is_compressed = compress;
-    builder.generating_software = "roadscan".into();
-    builder.system_identifier = options.system.chars().take(32).collect();
-    builder.has_wkt_crs = true;
-    builder.gps_time_type = las::GpsTimeType::Standard;
-    let t = |o: f64| las::Transform { scale: options.scale, offset: o };
-    builder.transforms = las::Vector { x: t(options.offset[0]), y: t(options.offset[1]), z: t(options.offset[2]) };
-    let mut wkt = options.wkt.clone().into_bytes();
-    wkt.push(0);
-    builder.vlrs.push(las::Vlr {
-        user_id: "LASF_Projection".into(),
-        record_id: 2112,
-        description: "OGC WKT coordinate system".into(),
-        data: wkt,
-    });
-    let header = builder.into_header().map_err(|e| io(e.to_string()))?;
-    // Check every point first: the las writer cannot be dropped cleanly after a failed point.
-    for (index, p) in points.iter().enumerate() {
-        let fits = |v: f64, o: f64| {
-            let n = ((v - o) / options.scale).round();
-            n.is_finite() && n >= i32::MIN as f64 && n <= i32::MAX as f64
-        };
-        let ok = fits(p.x, options.offset[0])
-            && fits(p.y, options.offset[1])
-            && fits(p.z, options.offset[2])
-            && p.gps_time.is_finite();
-        if !ok {
-            return Err(Error::Point {
-                path: path.to_path_buf(),
-                index,
-                message: format!(
-                    "({}, {}, {}) at GPS time {} cannot be stored with scale {} and offset {:?}",
-                    p.x, p.y, p.z, p.gps_time, options.scale, options.offset
-                ),
-            });
-        }
-    }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| -> Result<(), Error> {
+    let mut w = LasWriter::create(path, options)?;
+    w.write(points)?;
+    w.finish()
+}
+
+/// A LAS/LAZ file being written in chunks: the points go to a temporary file beside `path`,
+/// which [`LasWriter::finish`] completes (header counts and bounds) and renames; dropped
+/// unfinished, it removes the temporary file, so `path` is never half written.
+pub struct LasWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    options: LasOptions,
+    writer: Option<las::Writer<std::io::BufWriter<std::fs::File>>>,
+    written: usize,
+}
+
+impl LasWriter {
+    /// Starts writing `path` (LAZ when the extension is `.laz`).
+    pub fn create(path: &Path, options: &LasOptions) -> Result<LasWriter, Error> {
+        let io = |message: String| Error::Io { path: path.to_path_buf(), message };
+        let compress = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("laz"));
+        let mut builder = las::Builder::from((1, 4));
+        builder.point_format = las::point::Format::new(6).map_err(|e| io(e.to_string()))?;
+        builder.point_format.is_compressed = compress;
+        builder.generating_software = "roadscan".into();
+        builder.system_identifier = options.system.chars().take(32).collect();
+        builder.has_wkt_crs = true;
+        builder.gps_time_type = las::GpsTimeType::Standard;
+        let t = |o: f64| las::Transform { scale: options.scale, offset: o };
+        builder.transforms = las::Vector { x: t(options.offset[0]), y: t(options.offset[1]), z: t(options.offset[2]) };
+        let mut wkt = options.wkt.clone().into_bytes();
+        wkt.push(0);
+        builder.vlrs.push(las::Vlr {
+            user_id: "LASF_Projection".into(),
+            record_id: 2112,
+            description: "OGC WKT coordinate system".into(),
+            data: wkt,
+        });
+        let header = builder.into_header().map_err(|e| io(e.to_string()))?;
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
         let file = std::fs::File::create(&tmp).map_err(|e| io(e.to_string()))?;
-        let mut writer = las::Writer::new(std::io::BufWriter::new(file), header).map_err(|e| io(e.to_string()))?;
-        for (index, p) in points.iter().enumerate() {
+        let writer = match las::Writer::new(std::io::BufWriter::new(file), header) {
+            Ok(w) => w,
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(io(e.to_string()));
+            }
+        };
+        Ok(LasWriter { path: path.to_path_buf(), tmp, options: options.clone(), writer: Some(writer), written: 0 })
+    }
+
+    /// Appends `points`. Every point is checked before any is written: a point that cannot be
+    /// stored is an error naming its index in the file, and nothing of the chunk is written.
+    pub fn write(&mut self, points: &[LasPoint]) -> Result<(), Error> {
+        let o = &self.options;
+        for (i, p) in points.iter().enumerate() {
+            let fits = |v: f64, off: f64| {
+                let n = ((v - off) / o.scale).round();
+                n.is_finite() && n >= i32::MIN as f64 && n <= i32::MAX as f64
+            };
+            let ok = fits(p.x, o.offset[0])
+                && fits(p.y, o.offset[1])
+                && fits(p.z, o.offset[2])
+                && p.gps_time.is_finite()
+                && p.class < 128;
+            if !ok {
+                return Err(Error::Point {
+                    path: self.path.clone(),
+                    index: self.written + i,
+                    message: format!(
+                        "({}, {}, {}) class {} at GPS time {} cannot be stored with scale {} and offset {:?}",
+                        p.x, p.y, p.z, p.class, p.gps_time, o.scale, o.offset
+                    ),
+                });
+            }
+        }
+        let Some(writer) = self.writer.as_mut() else {
+            return Err(Error::Io { path: self.path.clone(), message: "written after a failure".into() });
+        };
+        for (i, p) in points.iter().enumerate() {
             let point = las::Point {
                 x: p.x,
                 y: p.y,
@@ -96,28 +130,64 @@ pub fn write_las(path: &Path, points: &[LasPoint], options: &LasOptions) -> Resu
                 intensity: p.intensity,
                 return_number: 1,
                 number_of_returns: 1,
-                classification: las::point::Classification::new(p.class).map_err(|e| Error::Point {
-                    path: path.to_path_buf(),
-                    index,
-                    message: e.to_string(),
-                })?,
+                // Checked above: below 128 is a valid class.
+                classification: las::point::Classification::new(p.class).unwrap_or_default(),
                 scan_angle: p.scan_angle_deg,
                 point_source_id: p.source,
                 gps_time: Some(p.gps_time),
                 ..Default::default()
             };
             if let Err(e) = writer.write_point(point) {
-                // Dropping a writer after a failure panics inside the las crate: forget it.
-                std::mem::forget(writer);
-                return Err(Error::Point { path: path.to_path_buf(), index, message: e.to_string() });
+                // Dropping a las writer after a failure panics inside the las crate: forget it.
+                if let Some(w) = self.writer.take() {
+                    std::mem::forget(w);
+                }
+                return Err(Error::Point { path: self.path.clone(), index: self.written + i, message: e.to_string() });
             }
         }
-        writer.close().map_err(|e| io(e.to_string()))?;
-        drop(writer);
-        std::fs::rename(&tmp, path).map_err(|e| io(e.to_string()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        self.written += points.len();
+        Ok(())
     }
-    result
+
+    /// Points written so far.
+    pub fn len(&self) -> usize {
+        self.written
+    }
+
+    /// Whether no point has been written.
+    pub fn is_empty(&self) -> bool {
+        self.written == 0
+    }
+
+    /// Completes the file and moves it to its path.
+    pub fn finish(mut self) -> Result<(), Error> {
+        let io = |path: &Path, e: String| Error::Io { path: path.to_path_buf(), message: e };
+        let Some(mut writer) = self.writer.take() else {
+            return Err(io(&self.path, "written after a failure".into()));
+        };
+        if let Err(e) = writer.close() {
+            std::mem::forget(writer);
+            return Err(io(&self.path, e.to_string()));
+        }
+        drop(writer);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| io(&self.path, e.to_string()))
+    }
+}
+
+impl std::fmt::Debug for LasWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LasWriter").field("path", &self.path).field("written", &self.written).finish_non_exhaustive()
+    }
+}
+
+impl Drop for LasWriter {
+    fn drop(&mut self) {
+        if let Some(w) = self.writer.take() {
+            // Unfinished: the las writer would complete the header on drop and panic if that
+            // fails (a full disk); forget it instead (one writer's buffers leak) and remove the
+            // temporary file.
+            std::mem::forget(w);
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+    }
 }

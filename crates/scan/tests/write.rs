@@ -63,3 +63,43 @@ fn las_and_laz_round_trip() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn chunked_writes_equal_one_write_and_unfinished_files_vanish() {
+    let dir = std::env::temp_dir().join(format!("roadscan-scan-chunks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let opts = LasOptions {
+        wkt: "PROJCS[\"t\"]".into(),
+        offset: [650_000.0, 240_000.0, 0.0],
+        scale: 0.001,
+        system: "t".into(),
+    };
+    let pts = points();
+    for name in ["c.las", "c.laz"] {
+        let (one, chunked) = (dir.join(format!("one-{name}")), dir.join(name));
+        write_las(&one, &pts, &opts).unwrap();
+        let mut w = scan::LasWriter::create(&chunked, &opts).unwrap();
+        for chunk in pts.chunks(333) {
+            w.write(chunk).unwrap();
+        }
+        assert_eq!(w.len(), pts.len());
+        assert!(!chunked.exists(), "the file appears only when finished");
+        w.finish().unwrap();
+        assert!(std::fs::read(&one).unwrap() == std::fs::read(&chunked).unwrap(), "{name}: chunked bytes differ");
+    }
+    // A bad point in the second chunk: the error gives its index in the file; dropping the
+    // writer leaves neither the file nor its temporary.
+    let path = dir.join("dropped.laz");
+    let mut w = scan::LasWriter::create(&path, &opts).unwrap();
+    w.write(&pts[..400]).unwrap();
+    let mut bad = pts[400..].to_vec();
+    bad[5].z = f64::NAN;
+    let e = w.write(&bad).unwrap_err().to_string();
+    assert!(e.contains("point 405"), "{e}");
+    drop(w);
+    assert!(!path.exists());
+    let hidden =
+        std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with('.'));
+    assert_eq!(hidden.count(), 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -128,7 +128,10 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
             Ray { angle, sa, ca }
         })
         .collect();
-    let (road, rays) = (&road, &rays[..]);
+    // Every object stands on the ground at its own (s, t).
+    let grounds: Vec<f64> = scene.objects.iter().map(|o| ground_z(scene, &road, o.s, o.t)).collect();
+    let fixed = Fixed { rays, grounds };
+    let (road, fixed) = (&road, &fixed);
     let mut buffers: Vec<Vec<ScanPoint>> = (0..threads).map(|_| Vec::new()).collect();
     let per_chunk = CHUNK * threads;
     for first in (0..n_profiles).step_by(per_chunk) {
@@ -144,7 +147,7 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
                         for k in (first + b * block)..(first + (b + 1) * block).min(last) {
                             let t0 = k as f64 / cfg.rate;
                             let s = pass.s_start + dir * pass.speed * t0;
-                            profile(scene, road, cfg, rays, (pass, seed, k), s, t0, out);
+                            profile(scene, road, cfg, fixed, (pass, seed, k), s, t0, out);
                         }
                     })
                 })
@@ -158,6 +161,19 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
             sink(out);
         }
     }
+}
+
+/// What every profile of a scan shares: the mirror directions and the objects' ground heights.
+struct Fixed {
+    rays: Vec<Ray>,
+    grounds: Vec<f64>,
+}
+
+/// The ground z at (s, t): the designed surface, or beyond the verges the ground at verge height.
+fn ground_z(scene: &Scene, road: &opendrive::RoadEval, s: f64, t: f64) -> f64 {
+    let st = scene.station(road, s);
+    let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
+    Section { scene, st, outer }.z(t).0
 }
 
 /// A mirror direction: angle from straight down (positive to the left), its sine and cosine.
@@ -194,7 +210,7 @@ fn profile(
     scene: &Scene,
     road: &opendrive::RoadEval,
     cfg: &ScannerConfig,
-    rays: &[Ray],
+    fixed: &Fixed,
     (pass, seed, k): (&Pass, u64, usize),
     s: f64,
     t0: f64,
@@ -207,12 +223,12 @@ fn profile(
     let st = scene.station_across(road, s, b.walk_right, b.walk_left);
     let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
     let sec = Section { scene, st, outer };
-    let slices = slices(scene, &sec, s, pose.curvature);
+    let slices = slices(scene, &fixed.grounds, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
     let (fl, fr, fh) = (scene.facades.left, scene.facades.right, scene.facades.height);
     let mut pair = (0.0, 0.0);
-    for (j, &Ray { angle, sa, ca }) in rays.iter().enumerate() {
+    for (j, &Ray { angle, sa, ca }) in fixed.rays.iter().enumerate() {
         // Range noise in pairs of rays (Box-Muller gives two variates), drawn for every ray
         // whether it returns or not.
         if j % 2 == 0 {
@@ -418,13 +434,12 @@ impl Slice {
 }
 
 /// The objects cut by the profile plane at s (curvature `k`: along-track distances at lateral
-/// t scale by 1 - k·t).
-fn slices(scene: &Scene, sec: &Section, s: f64, k: f64) -> Vec<Slice> {
+/// t scale by 1 - k·t), each standing at its ground height `grounds[i]`.
+fn slices(scene: &Scene, grounds: &[f64], s: f64, k: f64) -> Vec<Slice> {
     use crate::scene::ObjectKind;
     let mut out = Vec::new();
-    for o in &scene.objects {
+    for (o, &ground) in scene.objects.iter().zip(grounds) {
         let d = (o.s - s) * (1.0 - k * o.t);
-        let ground = sec.z(o.t).0;
         match o.kind {
             ObjectKind::Tree { trunk_radius, trunk_height, crown_radius, crown_height } => {
                 out.extend(Slice::cylinder(

@@ -8,7 +8,7 @@
 //! 65 sidewalk, 68 curb, 6 building, 5 high vegetation, 66 pole, 67 car (64 to 68 are user
 //! classes).
 
-use crate::scanner::{scan, Class, Pass, ScanPoint, ScannerConfig};
+use crate::scanner::{scan_with, Class, Pass, ScanPoint, ScannerConfig};
 use crate::Scene;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -99,11 +99,11 @@ pub struct Summary {
     pub profiles: usize,
 }
 
-/// Runs the survey and writes everything below `out` (`scan.laz` when `laz`).
+/// Runs the survey and writes everything below `out` (`scan.laz` when `laz`). The points are
+/// streamed to the file a chunk of profiles at a time, so memory does not grow with the survey.
 pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summary, String> {
     let truth = out.join("truth");
     std::fs::create_dir_all(&truth).map_err(|e| format!("{}: {e}", truth.display()))?;
-    let (points, traj, summary) = measure(scene, survey);
     let off = scene.odr.header.offset.unwrap_or_default();
     let las_path = out.join(if laz { "scan.laz" } else { "scan.las" });
     let options = scan::LasOptions {
@@ -112,13 +112,22 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
         scale: 0.001,
         system: "roadscan virtual survey".into(),
     };
-    scan::write_las(&las_path, &points, &options).map_err(|e| e.to_string())?;
+    let mut writer = scan::LasWriter::create(&las_path, &options).map_err(|e| e.to_string())?;
+    let mut failed = None;
+    let (traj, summary) = measure_with(scene, survey, |chunk| {
+        if failed.is_none() {
+            failed = writer.write(chunk).err();
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e.to_string());
+    }
+    writer.finish().map_err(|e| e.to_string())?;
     write_text(&out.join("trajectory.csv"), &traj)?;
     opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
     let (v_right, v_left) = scene.v_range_within(TRUTH_VERGE);
-    let crg =
-        crate::truth::surface_crg(scene, 0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
-    opencrg::write_file(&crg, truth.join("surface.crg"), opencrg::Format::Krbi).map_err(|e| e.to_string())?;
+    let grid = (0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
+    crate::truth::write_surface_crg(scene, grid, &truth.join("surface.crg")).map_err(|e| e.to_string())?;
     write_text(&truth.join("features.json"), &features_json(scene))?;
     Ok(summary)
 }
@@ -126,17 +135,22 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
 /// Casts the survey's rays: the points in the map frame (with the trajectory error applied),
 /// the trajectory as CSV text, and the counts.
 pub fn measure(scene: &Scene, survey: &Survey) -> (Vec<scan::LasPoint>, String, Summary) {
+    let mut points = Vec::new();
+    let (traj, summary) = measure_with(scene, survey, |chunk| points.extend_from_slice(chunk));
+    (points, traj, summary)
+}
+
+/// [`measure`] handing the points to `sink` in order, a chunk at a time.
+pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan::LasPoint])) -> (String, Summary) {
     let off = scene.odr.header.offset.unwrap_or_default();
     let (sin_o, cos_o) = off.hdg.sin_cos();
     let to_map = |p: [f64; 3]| [off.x + p[0] * cos_o - p[1] * sin_o, off.y + p[0] * sin_o + p[1] * cos_o, off.z + p[2]];
-    let mut points: Vec<scan::LasPoint> = Vec::new();
     let mut traj = String::from("time,x,y,z,roll,pitch,heading,pass\n");
     let road = scene.road();
-    let mut rays = 0;
-    let mut profiles = 0;
+    let (mut rays, mut profiles, mut points) = (0, 0, 0);
+    let mut las: Vec<scan::LasPoint> = Vec::new();
     for (i, pass) in survey.passes.iter().enumerate() {
         let t0 = survey.start_time + 60.0 * i as f64 + (0..i).map(|k| pass_duration(&survey.passes[k])).sum::<f64>();
-        let pts: Vec<ScanPoint> = scan(scene, &survey.scanner, pass, survey.seed);
         let n_profiles = (pass_duration(pass) * survey.scanner.rate).floor() as usize + 1;
         rays += n_profiles * survey.scanner.points_per_rev;
         profiles += n_profiles;
@@ -167,24 +181,27 @@ pub fn measure(scene: &Scene, survey: &Survey) -> (Vec<scan::LasPoint>, String, 
                 pass.id
             );
         }
-        points.extend(pts.iter().map(|p| {
-            let m = to_map(p.xyz);
-            let e = traj_error(survey, p.time);
-            let m = [m[0] + e[0], m[1] + e[1], m[2] + e[2]];
-            scan::LasPoint {
-                x: m[0],
-                y: m[1],
-                z: m[2],
-                gps_time: t0 + p.time,
-                intensity: p.intensity,
-                scan_angle_deg: p.angle.to_degrees() as f32,
-                source: p.pass,
-                class: class_code(p.class),
-            }
-        }));
+        scan_with(scene, &survey.scanner, pass, survey.seed, |pts: &[ScanPoint]| {
+            las.clear();
+            las.extend(pts.iter().map(|p| {
+                let m = to_map(p.xyz);
+                let e = traj_error(survey, p.time);
+                scan::LasPoint {
+                    x: m[0] + e[0],
+                    y: m[1] + e[1],
+                    z: m[2] + e[2],
+                    gps_time: t0 + p.time,
+                    intensity: p.intensity,
+                    scan_angle_deg: p.angle.to_degrees() as f32,
+                    source: p.pass,
+                    class: class_code(p.class),
+                }
+            }));
+            points += las.len();
+            sink(&las);
+        });
     }
-    let summary = Summary { points: points.len(), rays, profiles };
-    (points, traj, summary)
+    (traj, Summary { points, rays, profiles })
 }
 
 /// The trajectory error at `t` seconds into a pass (the scanner's position error moves the

@@ -124,6 +124,10 @@ fn truth_crg_holds_the_scene_heights_on_the_scene_reference_line() {
     opencrg::write_file(&sim::truth::surface_crg(&Scene::demo(5), du, dv, v0, v1), &again, opencrg::Format::Krbi)
         .unwrap();
     assert!(std::fs::read(&path).unwrap() == std::fs::read(&again).unwrap());
+    // Written a block of rows at a time (flat memory): the same bytes.
+    let streamed = dir.join("streamed.crg");
+    sim::truth::write_surface_crg(&Scene::demo(5), (du, dv, v0, v1), &streamed).unwrap();
+    assert!(std::fs::read(&path).unwrap() == std::fs::read(&streamed).unwrap());
     let other = sim::truth::surface_crg(&Scene::demo(6), du, dv, v0, v1);
     assert_ne!(other.z, back.z);
     let _ = std::fs::remove_dir_all(&dir);
