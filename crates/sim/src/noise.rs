@@ -79,21 +79,53 @@ impl Texture {
         Texture { seed, scale: if raw > 0.0 { rms / raw } else { 0.0 }, correlation, octaves }
     }
 
+    /// A bound on |height|, m: every octave's noise lies in [-1, 1].
+    pub fn max_abs(&self) -> f64 {
+        self.scale * (0..self.octaves).map(|o| 0.5f64.powi(o as i32)).sum::<f64>()
+    }
+
     /// Height at (x, y), m.
     pub fn at(&self, x: f64, y: f64) -> f64 {
         self.scale * fbm(self.seed, x / self.correlation, y / self.correlation, self.octaves)
     }
 }
 
-/// A [`Texture`] along one line x = const, y in a range: per octave, the lattice values already
-/// interpolated in x, so a height costs one interpolation per octave instead of four hashes.
-/// Same arithmetic as [`Texture::at`], so the same bits; outside the range it falls back to it.
+/// A [`Texture`] along one line x = const, y in a range: per octave, the lattice values
+/// interpolated in x, computed when first needed and kept, so a height costs one interpolation
+/// per octave instead of four hashes. Same arithmetic as [`Texture::at`], so the same bits;
+/// outside the range it falls back to it. Not `Sync` (the columns fill in as it is used).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextureLine {
     texture: Texture,
     x: f64,
-    /// Per octave: lattice index of `cols[0]` and the columns.
-    octaves: Vec<(i64, Vec<f64>)>,
+    /// Per octave: seed, lattice x index, x weight, lattice y index of `cols[0]`, the columns
+    /// (NaN until computed).
+    octaves: Vec<LineOctave>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct LineOctave {
+    seed: u64,
+    ix: i64,
+    tx: f64,
+    j0: i64,
+    cols: Vec<std::cell::Cell<f64>>,
+}
+
+impl LineOctave {
+    fn col(&self, k: usize) -> Option<f64> {
+        let c = self.cols.get(k)?;
+        let v = c.get();
+        if !v.is_nan() {
+            return Some(v);
+        }
+        let iy = self.j0 + k as i64;
+        let a = hash(self.seed, self.ix, iy);
+        let b = hash(self.seed, self.ix + 1, iy);
+        let v = a + (b - a) * self.tx;
+        c.set(v);
+        Some(v)
+    }
 }
 
 impl Texture {
@@ -103,19 +135,17 @@ impl Texture {
         let mut octaves = Vec::with_capacity(self.octaves as usize);
         let mut f = 1.0;
         for o in 0..self.octaves {
-            let seed = self.seed.wrapping_add(o as u64 * 0x1000_0000_01B3);
             let xf = xs * f;
             let (fx, ix) = floor_i(xf);
-            let tx = smooth(xf - fx);
-            let (j0, j1) = ((ys0 * f).floor() as i64, (ys1 * f).floor() as i64 + 1);
-            let cols = (j0..=j1)
-                .map(|iy| {
-                    let a = hash(seed, ix, iy);
-                    let b = hash(seed, ix + 1, iy);
-                    a + (b - a) * tx
-                })
-                .collect();
-            octaves.push((j0, cols));
+            let (j0, j1) = (floor_i(ys0 * f).1, floor_i(ys1 * f).1 + 1);
+            let n = usize::try_from(j1 - j0 + 1).unwrap_or(0).min(1 << 24);
+            octaves.push(LineOctave {
+                seed: self.seed.wrapping_add(o as u64 * 0x1000_0000_01B3),
+                ix,
+                tx: smooth(xf - fx),
+                j0,
+                cols: vec![std::cell::Cell::new(f64::NAN); n],
+            });
             f *= 2.0;
         }
         TextureLine { texture: *self, x, octaves }
@@ -127,14 +157,11 @@ impl TextureLine {
     pub fn at(&self, y: f64) -> f64 {
         let ys = y / self.texture.correlation;
         let (mut sum, mut amp, mut f) = (0.0, 1.0, 1.0);
-        for (j0, cols) in &self.octaves {
+        for oct in &self.octaves {
             let yf = ys * f;
             let (fy, iy) = floor_i(yf);
-            let k = iy.wrapping_sub(*j0);
-            let (Some(&ab), Some(&cd)) = (
-                usize::try_from(k).ok().and_then(|k| cols.get(k)),
-                usize::try_from(k + 1).ok().and_then(|k| cols.get(k)),
-            ) else {
+            let cols = usize::try_from(iy.wrapping_sub(oct.j0)).ok().and_then(|k| Some((oct.col(k)?, oct.col(k + 1)?)));
+            let Some((ab, cd)) = cols else {
                 return self.texture.at(self.x, y);
             };
             let ty = smooth(yf - fy);

@@ -130,7 +130,7 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
         .collect();
     // Every object stands on the ground at its own (s, t).
     let grounds: Vec<f64> = scene.objects.iter().map(|o| ground_z(scene, &road, o.s, o.t)).collect();
-    let fixed = Fixed { rays, grounds };
+    let fixed = Fixed { rays, grounds, bounds: scene.surface.height_bounds() };
     let (road, fixed) = (&road, &fixed);
     let mut buffers: Vec<Vec<ScanPoint>> = (0..threads).map(|_| Vec::new()).collect();
     let per_chunk = CHUNK * threads;
@@ -167,13 +167,14 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
 struct Fixed {
     rays: Vec<Ray>,
     grounds: Vec<f64>,
+    bounds: (f64, f64),
 }
 
 /// The ground z at (s, t): the designed surface, or beyond the verges the ground at verge height.
 fn ground_z(scene: &Scene, road: &opendrive::RoadEval, s: f64, t: f64) -> f64 {
     let st = scene.station(road, s);
     let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
-    Section { scene, st, outer }.z(t).0
+    Section { scene, st, outer, bounds: scene.surface.height_bounds() }.z(t).0
 }
 
 /// A mirror direction: angle from straight down (positive to the left), its sine and cosine.
@@ -188,6 +189,8 @@ struct Section<'a> {
     scene: &'a Scene,
     st: Station,
     outer: (f64, f64),
+    /// [`crate::scene::SurfaceModel::height_bounds`].
+    bounds: (f64, f64),
 }
 
 impl Section<'_> {
@@ -222,7 +225,7 @@ fn profile(
     let b = scene.borders(road, s);
     let st = scene.station_across(road, s, b.walk_right, b.walk_left);
     let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
-    let sec = Section { scene, st, outer };
+    let sec = Section { scene, st, outer, bounds: fixed.bounds };
     let slices = slices(scene, &fixed.grounds, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
@@ -301,20 +304,24 @@ fn cast(
     if ca > 1e-6 {
         let r_end = r_facade.unwrap_or(max_range).min(max_range);
         let f = |r: f64| zc - r * ca - sec.z(t0 + r * sa).0;
-        // Start where the ray enters the band the ground can be in: designed heights lie
-        // within -0.1 to +0.15 m of the base plane, which the ray crosses linearly.
+        // Start where the ray enters the band the ground can be in (below the highest designed
+        // height over the base plane, which the ray crosses linearly).
         let dr = 0.01 / sa.abs().max(ca);
         let descent = ca + sa * sec.st.slope;
-        let above = zc - sec.st.z0 - t0 * sec.st.slope - 0.16;
+        let (road_max, walk_max) = sec.bounds;
+        let above = zc - sec.st.z0 - t0 * sec.st.slope - walk_max.max(road_max) - 1e-3;
         let mut r = if descent > 1e-12 { (above / descent).max(0.0) } else { r_end };
         r = (r - dr).max(0.0);
-        // March: while the ray is above what the surface can reach in the current zone (road:
-        // 2 cm above the base plane, sidewalks: 14 cm), jump; then 1 cm steps and bisection.
+        // March: while the ray is above what the surface can reach in the current zone (road
+        // and level verges: `road_max` above the base plane, sidewalks: `walk_max`), jump; then
+        // 1 cm steps and bisection.
         let b = &sec.st.borders;
         let edges = [b.walk_right, b.road_right, b.road_left, b.walk_left];
-        let bound = |t: f64| if (t <= b.road_left && t >= b.road_right) || !b.curb_at(t) { 0.02 } else { 0.14 };
+        let bound =
+            |t: f64| 1e-3 + if (t <= b.road_left && t >= b.road_right) || !b.curb_at(t) { road_max } else { walk_max };
+        // f at `prev`, evaluated only when a crossing needs it.
         let mut prev = r;
-        let mut fp = f(prev);
+        let mut fp: Option<f64> = None;
         while r < r_end {
             let t = t0 + r * sa;
             let gap = zc - r * ca - sec.st.base_z(t) - bound(t);
@@ -332,7 +339,7 @@ fn cast(
                     if fl > 0.0 {
                         r = landing;
                         prev = r;
-                        fp = fl;
+                        fp = Some(fl);
                         continue;
                     }
                     // Below the surface after the jump (a curb face at the zone edge): the
@@ -342,12 +349,15 @@ fn cast(
             }
             r = (r + dr).min(r_end);
             let fr = f(r);
-            if fp > 0.0 && fr <= 0.0 {
-                ground = Some(crossing(&f, prev, fp, r, fr));
-                break;
+            if fr <= 0.0 {
+                let fp = fp.unwrap_or_else(|| f(prev));
+                if fp > 0.0 {
+                    ground = Some(crossing(&f, prev, fp, r, fr));
+                    break;
+                }
             }
             prev = r;
-            fp = fr;
+            fp = Some(fr);
             if r >= r_end {
                 break;
             }

@@ -152,6 +152,21 @@ pub struct SurfaceModel {
     pub paint: f64,
 }
 
+impl SurfaceModel {
+    /// Bounds on the designed height above the OpenDRIVE surface, m: on the road (texture and
+    /// paint, manhole covers, sett domes) and on a sidewalk behind a curb.
+    pub fn height_bounds(&self) -> (f64, f64) {
+        let road = [
+            self.asphalt.max_abs() + self.paint,
+            self.manholes.iter().map(|m| m.offset).fold(0.0, f64::max),
+            self.cobbles.map_or(0.0, |c| c.dome),
+        ]
+        .into_iter()
+        .fold(0.0, f64::max);
+        (road, self.curb_height + self.sidewalk.max_abs())
+    }
+}
+
 /// An object beside (or on) the road, standing on the ground at its road position.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ObjectKind {
