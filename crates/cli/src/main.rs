@@ -114,18 +114,8 @@ enum Command {
         /// Write scan.laz instead of scan.las.
         #[arg(long)]
         laz: bool,
-        /// Points per mirror revolution.
-        #[arg(long, default_value_t = 1000)]
-        points_per_rev: usize,
-        /// Range noise, 1 sigma, m.
-        #[arg(long, default_value_t = 0.002)]
-        noise: f64,
-        /// GNSS/IMU position error added to the trajectory and the points: DX,DY,DZ in m.
-        #[arg(long, value_parser = parse_xyz, default_value = "0,0,0")]
-        traj_offset: [f64; 3],
-        /// Drift of that error, m/s from the start of each pass: DX,DY,DZ.
-        #[arg(long, value_parser = parse_xyz, default_value = "0,0,0")]
-        traj_drift: [f64; 3],
+        #[command(flatten)]
+        scanner: ScanArgs,
     },
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
@@ -164,6 +154,35 @@ enum Command {
     },
 }
 
+/// The scanner, its mount and the trajectory error of `synth`.
+#[derive(clap::Args, Debug)]
+struct ScanArgs {
+    /// Points per mirror revolution.
+    #[arg(long, default_value_t = 1000)]
+    points_per_rev: usize,
+    /// Mirror revolutions per second.
+    #[arg(long, default_value_t = 200.0)]
+    rate: f64,
+    /// Range noise, 1 sigma, m.
+    #[arg(long, default_value_t = 0.002)]
+    noise: f64,
+    /// Mount: scanner centre above the road under the vehicle, m.
+    #[arg(long, default_value_t = 2.2)]
+    mount_height: f64,
+    /// Mount: scanner centre's offset from the vehicle's track towards +t of the road, m.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    mount_lateral: f64,
+    /// Mount: roll of the scanner head about the road direction, degrees (towards +t).
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    mount_roll_deg: f64,
+    /// GNSS/IMU position error added to the trajectory and the points: DX,DY,DZ in m.
+    #[arg(long, value_parser = parse_xyz, default_value = "0,0,0", allow_hyphen_values = true)]
+    traj_offset: [f64; 3],
+    /// Drift of that error, m/s from the start of each pass: DX,DY,DZ.
+    #[arg(long, value_parser = parse_xyz, default_value = "0,0,0", allow_hyphen_values = true)]
+    traj_drift: [f64; 3],
+}
+
 fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': expected A..B, e.g. 100..400"))?;
     let (a, b) = (a.trim().parse::<f64>(), b.trim().parse::<f64>());
@@ -181,9 +200,6 @@ fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
         _ => Err(format!("'{s}': expected three numbers DX,DY,DZ")),
     }
 }
-
-/// (points per revolution, range noise, trajectory offset, trajectory drift)
-type ScanSettings = (usize, f64, [f64; 3], [f64; 3]);
 
 /// The scene `--scene`, `--road` and `--s-range` name, and its survey.
 fn synth_scene(
@@ -217,19 +233,34 @@ fn synth(
     out: &std::path::Path,
     seed: u64,
     laz: bool,
-    settings: ScanSettings,
+    a: &ScanArgs,
     quiet: bool,
 ) -> anyhow::Result<u8> {
-    let (points_per_rev, noise, traj_offset, traj_drift) = settings;
-    if points_per_rev < 8 || !(noise.is_finite() && noise >= 0.0) {
+    if a.points_per_rev < 8 || !(a.noise.is_finite() && a.noise >= 0.0) {
         anyhow::bail!("--points-per-rev must be at least 8 and --noise a non-negative number of metres");
+    }
+    if !(a.rate.is_finite() && a.rate > 0.0) {
+        anyhow::bail!("--rate must be a positive number of revolutions per second");
+    }
+    if !(a.mount_height.is_finite()
+        && a.mount_height > 0.0
+        && a.mount_lateral.is_finite()
+        && a.mount_roll_deg.is_finite())
+    {
+        anyhow::bail!(
+            "--mount-height must be a positive number of metres, --mount-lateral and --mount-roll-deg numbers"
+        );
     }
     let t = std::time::Instant::now();
     let (sc, mut survey) = synth_scene(scene, road, s_range, seed)?;
-    survey.scanner.points_per_rev = points_per_rev;
-    survey.scanner.range_noise = noise;
-    survey.trajectory_offset = traj_offset;
-    survey.trajectory_drift = traj_drift;
+    survey.scanner.points_per_rev = a.points_per_rev;
+    survey.scanner.rate = a.rate;
+    survey.scanner.range_noise = a.noise;
+    survey.scanner.height = a.mount_height;
+    survey.scanner.lateral = a.mount_lateral;
+    survey.scanner.roll = a.mount_roll_deg.to_radians();
+    survey.trajectory_offset = a.traj_offset;
+    survey.trajectory_drift = a.traj_drift;
     let summary = sim::survey::run(&sc, &survey, out, laz).map_err(anyhow::Error::msg)?;
     if !quiet {
         eprintln!(
@@ -259,9 +290,8 @@ fn main() -> ExitCode {
             }
         }
         Command::Info { file, json } => crg::info(&file, json),
-        Command::Synth { scene, road, s_range, out, seed, laz, points_per_rev, noise, traj_offset, traj_drift } => {
-            let settings = (points_per_rev, noise, traj_offset, traj_drift);
-            synth((&scene, road.as_deref(), s_range), &out, seed, laz, settings, cli.quiet)
+        Command::Synth { scene, road, s_range, out, seed, laz, scanner } => {
+            synth((&scene, road.as_deref(), s_range), &out, seed, laz, &scanner, cli.quiet)
         }
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),

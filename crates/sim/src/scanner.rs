@@ -22,13 +22,28 @@ pub struct ScannerConfig {
     pub range_noise: f64,
     /// Largest range with a return, m.
     pub max_range: f64,
-    /// Height of the scanner centre above the road surface, m.
+    /// Mount: height of the scanner centre above the road surface under the vehicle, m.
     pub height: f64,
+    /// Mount: lateral offset of the scanner centre from the vehicle's track, m, towards +t of
+    /// the road (in the road frame, whichever way the pass drives).
+    pub lateral: f64,
+    /// Mount: roll of the scanner head about the road's direction, rad: turns every beam, and
+    /// the mirror's zero from straight down, towards +t. The scan plane stays normal to the
+    /// road; a yaw or pitch tilt of the plane is not modelled.
+    pub roll: f64,
 }
 
 impl Default for ScannerConfig {
     fn default() -> Self {
-        ScannerConfig { rate: 200.0, points_per_rev: 1000, range_noise: 0.002, max_range: 60.0, height: 2.2 }
+        ScannerConfig {
+            rate: 200.0,
+            points_per_rev: 1000,
+            range_noise: 0.002,
+            max_range: 60.0,
+            height: 2.2,
+            lateral: 0.0,
+            roll: 0.0,
+        }
     }
 }
 
@@ -83,7 +98,8 @@ pub struct ScanPoint {
     pub t: f64,
     /// s.
     pub time: f64,
-    /// Mirror angle from straight down, positive towards the left, rad.
+    /// Beam angle from straight down, positive towards +t, rad (the mirror angle plus the
+    /// mount's roll, as LAS wants the scan angle).
     pub angle: f64,
     /// Measured range, m.
     pub range: f64,
@@ -120,10 +136,10 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
     let duration = dist / pass.speed;
     let n_profiles = (duration * cfg.rate).floor() as usize + 1;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
-    // The mirror directions, the same for every profile.
+    // The beam directions (mirror angle plus the mount's roll), the same for every profile.
     let rays: Vec<Ray> = (0..cfg.points_per_rev)
         .map(|j| {
-            let angle = std::f64::consts::TAU * j as f64 / cfg.points_per_rev as f64 - std::f64::consts::PI;
+            let angle = std::f64::consts::TAU * j as f64 / cfg.points_per_rev as f64 - std::f64::consts::PI + cfg.roll;
             let (sa, ca) = angle.sin_cos();
             Ray { angle, sa, ca }
         })
@@ -177,7 +193,7 @@ fn ground_z(scene: &Scene, road: &opendrive::RoadEval, s: f64, t: f64) -> f64 {
     Section { scene, st, outer, bounds: scene.surface.height_bounds() }.z(t).0
 }
 
-/// A mirror direction: angle from straight down (positive to the left), its sine and cosine.
+/// A beam direction: angle from straight down (positive to the left), its sine and cosine.
 struct Ray {
     angle: f64,
     sa: f64,
@@ -229,6 +245,7 @@ fn profile(
     let slices = slices(scene, &fixed.grounds, s, pose.curvature);
     let (zc_ground, _, _) = sec.z(pass.t);
     let zc = zc_ground + cfg.height;
+    let tc = pass.t + cfg.lateral;
     let (fl, fr, fh) = (scene.facades.left, scene.facades.right, scene.facades.height);
     let mut pair = (0.0, 0.0);
     for (j, &Ray { angle, sa, ca }) in fixed.rays.iter().enumerate() {
@@ -239,13 +256,13 @@ fn profile(
         }
         let noise = cfg.range_noise * if j % 2 == 0 { pair.0 } else { pair.1 };
         // Direction in the profile plane: lateral sin, vertical -cos (angle 0 = straight down).
-        let hit = cast(&sec, pass.t, zc, sa, ca, cfg.max_range, (fl, fr, fh));
-        let hit = nearest_object(&slices, pass.t, zc, sa, ca, hit.map_or(cfg.max_range, |h| h.0)).or(hit);
+        let hit = cast(&sec, tc, zc, sa, ca, cfg.max_range, (fl, fr, fh));
+        let hit = nearest_object(&slices, tc, zc, sa, ca, hit.map_or(cfg.max_range, |h| h.0)).or(hit);
         let Some((r, t_hit, z_hit, material, class)) = hit else { continue };
         let rm = r + noise;
         let xy = |t: f64| [pose.x + t * normal[0], pose.y + t * normal[1]];
         let truth_xy = xy(t_hit);
-        let meas_t = pass.t + rm * sa;
+        let meas_t = tc + rm * sa;
         let meas_xy = xy(meas_t);
         let meas_z = zc - rm * ca;
         // Intensity: Phong with the incidence on a horizontal or vertical surface, 1/r falloff.

@@ -159,7 +159,9 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
             let tk = k as f64 / survey.scanner.rate;
             let s = pass.s_start + dir * pass.speed * tk;
             let pose = road.pose(s);
-            let xy = [pose.x - pass.t * pose.hdg.sin(), pose.y + pass.t * pose.hdg.cos()];
+            // The scanner's position (the IMU is taken to sit at the scanner's centre).
+            let tc = pass.t + survey.scanner.lateral;
+            let xy = [pose.x - tc * pose.hdg.sin(), pose.y + tc * pose.hdg.cos()];
             let station = scene.station(&road, s);
             let z = scene.z_at(&station, pass.t).unwrap_or_else(|| station.base_z(pass.t)) + survey.scanner.height;
             let e = &road.road().elevation_profile.elevations;

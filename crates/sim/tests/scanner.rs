@@ -134,3 +134,31 @@ fn objects_are_hit_where_they_stand() {
     }
     assert!(n > 10, "{n} pole hits");
 }
+
+#[test]
+fn mount_offset_and_roll_move_the_beam_origin_and_directions() {
+    let scene = Scene::demo(2);
+    let road = scene.road();
+    let (lateral, roll, height) = (0.4, 0.25, 2.5);
+    let cfg = ScannerConfig { points_per_rev: 360, lateral, roll, height, ..Default::default() };
+    let pass = Pass { t: -1.625, speed: 10.0, s_start: 20.0, s_end: 30.0, id: 1 };
+    let pts = scan(&scene, &cfg, &pass, 8);
+    let mut n = 0;
+    for p in &pts {
+        // The exact hit lies on the beam from the scanner centre: back along the beam by the
+        // true range (measured minus noise) is (pass.t + lateral, ground + height).
+        let r = p.range - p.noise;
+        let t_c = p.t - r * p.angle.sin();
+        assert!((t_c - (pass.t + lateral)).abs() < 1e-6, "beam origin at t {t_c}");
+        let z_c = p.truth[2] + r * p.angle.cos();
+        let ground = scene.z(&road, p.s, pass.t).unwrap();
+        assert!((z_c - (ground + height)).abs() < 1e-6, "beam origin {z_c} vs {}", ground + height);
+        n += 1;
+    }
+    assert!(n > 1000);
+    // The beams are the mirror angles turned by the roll: 360 per turn, the first at -pi + roll.
+    let first = pts.iter().map(|p| p.angle).fold(f64::INFINITY, f64::min);
+    let step = std::f64::consts::TAU / 360.0;
+    let k = ((first - (-std::f64::consts::PI + roll)) / step).round();
+    assert!((first - (-std::f64::consts::PI + roll + k * step)).abs() < 1e-9);
+}
