@@ -2,6 +2,7 @@
 //! parsing, progress and exit codes; the work is in the library crates.
 
 mod crg;
+mod las;
 mod xodr;
 
 use clap::{Parser, Subcommand};
@@ -47,11 +48,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Summarise an OpenCRG file: format, grid size, u/v ranges, reference line, z range.
-    #[command(after_help = "Examples:\n  roadscan info road.crg\n  roadscan info road.crg --json")]
+    /// Summarise OpenCRG files (format, grid size, u/v ranges, reference line, z range) or
+    /// LAS/LAZ files (header, point count, bounds, CRS and units, GPS time, classes, and every
+    /// problem found: lying counts, bad VLRs, empty CRS).
+    #[command(
+        after_help = "Examples:\n  roadscan info road.crg\n  roadscan info scan.laz --json\n  roadscan info tiles/*.las"
+    )]
     Info {
-        /// An OpenCRG file (.crg).
-        file: PathBuf,
+        /// OpenCRG (.crg) or LAS/LAZ (.las, .laz) files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Print as JSON.
         #[arg(long)]
         json: bool,
@@ -289,7 +295,11 @@ fn main() -> ExitCode {
                 xodr::check(&file, json)
             }
         }
-        Command::Info { file, json } => crg::info(&file, json),
+        Command::Info { files, json } => files
+            .iter()
+            .map(|f| if is_crg(f) { crg::info(f, json) } else { las::info(f, json) })
+            .collect::<anyhow::Result<Vec<u8>>>()
+            .map(|codes| codes.into_iter().max().unwrap_or(exit::OK)),
         Command::Synth { scene, road, s_range, out, seed, laz, scanner } => {
             synth((&scene, road.as_deref(), s_range), &out, seed, laz, &scanner, cli.quiet)
         }

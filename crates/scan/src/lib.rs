@@ -1,10 +1,15 @@
-//! Point clouds: LAS/LAZ input and output, CRS, trajectories. So far: writing LAS 1.4 / LAZ
-//! point format 6 with a WKT CRS (the virtual survey's output); the streaming reader comes
-//! with the ingest issue.
+//! Point clouds: LAS/LAZ input and output, CRS, trajectories. Reading streams LAS 1.0-1.4 and
+//! LAZ in column chunks (`read.rs`); writing makes LAS 1.4 / LAZ point format 6 with a WKT CRS
+//! (the virtual survey's output, `write.rs`).
 
+mod read;
 mod write;
 
+pub use read::{Crs, Header, LasReader, Points};
 pub use write::{write_las, LasOptions, LasPoint, LasWriter};
+
+/// OGC WKT of EPSG:23700, HD72 / EOV (Hungary), the virtual survey's CRS.
+pub const EOV_WKT: &str = r#"PROJCS["HD72 / EOV",GEOGCS["HD72",DATUM["Hungarian_Datum_1972",SPHEROID["GRS 1967",6378160,298.247167427,AUTHORITY["EPSG","7036"]],TOWGS84[52.17,-71.82,-14.9,0,0,0,0],AUTHORITY["EPSG","6237"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4237"]],PROJECTION["Hotine_Oblique_Mercator_Azimuth_Center"],PARAMETER["latitude_of_center",47.1443937222222],PARAMETER["longitude_of_center",19.0485717777778],PARAMETER["azimuth",90],PARAMETER["rectified_grid_angle",90],PARAMETER["scale_factor",0.99993],PARAMETER["false_easting",650000],PARAMETER["false_northing",200000],UNIT["metre",1,AUTHORITY["EPSG","9001"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","23700"]]"#;
 
 /// Errors of this crate.
 #[derive(Debug, thiserror::Error)]
@@ -16,6 +21,16 @@ pub enum Error {
         /// The file.
         path: std::path::PathBuf,
         /// What failed.
+        message: String,
+    },
+    /// The file is not a LAS/LAZ file we can read; `byte` is where in the file, when known.
+    #[error("{path}{}: {message}", byte.map_or(String::new(), |b| format!(": byte {b}")))]
+    Format {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Byte offset of the bad field.
+        byte: Option<u64>,
+        /// What is wrong.
         message: String,
     },
     /// A point cannot be stored (e.g. outside the range of the scaled integers).

@@ -1,0 +1,696 @@
+//! Streaming LAS 1.0-1.4 / LAZ reader: point formats 0-10, points in column chunks.
+//!
+//! The header and the VLRs are parsed here, bounded by the file and by the offset to the point
+//! data, so the pitfalls of real files (see `shared/specs/las.md`) give a warning or an error
+//! naming the file and the byte, never a panic or an allocation the file cannot back:
+//! - the record length may exceed the format's size (extra bytes are skipped); smaller is an
+//!   error;
+//! - LAS 1.4 takes the 64-bit point count, older files the legacy one; a count larger than the
+//!   data present is cut to the complete records with a warning (as laspy reads them);
+//! - the points are read from the offset to the point data, whatever lies between the VLRs and
+//!   there;
+//! - a VLR count larger than what fits before the points stops at the last whole VLR, with a
+//!   warning;
+//! - the CRS comes from the WKT VLR (2112) when the WKT bit is set or the format is 6-10, else
+//!   from the GeoTIFF keys (projected before geographic), with the linear unit (metre, foot, US
+//!   survey foot) and a vertical CRS when given;
+//! - the GPS time type (week seconds or adjusted standard time) is reported;
+//! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored.
+//!
+//! LAZ is decoded by the `laz` crate, chunks in parallel when the file has a chunk table.
+
+use crate::Error;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Where the coordinate reference system of a file comes from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Crs {
+    /// OGC WKT (VLR 2112), when present and not empty.
+    pub wkt: Option<String>,
+    /// EPSG code of the horizontal CRS (from the WKT's authority or the GeoTIFF keys).
+    pub epsg: Option<u32>,
+    /// EPSG code of a vertical CRS (GeoTIFF key 4096 or a compound WKT), as the file gives it.
+    pub vertical_epsg: Option<u32>,
+    /// Metres per unit of z, when the file says (GeoTIFF key 4099); else take `unit`.
+    pub vertical_unit: Option<f64>,
+    /// Name of the horizontal CRS, when the WKT gives one.
+    pub name: Option<String>,
+    /// Metres per unit of the horizontal coordinates (1 for metres, 0.3048 for feet,
+    /// 1200/3937 for US survey feet); `None` when the file does not say.
+    pub unit: Option<f64>,
+    /// "wkt", "geotiff" or "none".
+    pub source: &'static str,
+}
+
+/// What a LAS/LAZ header says, after the checks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// (major, minor).
+    pub version: (u8, u8),
+    /// Point data record format, 0-10 (compression bits removed).
+    pub point_format: u8,
+    /// Bytes per point record (format size plus extra bytes).
+    pub record_length: u16,
+    /// Points the file holds (the header's count, cut to the data present).
+    pub point_count: u64,
+    /// The count the header states.
+    pub header_point_count: u64,
+    /// Byte where the points start.
+    pub offset_to_points: u64,
+    /// Scale of the integer coordinates.
+    pub scale: [f64; 3],
+    /// Offset of the integer coordinates.
+    pub offset: [f64; 3],
+    /// Header bounds (min x, y, z).
+    pub min: [f64; 3],
+    /// Header bounds (max x, y, z).
+    pub max: [f64; 3],
+    /// LAZ.
+    pub compressed: bool,
+    /// Global encoding bit 0: GPS times are adjusted standard GPS time (else GPS week seconds).
+    pub gps_standard_time: bool,
+    /// Coordinate reference system.
+    pub crs: Crs,
+    /// System identifier.
+    pub system: String,
+    /// Generating software.
+    pub software: String,
+    /// The VLRs read: (user id, record id, data length).
+    pub vlrs: Vec<(String, u16, usize)>,
+}
+
+impl Header {
+    /// Whether the format carries GPS time.
+    pub fn has_gps_time(&self) -> bool {
+        !matches!(self.point_format, 0 | 2)
+    }
+
+    /// Whether the format carries RGB.
+    pub fn has_rgb(&self) -> bool {
+        matches!(self.point_format, 2 | 3 | 5 | 7 | 8 | 10)
+    }
+}
+
+/// A chunk of points as columns (map coordinates de-scaled to f64).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Points {
+    /// m (or the file's unit).
+    pub x: Vec<f64>,
+    /// m.
+    pub y: Vec<f64>,
+    /// m.
+    pub z: Vec<f64>,
+    /// Intensity.
+    pub intensity: Vec<u16>,
+    /// Classification (0-31 in formats 0-5, 0-255 in 6-10).
+    pub class: Vec<u8>,
+    /// Return number.
+    pub return_number: Vec<u8>,
+    /// Number of returns of the pulse.
+    pub number_of_returns: Vec<u8>,
+    /// Scan angle, degrees.
+    pub scan_angle_deg: Vec<f32>,
+    /// Point source id.
+    pub source: Vec<u16>,
+    /// GPS time, s (NaN in formats without it).
+    pub gps_time: Vec<f64>,
+    /// Red, green, blue (empty in formats without colour).
+    pub rgb: Vec<[u16; 3]>,
+}
+
+impl Points {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.x.clear();
+        self.y.clear();
+        self.z.clear();
+        self.intensity.clear();
+        self.class.clear();
+        self.return_number.clear();
+        self.number_of_returns.clear();
+        self.scan_angle_deg.clear();
+        self.source.clear();
+        self.gps_time.clear();
+        self.rgb.clear();
+    }
+}
+
+/// Size of the base record of each point format.
+const FORMAT_SIZE: [u16; 11] = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
+
+enum Source {
+    Raw(std::io::BufReader<std::fs::File>),
+    Laz(Box<dyn LazDecoder>),
+}
+
+/// The two laz decompressors behind one call.
+trait LazDecoder {
+    fn decompress_many(&mut self, out: &mut [u8]) -> Result<(), String>;
+}
+
+impl<R: Read + Seek + Send> LazDecoder for laz::ParLasZipDecompressor<R> {
+    fn decompress_many(&mut self, out: &mut [u8]) -> Result<(), String> {
+        laz::ParLasZipDecompressor::decompress_many(self, out).map_err(|e| e.to_string())
+    }
+}
+
+impl<R: Read + Seek + Send + Sync> LazDecoder for laz::LasZipDecompressor<'static, R> {
+    fn decompress_many(&mut self, out: &mut [u8]) -> Result<(), String> {
+        laz::LasZipDecompressor::decompress_many(self, out).map_err(|e| e.to_string())
+    }
+}
+
+/// An open LAS/LAZ file, read a chunk at a time.
+pub struct LasReader {
+    path: PathBuf,
+    header: Header,
+    warnings: Vec<String>,
+    source: Source,
+    read: u64,
+    buf: Vec<u8>,
+}
+
+impl std::fmt::Debug for LasReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LasReader").field("path", &self.path).field("read", &self.read).finish_non_exhaustive()
+    }
+}
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    b.get(at..at + 2).map_or(0, |s| u16::from_le_bytes([s[0], s[1]]))
+}
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    b.get(at..at + 4).map_or(0, |s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8).map_or(0, |s| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        u64::from_le_bytes(a)
+    })
+}
+fn f64_at(b: &[u8], at: usize) -> f64 {
+    f64::from_bits(u64_at(b, at))
+}
+fn text(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).trim().to_string()
+}
+
+impl LasReader {
+    /// Opens `path` and checks its header and VLRs.
+    pub fn open(path: impl AsRef<Path>) -> Result<LasReader, Error> {
+        let path = path.as_ref().to_path_buf();
+        let fail = |byte: Option<u64>, message: String| Error::Format { path: path.clone(), byte, message };
+        let io = |e: std::io::Error| Error::Io { path: path.clone(), message: e.to_string() };
+        let mut file = std::fs::File::open(&path).map_err(io)?;
+        let file_len = file.metadata().map_err(io)?.len();
+        let mut head = vec![0u8; 375.min(file_len as usize)];
+        file.read_exact(&mut head).map_err(io)?;
+        if head.len() < 227 || &head[0..4] != b"LASF" {
+            return Err(fail(Some(0), "not a LAS file (no LASF signature and 227-byte header)".into()));
+        }
+        let version = (head[24], head[25]);
+        if version.0 != 1 || version.1 > 4 {
+            return Err(fail(Some(24), format!("LAS version {}.{} (1.0-1.4 are read)", version.0, version.1)));
+        }
+        let header_size = u16_at(&head, 94) as u64;
+        let min_header = match version.1 {
+            0..=2 => 227,
+            3 => 235,
+            _ => 375,
+        };
+        if header_size < min_header || header_size > file_len {
+            return Err(fail(Some(94), format!("header size {header_size} (LAS 1.{} needs {min_header})", version.1)));
+        }
+        let offset_to_points = u32_at(&head, 96) as u64;
+        if offset_to_points < header_size || offset_to_points > file_len {
+            return Err(fail(
+                Some(96),
+                format!("offset to point data {offset_to_points} outside the file (header {header_size}, file {file_len} bytes)"),
+            ));
+        }
+        let n_vlrs = u32_at(&head, 100);
+        let format_byte = head[104];
+        let compressed = format_byte & 0xC0 != 0;
+        let point_format = format_byte & 0x3F;
+        if point_format > 10 {
+            return Err(fail(Some(104), format!("point data format {point_format} (0-10 exist)")));
+        }
+        let record_length = u16_at(&head, 105);
+        let base = FORMAT_SIZE[point_format as usize];
+        if record_length < base {
+            return Err(fail(
+                Some(105),
+                format!("point record length {record_length} is below the {base} bytes of point format {point_format}"),
+            ));
+        }
+        let legacy_count = u32_at(&head, 107) as u64;
+        let count64 = if version.1 >= 4 { u64_at(&head, 247) } else { 0 };
+        let mut warnings = Vec::new();
+        let header_point_count = if version.1 >= 4 && count64 > 0 {
+            if legacy_count != 0 && legacy_count != count64 {
+                warnings.push(format!(
+                    "legacy point count {legacy_count} differs from the 64-bit count {count64}; using the latter"
+                ));
+            }
+            count64
+        } else {
+            legacy_count
+        };
+        let mut scale = [0.0; 3];
+        let mut offset = [0.0; 3];
+        for k in 0..3 {
+            scale[k] = f64_at(&head, 131 + 8 * k);
+            offset[k] = f64_at(&head, 155 + 8 * k);
+            if !(scale[k].is_finite() && scale[k] != 0.0) {
+                return Err(fail(
+                    Some(131 + 8 * k as u64),
+                    format!("{} scale factor {}", ["x", "y", "z"][k], scale[k]),
+                ));
+            }
+            if !offset[k].is_finite() {
+                return Err(fail(Some(155 + 8 * k as u64), format!("{} offset {}", ["x", "y", "z"][k], offset[k])));
+            }
+        }
+        let max = [f64_at(&head, 179), f64_at(&head, 195), f64_at(&head, 211)];
+        let min = [f64_at(&head, 187), f64_at(&head, 203), f64_at(&head, 219)];
+        let global_encoding = u16_at(&head, 6);
+
+        // VLRs: each bounded by the start of the point data.
+        let mut vlrs = Vec::new();
+        let mut vlr_data: Vec<(String, u16, Vec<u8>)> = Vec::new();
+        let mut at = header_size;
+        file.seek(SeekFrom::Start(at)).map_err(io)?;
+        for i in 0..n_vlrs {
+            if at + 54 > offset_to_points {
+                warnings.push(format!(
+                    "header says {n_vlrs} VLRs, {i} fit before the point data at byte {offset_to_points}; the rest are ignored"
+                ));
+                break;
+            }
+            let mut vh = [0u8; 54];
+            file.read_exact(&mut vh).map_err(io)?;
+            let len = u16_at(&vh, 20) as u64;
+            if at + 54 + len > offset_to_points {
+                warnings.push(format!(
+                    "VLR {i} at byte {at} ({len} bytes) runs past the point data at byte {offset_to_points}; it and the rest are ignored"
+                ));
+                break;
+            }
+            let mut data = vec![0u8; len as usize];
+            file.read_exact(&mut data).map_err(io)?;
+            let user = text(&vh[2..18]);
+            let record = u16_at(&vh, 18);
+            vlrs.push((user.clone(), record, data.len()));
+            vlr_data.push((user, record, data));
+            at += 54 + len;
+        }
+        let crs = crs_from_vlrs(&vlr_data, global_encoding & 0x10 != 0 || point_format >= 6, &mut warnings);
+
+        // Points present: LAS by the file size, LAZ as far as the decoder gets.
+        let stride = record_length as u64;
+        let point_count = if compressed {
+            header_point_count
+        } else {
+            let fit = (file_len - offset_to_points) / stride;
+            if header_point_count > fit {
+                warnings.push(format!(
+                    "header says {header_point_count} points, the file holds {fit} whole records after byte {offset_to_points}; reading {fit}"
+                ));
+                fit
+            } else {
+                header_point_count
+            }
+        };
+        file.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
+        let source = if compressed {
+            let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
+                return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
+            };
+            let vlr = laz::LazVlr::from_buffer(data).map_err(|e| fail(None, format!("laszip VLR: {e}")))?;
+            if vlr.items_size() != stride {
+                return Err(fail(
+                    Some(105),
+                    format!("laszip VLR describes {}-byte points, the header {record_length}", vlr.items_size()),
+                ));
+            }
+            let reader = std::io::BufReader::with_capacity(1 << 20, file);
+            let dec: Box<dyn LazDecoder> = match laz::ParLasZipDecompressor::new(reader, vlr.clone()) {
+                Ok(d) => Box::new(d),
+                Err(_) => {
+                    // No chunk table: the sequential decoder.
+                    let mut f = std::fs::File::open(&path).map_err(io)?;
+                    f.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
+                    let d = laz::LasZipDecompressor::new(std::io::BufReader::new(f), vlr)
+                        .map_err(|e| fail(Some(offset_to_points), format!("LAZ: {e}")))?;
+                    Box::new(d)
+                }
+            };
+            Source::Laz(dec)
+        } else {
+            Source::Raw(std::io::BufReader::with_capacity(1 << 20, file))
+        };
+        let header = Header {
+            version,
+            point_format,
+            record_length,
+            point_count,
+            header_point_count,
+            offset_to_points,
+            scale,
+            offset,
+            min,
+            max,
+            compressed,
+            gps_standard_time: global_encoding & 1 != 0,
+            crs,
+            system: text(&head[26..58]),
+            software: text(&head[58..90]),
+            vlrs,
+        };
+        Ok(LasReader { path, header, warnings, source, read: 0, buf: Vec::new() })
+    }
+
+    /// The checked header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// What was wrong but could be read around (e.g. a VLR count larger than the VLRs).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Points read so far.
+    pub fn points_read(&self) -> u64 {
+        self.read
+    }
+
+    /// Replaces `out` by the next up to `max` points; returns how many (0 at the end).
+    pub fn read(&mut self, out: &mut Points, max: usize) -> Result<usize, Error> {
+        out.clear();
+        let n = (self.header.point_count - self.read).min(max as u64) as usize;
+        if n == 0 {
+            return Ok(0);
+        }
+        let stride = self.header.record_length as usize;
+        self.buf.resize(n * stride, 0);
+        let first = self.read;
+        let fail = |message: String| Error::Format { path: self.path.clone(), byte: None, message };
+        match &mut self.source {
+            Source::Raw(r) => r.read_exact(&mut self.buf).map_err(|e| Error::Point {
+                path: self.path.clone(),
+                index: first as usize,
+                message: format!("reading points {first}..{}: {e}", first + n as u64),
+            })?,
+            Source::Laz(d) => {
+                let buf = &mut self.buf;
+                // A corrupt stream can make the third-party decoder panic: report it as an error.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.decompress_many(buf)));
+                match result {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        return Err(fail(format!(
+                            "LAZ points {first}..{} of {}: {e}",
+                            first + n as u64,
+                            self.header.point_count
+                        )))
+                    }
+                    Err(_) => {
+                        return Err(fail(format!(
+                            "LAZ points {first}..{} of {}: the decoder failed on corrupt data",
+                            first + n as u64,
+                            self.header.point_count
+                        )))
+                    }
+                }
+            }
+        }
+        decode(&self.header, &self.buf, n, out);
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// Decodes `n` records of `buf` into `out`.
+fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
+    let stride = h.record_length as usize;
+    let f = h.point_format;
+    let new = f >= 6;
+    let gps_at = match f {
+        0 | 2 => None,
+        1 | 3 | 4 | 5 => Some(20),
+        _ => Some(22),
+    };
+    let rgb_at = match f {
+        2 => Some(20),
+        3 | 5 => Some(28),
+        7 | 8 | 10 => Some(30),
+        _ => None,
+    };
+    for v in [&mut out.x, &mut out.y, &mut out.z, &mut out.gps_time] {
+        v.reserve(n);
+    }
+    for rec in buf.chunks_exact(stride).take(n) {
+        let xi = i32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
+        let yi = i32::from_le_bytes([rec[4], rec[5], rec[6], rec[7]]);
+        let zi = i32::from_le_bytes([rec[8], rec[9], rec[10], rec[11]]);
+        out.x.push(xi as f64 * h.scale[0] + h.offset[0]);
+        out.y.push(yi as f64 * h.scale[1] + h.offset[1]);
+        out.z.push(zi as f64 * h.scale[2] + h.offset[2]);
+        out.intensity.push(u16::from_le_bytes([rec[12], rec[13]]));
+        let r = rec[14];
+        if new {
+            out.return_number.push(r & 0x0F);
+            out.number_of_returns.push(r >> 4);
+            out.class.push(rec[16]);
+            out.scan_angle_deg.push(i16::from_le_bytes([rec[18], rec[19]]) as f32 * 0.006);
+            out.source.push(u16::from_le_bytes([rec[20], rec[21]]));
+        } else {
+            out.return_number.push(r & 0x07);
+            out.number_of_returns.push((r >> 3) & 0x07);
+            out.class.push(rec[15] & 0x1F);
+            out.scan_angle_deg.push(rec[16] as i8 as f32);
+            out.source.push(u16::from_le_bytes([rec[18], rec[19]]));
+        }
+        out.gps_time.push(gps_at.map_or(f64::NAN, |a| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&rec[a..a + 8]);
+            f64::from_le_bytes(b)
+        }));
+        if let Some(a) = rgb_at {
+            out.rgb.push([
+                u16::from_le_bytes([rec[a], rec[a + 1]]),
+                u16::from_le_bytes([rec[a + 2], rec[a + 3]]),
+                u16::from_le_bytes([rec[a + 4], rec[a + 5]]),
+            ]);
+        }
+    }
+}
+
+/// The CRS from the VLRs: WKT first when `prefer_wkt`, else GeoTIFF keys.
+fn crs_from_vlrs(vlrs: &[(String, u16, Vec<u8>)], prefer_wkt: bool, warnings: &mut Vec<String>) -> Crs {
+    let wkt = vlrs.iter().find(|(u, r, _)| u == "LASF_Projection" && *r == 2112).map(|(_, _, d)| text(d)).filter(|w| {
+        let ok = w.contains('[');
+        if !ok {
+            let shown: String = w.chars().take(40).collect();
+            warnings.push(format!("the WKT VLR (2112) is empty or not WKT ('{shown}'); ignored"));
+        }
+        ok
+    });
+    let geotiff = vlrs.iter().find(|(u, r, _)| u == "LASF_Projection" && *r == 34735).map(|(_, _, d)| geo_keys(d));
+    let from_wkt = wkt.as_deref().map(parse_wkt);
+    match (from_wkt, geotiff) {
+        (Some(w), g) if prefer_wkt || g.is_none() => Crs { wkt, source: "wkt", ..w },
+        (w, Some(g)) => {
+            let mut crs = Crs { wkt, source: "geotiff", ..g };
+            // GeoTIFF keys without a unit: take the WKT's.
+            if crs.unit.is_none() {
+                crs.unit = w.and_then(|w| w.unit);
+            }
+            crs
+        }
+        _ => Crs { source: "none", ..Default::default() },
+    }
+}
+
+/// EPSG codes and units from a GeoKeyDirectory (VLR 34735).
+fn geo_keys(d: &[u8]) -> Crs {
+    let n = u16_at(d, 6) as usize;
+    let mut crs = Crs::default();
+    let mut geographic = None;
+    for k in 0..n {
+        let at = 8 + 8 * k;
+        if at + 8 > d.len() {
+            break;
+        }
+        let (id, location, value) = (u16_at(d, at), u16_at(d, at + 2), u16_at(d, at + 6));
+        if location != 0 {
+            continue; // a value stored elsewhere (doubles, ASCII): not a code
+        }
+        match id {
+            3072 if value > 0 && value < 32767 => crs.epsg = Some(value as u32),
+            2048 if value > 0 && value < 32767 => geographic = Some(value as u32),
+            3076 => crs.unit = unit_of_code(value),
+            4096 if value > 0 && value < 32767 => crs.vertical_epsg = Some(value as u32),
+            4099 => crs.vertical_unit = unit_of_code(value),
+            _ => {}
+        }
+    }
+    if crs.epsg.is_none() {
+        crs.epsg = geographic;
+    }
+    crs
+}
+
+fn unit_of_code(code: u16) -> Option<f64> {
+    match code {
+        9001 => Some(1.0),
+        9002 => Some(0.3048),
+        9003 => Some(1200.0 / 3937.0),
+        9036 => Some(1000.0),
+        _ => None,
+    }
+}
+
+/// Name, EPSG code, unit and vertical code of a WKT (1 or 2), from its top-level elements.
+fn parse_wkt(w: &str) -> Crs {
+    let mut crs = Crs::default();
+    // Top-level element and its direct children, by bracket depth.
+    let bytes = w.as_bytes();
+    let mut depth = 0usize;
+    let mut start_of_word = 0usize;
+    let mut top_kind = String::new();
+    let mut compound = false;
+    let mut in_horizontal = false;
+    for (i, &c) in bytes.iter().enumerate() {
+        match c {
+            b'[' | b'(' => {
+                let word = w[start_of_word..i].trim().trim_start_matches(',').trim().to_ascii_uppercase();
+                if depth == 0 {
+                    top_kind = word.clone();
+                    compound = word == "COMPD_CS" || word == "COMPOUNDCRS";
+                    crs.name = quoted(&w[i + 1..]);
+                }
+                // In a compound CRS the horizontal CRS is one level down.
+                if compound && depth == 1 {
+                    in_horizontal = matches!(word.as_str(), "PROJCS" | "PROJCRS" | "GEOGCS" | "GEOGCRS" | "GEODCRS");
+                }
+                let horizontal_depth = if compound { 2 } else { 1 };
+                if depth == horizontal_depth && (!compound || in_horizontal) {
+                    match word.as_str() {
+                        "UNIT" | "LENGTHUNIT" => {
+                            if let Some(f) = unit_factor(&w[i + 1..]) {
+                                crs.unit = Some(f);
+                            }
+                        }
+                        "AUTHORITY" | "ID" => {
+                            if let Some(code) = epsg_code(&w[i + 1..]) {
+                                crs.epsg = Some(code);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                if compound && depth == 1 && (word == "VERT_CS" || word == "VERTCRS") {
+                    crs.vertical_epsg = last_authority(&w[i + 1..]);
+                }
+                depth += 1;
+                start_of_word = i + 1;
+            }
+            b']' | b')' => {
+                depth = depth.saturating_sub(1);
+                start_of_word = i + 1;
+            }
+            b',' => start_of_word = i + 1,
+            _ => {}
+        }
+    }
+    let _ = top_kind;
+    crs
+}
+
+fn quoted(s: &str) -> Option<String> {
+    let s = s.trim_start();
+    let rest = s.strip_prefix('"')?;
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+/// `"name",factor` -> factor.
+fn unit_factor(s: &str) -> Option<f64> {
+    let rest = s.trim_start().strip_prefix('"')?;
+    let rest = &rest[rest.find('"')? + 1..];
+    let rest = rest.trim_start().strip_prefix(',')?;
+    let end = rest.find([',', ']', ')']).unwrap_or(rest.len());
+    rest[..end].trim().parse().ok().filter(|f: &f64| f.is_finite() && *f > 0.0)
+}
+
+/// `"EPSG","1234"` or `"EPSG",1234` -> 1234.
+fn epsg_code(s: &str) -> Option<u32> {
+    let rest = s.trim_start().strip_prefix("\"EPSG\"")?;
+    let rest = rest.trim_start().strip_prefix(',')?.trim_start().trim_start_matches('"');
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
+/// The EPSG code of the last AUTHORITY/ID at the top of an element's body.
+fn last_authority(body: &str) -> Option<u32> {
+    let mut depth = 0i32;
+    let mut code = None;
+    for (i, c) in body.char_indices() {
+        match c {
+            '[' | '(' => {
+                if depth == 0 {
+                    let head = body[..i].trim_end();
+                    if head.ends_with("AUTHORITY") || head.ends_with("ID") {
+                        code = epsg_code(&body[i + 1..]).or(code);
+                    }
+                }
+                depth += 1;
+            }
+            ']' | ')' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+    }
+    code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wkt_names_codes_and_units() {
+        let eov = crate::EOV_WKT;
+        let c = parse_wkt(eov);
+        assert_eq!((c.epsg, c.unit, c.name.as_deref()), (Some(23700), Some(1.0), Some("HD72 / EOV")));
+        let ft = r#"PROJCS["NAD83(HARN) / Oregon GIC Lambert (ft)",GEOGCS["NAD83(HARN)",DATUM["NAD83_High_Accuracy_Reference_Network",SPHEROID["GRS 1980",6378137,298.257222101]],UNIT["degree",0.0174532925199433]],PROJECTION["Lambert_Conformal_Conic_2SP"],UNIT["foot",0.3048,AUTHORITY["EPSG","9002"]],AUTHORITY["EPSG","2994"]]"#;
+        let c = parse_wkt(ft);
+        assert_eq!((c.epsg, c.unit), (Some(2994), Some(0.3048)));
+        let compound = r#"COMPD_CS["NAD83 / NM + NAVD88",PROJCS["NAD83(HARN) / New Mexico Central (ftUS)",GEOGCS["x",UNIT["degree",0.01745]],UNIT["US survey foot",0.304800609601219],AUTHORITY["EPSG","2903"]],VERT_CS["NAVD88 height",VERT_DATUM["North American Vertical Datum 1988",2005],UNIT["metre",1],AUTHORITY["EPSG","5703"]]]"#;
+        let c = parse_wkt(compound);
+        assert_eq!((c.epsg, c.vertical_epsg), (Some(2903), Some(5703)));
+        assert!((c.unit.unwrap() - 0.304800609601219).abs() < 1e-15);
+    }
+}

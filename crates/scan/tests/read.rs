@@ -1,0 +1,205 @@
+//! The reader: our own LAS/LAZ read back chunk by chunk to the points written; broken files
+//! made here give a warning and the recoverable points, or an error naming file and byte;
+//! never a panic.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use scan::{write_las, LasOptions, LasPoint, LasReader, Points};
+use std::path::{Path, PathBuf};
+
+fn points(n: usize) -> Vec<LasPoint> {
+    (0..n)
+        .map(|i| LasPoint {
+            x: 650_000.0 + i as f64 * 0.0127,
+            y: 240_000.0 - i as f64 * 0.0031,
+            z: 100.0 + (i as f64 * 0.1).sin(),
+            gps_time: 3.0e8 + i as f64 * 1e-5,
+            intensity: (i * 61 % 65536) as u16,
+            scan_angle_deg: -170.0 + (i % 1000) as f32 * 0.3,
+            source: 1 + (i / 500) as u16,
+            class: [11, 64, 65, 6][i % 4],
+        })
+        .collect()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("roadscan-read-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn options() -> LasOptions {
+    LasOptions { wkt: scan::EOV_WKT.into(), offset: [650_000.0, 240_000.0, 0.0], scale: 0.001, system: "t".into() }
+}
+
+fn read_all(path: &Path, chunk: usize) -> (Points, LasReader) {
+    let mut r = LasReader::open(path).unwrap_or_else(|e| panic!("{e}"));
+    let mut all = Points::default();
+    let mut p = Points::default();
+    while r.read(&mut p, chunk).unwrap_or_else(|e| panic!("{e}")) > 0 {
+        all.x.extend(&p.x);
+        all.y.extend(&p.y);
+        all.z.extend(&p.z);
+        all.intensity.extend(&p.intensity);
+        all.class.extend(&p.class);
+        all.gps_time.extend(&p.gps_time);
+        all.source.extend(&p.source);
+        all.scan_angle_deg.extend(&p.scan_angle_deg);
+    }
+    (all, r)
+}
+
+#[test]
+fn our_las_and_laz_read_back_in_chunks() {
+    let d = dir("ours");
+    let pts = points(123_457);
+    for name in ["a.las", "a.laz"] {
+        let path = d.join(name);
+        write_las(&path, &pts, &options()).unwrap();
+        let (got, r) = read_all(&path, 10_000);
+        let h = r.header();
+        assert_eq!((h.version, h.point_format, h.compressed), ((1, 4), 6, name.ends_with(".laz")));
+        assert_eq!(h.point_count, pts.len() as u64);
+        assert_eq!(got.len(), pts.len());
+        assert!(r.warnings().is_empty(), "{:?}", r.warnings());
+        assert_eq!((h.crs.source, h.crs.epsg, h.crs.unit), ("wkt", Some(23700), Some(1.0)));
+        assert!(h.gps_standard_time);
+        for (i, p) in pts.iter().enumerate() {
+            // 1 mm quantisation.
+            assert!((got.x[i] - p.x).abs() <= 5e-4 && (got.y[i] - p.y).abs() <= 5e-4 && (got.z[i] - p.z).abs() <= 5e-4);
+            assert_eq!((got.intensity[i], got.class[i], got.source[i]), (p.intensity, p.class, p.source));
+            assert_eq!(got.gps_time[i], p.gps_time);
+            // LAS 1.4 stores the scan angle in steps of 0.006 degrees.
+            assert!(
+                (got.scan_angle_deg[i] - p.scan_angle_deg).abs() <= 0.0061,
+                "{} {}",
+                got.scan_angle_deg[i],
+                p.scan_angle_deg
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A valid 1.4 file of `n` points, as bytes.
+fn las_bytes(d: &Path, n: usize) -> Vec<u8> {
+    let path = d.join("base.las");
+    write_las(&path, &points(n), &options()).unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+fn error_of(d: &Path, name: &str, bytes: &[u8]) -> String {
+    let path = d.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let mut r = match LasReader::open(&path) {
+        Err(e) => return e.to_string(),
+        Ok(r) => r,
+    };
+    let mut p = Points::default();
+    loop {
+        match r.read(&mut p, 1000) {
+            Err(e) => return e.to_string(),
+            Ok(0) => return format!("no error; warnings {:?}", r.warnings()),
+            Ok(_) => {}
+        }
+    }
+}
+
+#[test]
+fn broken_files_give_warnings_or_errors_with_the_place() {
+    let d = dir("broken");
+    let good = las_bytes(&d, 1000);
+    std::fs::write(d.join("good.las"), &good).unwrap();
+    let offset = u32::from_le_bytes(good[96..100].try_into().unwrap()) as usize;
+    let stride = u16::from_le_bytes(good[105..107].try_into().unwrap()) as usize;
+    assert_eq!(good.len(), offset + 1000 * stride);
+
+    // Truncated in the points: the whole records are read, with a warning.
+    let path = d.join("truncated.las");
+    std::fs::write(&path, &good[..offset + 600 * stride + 7]).unwrap();
+    let (got, r) = read_all(&path, 256);
+    assert_eq!(got.len(), 600);
+    assert!(
+        r.warnings().iter().any(|w| w.contains("header says 1000 points") && w.contains("reading 600")),
+        "{:?}",
+        r.warnings()
+    );
+
+    // Truncated in the header or the VLRs.
+    let e = error_of(&d, "stub.las", &good[..100]);
+    assert!(e.contains("stub.las") && e.contains("byte 0") && e.contains("not a LAS file"), "{e}");
+    let e = error_of(&d, "novlr.las", &good[..offset - 10]);
+    assert!(e.contains("novlr.las") && e.contains("byte 96") && e.contains("offset to point data"), "{e}");
+
+    // Empty file; a valid file of no points.
+    let e = error_of(&d, "empty.las", &[]);
+    assert!(e.contains("empty.las") && e.contains("not a LAS file"), "{e}");
+    let none = las_bytes(&d, 0);
+    let path = d.join("none.las");
+    std::fs::write(&path, &none).unwrap();
+    let (got, r) = read_all(&path, 100);
+    assert_eq!((got.len(), r.header().point_count), (0, 0));
+
+    // A count smaller than the data: the header's count is read (the rest may be anything).
+    let mut fewer = good.clone();
+    fewer[247..255].copy_from_slice(&400u64.to_le_bytes());
+    let path = d.join("fewer.las");
+    std::fs::write(&path, &fewer).unwrap();
+    assert_eq!(read_all(&path, 1000).0.len(), 400);
+
+    // Record length below the format's 30 bytes: an error at byte 105.
+    let mut short = good.clone();
+    short[105..107].copy_from_slice(&29u16.to_le_bytes());
+    let e = error_of(&d, "short.las", &short);
+    assert!(e.contains("byte 105") && e.contains("below the 30 bytes"), "{e}");
+
+    // Record length above the format (undeclared extra bytes): the points read right.
+    let mut wide = good[..offset].to_vec();
+    wide[105..107].copy_from_slice(&((stride + 4) as u16).to_le_bytes());
+    for rec in good[offset..].chunks(stride) {
+        wide.extend_from_slice(rec);
+        wide.extend_from_slice(&[0xAB; 4]);
+    }
+    let path = d.join("wide.las");
+    std::fs::write(&path, &wide).unwrap();
+    let (got, _) = read_all(&path, 333);
+    let (want, _) = read_all(&d.join("good.las"), 1000);
+    assert!(got.len() == 1000 && got == want, "extra bytes change the points");
+
+    // NaN scale, zero scale, bad version, bad format.
+    for (at, bytes, name, expect) in [
+        (131, f64::NAN.to_le_bytes().to_vec(), "nan-scale.las", "byte 131: x scale factor NaN"),
+        (147, 0f64.to_le_bytes().to_vec(), "zero-scale.las", "byte 147: z scale factor 0"),
+        (24, vec![2u8], "v2.las", "byte 24: LAS version 2.4"),
+        (104, vec![12u8], "pf12.las", "byte 104: point data format 12"),
+    ] {
+        let mut b = good.clone();
+        b[at..at + bytes.len()].copy_from_slice(&bytes);
+        let e = error_of(&d, name, &b);
+        assert!(e.contains(name) && e.contains(expect), "{e}");
+    }
+
+    // A VLR count larger than the VLRs: a warning, the points read.
+    let mut vlrs = good.clone();
+    vlrs[100..104].copy_from_slice(&7u32.to_le_bytes());
+    let path = d.join("vlrs.las");
+    std::fs::write(&path, &vlrs).unwrap();
+    let (got, r) = read_all(&path, 1000);
+    assert_eq!(got.len(), 1000);
+    assert!(r.warnings().iter().any(|w| w.contains("header says 7 VLRs, 1 fit")), "{:?}", r.warnings());
+
+    // LAZ truncated or corrupt: an error naming the points, no panic.
+    let laz = d.join("base.laz");
+    write_las(&laz, &points(60_000), &options()).unwrap();
+    let lz = std::fs::read(&laz).unwrap();
+    let e = error_of(&d, "cut.laz", &lz[..lz.len() * 2 / 3]);
+    assert!(e.contains("cut.laz") && (e.contains("LAZ") || e.contains("chunk")), "{e}");
+    let mut garbled = lz.clone();
+    let lz_offset = u32::from_le_bytes(lz[96..100].try_into().unwrap()) as usize;
+    for b in garbled[lz_offset + 100..lz_offset + 5000].iter_mut() {
+        *b = b.wrapping_mul(31).wrapping_add(7);
+    }
+    let e = error_of(&d, "garbled.laz", &garbled);
+    assert!(e.contains("garbled.laz") || e.starts_with("no error"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}
