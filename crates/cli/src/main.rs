@@ -3,6 +3,7 @@
 
 mod crg;
 mod las;
+mod surface;
 mod xodr;
 
 use clap::{Parser, Subcommand};
@@ -123,6 +124,13 @@ enum Command {
         #[command(flatten)]
         scanner: ScanArgs,
     },
+    /// Road-surface CRG from LAS/LAZ points: the points near the road's surface, a robust
+    /// height per node (1 cm by default) on the road's reference line (u = s, v = t), short
+    /// along-track gaps filled, larger holes left NaN, coverage reported.
+    #[command(
+        after_help = "Examples:\n  roadscan crg --axis survey/truth/road.xodr --input survey/scan.las --out road.crg\n  roadscan crg --axis road.xodr --road 7 --input a.laz b.laz --out road.crg --s-range 100..350 --preview road.png\n  roadscan crg --axis road.xodr --input scan.laz --out attached.crg --z residual --width-left 4 --width-right 4"
+    )]
+    Crg(surface::CrgArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -189,7 +197,7 @@ struct ScanArgs {
     traj_drift: [f64; 3],
 }
 
-fn parse_range(s: &str) -> Result<(f64, f64), String> {
+pub(crate) fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': expected A..B, e.g. 100..400"))?;
     let (a, b) = (a.trim().parse::<f64>(), b.trim().parse::<f64>());
     match (a, b) {
@@ -304,6 +312,7 @@ fn main() -> ExitCode {
             synth((&scene, road.as_deref(), s_range), &out, seed, laz, &scanner, cli.quiet)
         }
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
+        Command::Crg(args) => surface::run(&args, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
         Command::Convert { input, output, version, format } => {

@@ -282,8 +282,34 @@ fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
             let (start, pts) = (&start, &pts);
             sc.spawn(move || {
                 let mut window: Vec<[f32; 3]> = Vec::new();
+                let mut strip: Vec<[f32; 3]> = Vec::new();
+                let r = o.radius as f32;
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
                     let iu = c * rows_per + k;
+                    if o.estimator == Estimator::Robust {
+                        // The points of the rows within twice the radius, relative to this row
+                        // (x along u) and to column 0 (y along v), sorted by y.
+                        strip.clear();
+                        for du in -2 * reach..=2 * reach {
+                            let ju = iu as isize + du;
+                            if ju < 0 || ju >= nu as isize {
+                                continue;
+                            }
+                            let row_pts =
+                                &pts[start[ju as usize * nv] as usize..start[(ju as usize + 1) * nv] as usize];
+                            let mut iv = 0;
+                            for (n, p) in row_pts.iter().enumerate() {
+                                // Column of the point: advance through the row's CSR starts.
+                                let at = start[ju as usize * nv] as usize + n;
+                                while start[ju as usize * nv + iv + 1] as usize <= at {
+                                    iv += 1;
+                                }
+                                strip.push([p[0] + (du as f64 * cell) as f32, p[1] + (iv as f64 * cell) as f32, p[2]]);
+                            }
+                        }
+                        strip.sort_unstable_by(|a, b| a[1].total_cmp(&b[1]));
+                    }
+                    let (mut lo, mut hi) = (0usize, 0usize);
                     for (iv, out) in row.iter_mut().enumerate() {
                         let est = match o.estimator {
                             Estimator::Median => {
@@ -293,26 +319,28 @@ fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
                                 median(&mut zs)
                             }
                             Estimator::Robust => {
-                                window.clear();
-                                for du in -reach..=reach {
-                                    let ju = iu as isize + du;
-                                    if ju < 0 || ju >= nu as isize {
-                                        continue;
-                                    }
-                                    for dv in -reach..=reach {
-                                        let jv = iv as isize + dv;
-                                        if jv < 0 || jv >= nv as isize {
-                                            continue;
-                                        }
-                                        let node = ju as usize * nv + jv as usize;
-                                        for p in &pts[start[node] as usize..start[node + 1] as usize] {
-                                            let x = p[0] + (du as f64 * cell) as f32;
-                                            let y = p[1] + (dv as f64 * cell) as f32;
-                                            window.push([x, y, p[2]]);
-                                        }
-                                    }
+                                // The points within 2R across (a sliding range of the strip),
+                                // then the disc of R; where that holds too few points for a
+                                // fit (sparse surveys, far from the scanner), the disc of 2R.
+                                let y0 = (iv as f64 * cell) as f32;
+                                while lo < strip.len() && strip[lo][1] < y0 - 2.0 * r {
+                                    lo += 1;
                                 }
-                                adaptive(&mut window, o.radius as f32, o.robust_scale as f32)
+                                hi = hi.max(lo);
+                                while hi < strip.len() && strip[hi][1] <= y0 + 2.0 * r {
+                                    hi += 1;
+                                }
+                                let wide = &strip[lo..hi];
+                                let inside = |p: &&[f32; 3], rr: f32| {
+                                    let y = p[1] - y0;
+                                    p[0] * p[0] + y * y <= rr * rr
+                                };
+                                let radius =
+                                    if wide.iter().filter(|p| inside(p, r)).count() >= 6 { r } else { 2.0 * r };
+                                window.clear();
+                                window
+                                    .extend(wide.iter().filter(|p| inside(p, radius)).map(|p| [p[0], p[1] - y0, p[2]]));
+                                adaptive(&mut window, radius, o.robust_scale as f32)
                             }
                         };
                         *out = est.unwrap_or(f32::NAN);
@@ -422,33 +450,35 @@ fn median(v: &mut [f32]) -> Option<f32> {
 }
 
 /// Robust weighted plane fit at the origin of the points of `w` (`[x, y, h]` relative to the
-/// node, sorted by distance) within `radius`: the height and its standard error, or `None`
-/// with fewer than three points.
-fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32) -> Option<(f64, f64)> {
+/// node) within `radius`, started at height `start`: the height and its standard error, or
+/// `None` with fewer than three points.
+fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64) -> Option<Fit> {
     let r2 = (radius * radius) as f64;
-    let n_in = w.partition_point(|p| ((p[0] * p[0] + p[1] * p[1]) as f64) <= r2);
-    let w = &w[..n_in];
-    if w.len() < 3 {
+    if w.iter().filter(|p| ((p[0] * p[0] + p[1] * p[1]) as f64) <= r2).take(3).count() < 3 {
         return None;
     }
-    // Start: median height of the five nearest points.
-    let mut near: Vec<f32> = w.iter().take(5).map(|p| p[2]).collect();
-    let mut a = median(&mut near)? as f64;
+    let mut a = start;
     let (mut bx, mut by) = (0.0f64, 0.0f64);
     let scale = scale as f64;
-    let mut se = f64::INFINITY;
+    let mut fit = Fit { h: start, se: f64::INFINITY, sigma: f64::INFINITY, rejected: 1.0 };
     for _ in 0..4 {
         // Normal equations of Σ w (h - a - bx x - by y)².
         let mut m = [[0.0f64; 3]; 3];
         let mut rhs = [0.0f64; 3];
         let (mut sw, mut sw2, mut swr2) = (0.0, 0.0, 0.0);
+        let (mut n_in, mut n_out) = (0usize, 0usize);
         for p in w {
             let (x, y, h) = (p[0] as f64, p[1] as f64, p[2] as f64);
             let d2 = (x * x + y * y) / r2;
-            let ws = (1.0 - d2).max(0.0).powi(2);
+            if d2 >= 1.0 {
+                continue;
+            }
+            let ws = (1.0 - d2).powi(2);
             let res = h - a - bx * x - by * y;
             let r = res / scale;
+            n_in += 1;
             if r.abs() >= 1.0 || ws <= 0.0 {
+                n_out += 1;
                 continue;
             }
             let wt = ws * (1.0 - r * r).powi(2);
@@ -472,8 +502,10 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32) -> Option<(f64, f64)> {
         }
         // Standard error of the height: the weighted residual scale over √n_eff (at least
         // that of 1 mm of noise, so a lucky window does not claim more than it has).
-        let sigma = (swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)).sqrt().max(1e-3);
-        se = sigma / n_eff.sqrt();
+        let sigma = (swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)).sqrt();
+        fit.sigma = sigma;
+        fit.se = sigma.max(1e-3) / n_eff.sqrt();
+        fit.rejected = n_out as f64 / n_in.max(1) as f64;
         let sol = solve3(m, rhs).or_else(|| {
             // Points on one line (a single profile): fit along the better-spread axis only.
             let (mxx, myy) = (m[1][1] * m[0][0] - m[0][1] * m[0][1], m[2][2] * m[0][0] - m[0][2] * m[0][2]);
@@ -490,7 +522,18 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32) -> Option<(f64, f64)> {
         bx = sol[1];
         by = sol[2];
     }
-    a.is_finite().then_some((a, se))
+    fit.h = a;
+    a.is_finite().then_some(fit)
+}
+
+/// A robust plane fit: height at the node, its standard error, the weighted residual scale and
+/// the share of points the biweight rejected (all m, share 0..1).
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    h: f64,
+    se: f64,
+    sigma: f64,
+    rejected: f64,
 }
 
 /// The adaptive estimate at a node: robust plane fits over growing radii, keeping the largest
@@ -498,12 +541,30 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32) -> Option<(f64, f64)> {
 /// (intersection of confidence intervals): the full radius on smooth asphalt, a small one at a
 /// step, a joint or a rim, where the larger discs see the other side.
 fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32) -> Option<f32> {
-    w.sort_unstable_by(|a, b| (a[0] * a[0] + a[1] * a[1]).total_cmp(&(b[0] * b[0] + b[1] * b[1])));
+    // Start: the median height of the five nearest points.
+    let d2 = |p: &[f32; 3]| p[0] * p[0] + p[1] * p[1];
+    let k = w.len().min(5);
+    if k == 0 {
+        return None;
+    }
+    if w.len() > k {
+        w.select_nth_unstable_by(k - 1, |a, b| d2(a).total_cmp(&d2(b)).then(a[2].total_cmp(&b[2])));
+    }
+    let mut near: Vec<f32> = w[..k].iter().map(|p| p[2]).collect();
+    let start = median(&mut near)? as f64;
+    // Smooth surface (residuals like noise, nothing rejected): the full disc is right.
+    let full = robust_plane(w, radius, scale, start);
+    if let Some(f) = full {
+        if f.rejected < 0.03 && f.sigma < 0.4 * scale as f64 {
+            return Some(f.h as f32);
+        }
+    }
     const GAMMA: f64 = 2.0;
     let mut best = None;
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
     for f in [0.4f32, 0.6, 1.0] {
-        let Some((e, se)) = robust_plane(w, radius * f, scale) else { continue };
+        let fit = if f == 1.0 { full } else { robust_plane(w, radius * f, scale, start) };
+        let Some(Fit { h: e, se, .. }) = fit else { continue };
         lo = lo.max(e - GAMMA * se);
         hi = hi.min(e + GAMMA * se);
         if lo > hi {

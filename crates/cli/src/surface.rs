@@ -1,0 +1,162 @@
+//! `roadscan crg`: LAS/LAZ points of a road into a 1 cm road-surface CRG.
+
+use anyhow::{bail, Context, Result};
+use pipeline::{Estimator, SurfaceBuilder, SurfaceOptions, ZMode};
+use scan::{LasReader, Points};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// The arguments of `crg`.
+#[derive(clap::Args, Debug)]
+pub struct CrgArgs {
+    /// OpenDRIVE file with the road whose reference line the grid follows (u = s, v = t).
+    #[arg(long)]
+    pub axis: PathBuf,
+    /// Road id in the axis file (default: its first road).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// LAS/LAZ files (any number; read in the order given).
+    #[arg(long, num_args = 1.., required = true)]
+    pub input: Vec<PathBuf>,
+    /// Output CRG (KRBI), written atomically.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Part of the road, A..B in metres of s (default: the s extent of the surface points).
+    #[arg(long, value_parser = crate::parse_range)]
+    pub s_range: Option<(f64, f64)>,
+    /// Grid width left of the reference line, m (default: the road's outermost lane border).
+    #[arg(long)]
+    pub width_left: Option<f64>,
+    /// Grid width right of the reference line, m (positive; default: the outermost lane border).
+    #[arg(long)]
+    pub width_right: Option<f64>,
+    /// Cell size, m.
+    #[arg(long, default_value_t = 0.01)]
+    pub cell: f64,
+    /// Heights: absolute (file frame of the axis) or residual (above the OpenDRIVE surface).
+    #[arg(long, default_value = "absolute")]
+    pub z: String,
+    /// Longest along-track gap filled by interpolation, m.
+    #[arg(long, default_value_t = 0.1)]
+    pub max_gap: f64,
+    /// Estimator: robust (locally weighted robust plane fit) or median (per-cell median).
+    #[arg(long, default_value = "robust")]
+    pub estimator: String,
+    /// Also render the grid as a PNG (colour + hillshade).
+    #[arg(long)]
+    pub preview: Option<PathBuf>,
+}
+
+fn positive(name: &str, v: f64) -> Result<f64> {
+    if !(v.is_finite() && v > 0.0) {
+        bail!("--{name} must be a positive number of metres, got {v}");
+    }
+    Ok(v)
+}
+
+/// Runs `crg`.
+pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
+    let cell = positive("cell", a.cell)?;
+    let max_gap = if a.max_gap == 0.0 { 0.0 } else { positive("max-gap", a.max_gap)? };
+    let z = match a.z.as_str() {
+        "absolute" => ZMode::Absolute,
+        "residual" => ZMode::Residual,
+        other => bail!("--z must be absolute or residual, got {other}"),
+    };
+    let estimator = match a.estimator.as_str() {
+        "robust" => Estimator::Robust,
+        "median" => Estimator::Median,
+        other => bail!("--estimator must be robust or median, got {other}"),
+    };
+    let v_range = match (a.width_right, a.width_left) {
+        (Some(r), Some(l)) => Some((-positive("width-right", r)?, positive("width-left", l)?)),
+        (None, None) => None,
+        _ => bail!("give both --width-left and --width-right, or neither (the road's lanes)"),
+    };
+    let odr = opendrive::read_file(&a.axis)?;
+    let road = match &a.road {
+        Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", a.axis.display()))?,
+        None => odr.roads.first().with_context(|| format!("{}: no roads", a.axis.display()))?,
+    };
+    if let Some((s0, s1)) = a.s_range {
+        if s0 < 0.0 || s1 > road.length + 1e-9 {
+            bail!("--s-range {s0}..{s1}: road {} is {} m long", road.id, road.length);
+        }
+    }
+    // Open every input first: a bad file fails before any work.
+    let mut readers = Vec::new();
+    for path in &a.input {
+        let r = LasReader::open(path)?;
+        check_units(&r, path)?;
+        if !quiet {
+            for w in r.warnings() {
+                eprintln!("roadscan: warning: {}: {w}", path.display());
+            }
+        }
+        readers.push(r);
+    }
+    let opts = SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, ..Default::default() };
+    let t = std::time::Instant::now();
+    let mut b = SurfaceBuilder::new(road, odr.header.offset, opts);
+    let total: u64 = readers.iter().map(|r| r.header().point_count).sum();
+    let progress = !quiet && std::io::stderr().is_terminal();
+    let mut done = 0u64;
+    let mut last = std::time::Instant::now();
+    let mut p = Points::default();
+    for r in &mut readers {
+        while r.read(&mut p, 1 << 18)? > 0 {
+            b.add(&p.x, &p.y, &p.z);
+            done += p.len() as u64;
+            if progress && last.elapsed().as_secs_f64() > 0.5 {
+                eprint!(
+                    "\rroadscan: reading points {:>5.1} % ({done} of {total})",
+                    100.0 * done as f64 / total.max(1) as f64
+                );
+                last = std::time::Instant::now();
+            }
+        }
+    }
+    if progress {
+        eprint!("\r{:72}\r", "");
+    }
+    let read_secs = t.elapsed().as_secs_f64();
+    let g = b.finish().map_err(|e| anyhow::anyhow!("{}: road {}: {e}", a.axis.display(), road.id))?;
+    opencrg::write_file(&g.crg, &a.out, opencrg::Format::Krbi)?;
+    if let Some(png) = &a.preview {
+        let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let opts = opencrg::render::RenderOptions { title, ..Default::default() };
+        opencrg::render::render(&g.crg, png, &opts)?;
+    }
+    if !quiet {
+        let (offered, near, kept) = g.points;
+        eprintln!(
+            "roadscan: wrote {} ({} x {} nodes at {cell} m, u {:.2}..{:.2}, v {:.2}..{:.2}); coverage {:.1} % ({} nodes estimated, {} filled along track); points: {offered} read, {near} near the surface, {kept} used; {:.1} s (reading {:.1} s)",
+            a.out.display(),
+            g.crg.nu,
+            g.crg.nv(),
+            g.crg.u_first(),
+            g.crg.u_first() + (g.crg.nu - 1) as f64 * cell,
+            g.crg.road.v_right.unwrap_or(0.0),
+            g.crg.road.v_left.unwrap_or(0.0),
+            100.0 * g.coverage,
+            g.estimated,
+            g.filled,
+            t.elapsed().as_secs_f64(),
+            read_secs
+        );
+    }
+    Ok(crate::exit::OK)
+}
+
+/// Points in feet cannot go on a metre axis without reprojection, which is not built yet.
+fn check_units(r: &LasReader, path: &Path) -> Result<()> {
+    if let Some(u) = r.header().crs.unit {
+        if (u - 1.0).abs() > 1e-12 {
+            bail!(
+                "{}: coordinates in units of {u} m (feet); reproject to a metre CRS first (reprojection is not built in yet)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
