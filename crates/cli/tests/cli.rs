@@ -211,3 +211,85 @@ fn synth_scans_a_road_of_an_opendrive_file() {
         assert!(stderr(&o).contains(want), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn crg_grids_a_virtual_survey_and_fails_cleanly() {
+    let d = tmp_dir("crg");
+    let survey = d.join("survey");
+    let xodr = repo().join("data/opendrive/demo.xodr");
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        xodr.to_str().unwrap(),
+        "--s-range",
+        "50..60",
+        "--points-per-rev",
+        "2000",
+        "--out",
+        survey.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let axis = survey.join("truth/road.xodr");
+    let las = survey.join("scan.las");
+    let out = d.join("road.crg");
+    let png = d.join("road.png");
+    let (axis_s, las_s, out_s) = (axis.to_str().unwrap(), las.to_str().unwrap(), out.to_str().unwrap());
+    let o = roadscan(&[
+        "crg",
+        "--axis",
+        axis_s,
+        "--input",
+        las_s,
+        "--out",
+        out_s,
+        "--width-left",
+        "3",
+        "--width-right",
+        "3",
+        "--preview",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("coverage"), "{}", stderr(&o));
+    assert!(png.is_file());
+    // The grid covers the surveyed s range and agrees with the truth where both have nodes.
+    let got = opencrg::read_file(&out).unwrap();
+    let truth = opencrg::read_file(survey.join("truth/surface.crg")).unwrap();
+    assert!(got.u_first() >= 49.9 && got.u_first() + (got.nu - 1) as f64 * got.du() <= 60.1);
+    let (tu0, tv0) = (truth.u_first(), truth.road.v_right.unwrap());
+    let (gu0, gv0) = (got.u_first(), got.road.v_right.unwrap());
+    let (mut sq, mut n) = (0.0, 0);
+    for iu in 0..got.nu {
+        for iv in 0..got.nv() {
+            let (u, v) = (gu0 + iu as f64 * 0.01, gv0 + iv as f64 * 0.01);
+            let (ju, jv) = (((u - tu0) / 0.01).round(), ((v - tv0) / 0.01).round());
+            if ju < 0.0 || jv < 0.0 || ju as usize >= truth.nu || jv as usize >= truth.nv() {
+                continue;
+            }
+            let (ju, jv) = (ju as usize, jv as usize);
+            let (a, b) = (got.z_at(iu, iv) as f64, truth.z_at(ju, jv) as f64);
+            if a.is_finite() && b.is_finite() {
+                sq += (a - b) * (a - b);
+                n += 1;
+            }
+        }
+    }
+    let rms = (sq / n as f64).sqrt();
+    // Sparse (profiles 5 cm apart) and with 1.7 m of setts in the range: 2.4 mm.
+    assert!(n > 100_000 && rms < 0.003, "{n} nodes, RMS {rms}");
+    // Errors: one line, exit 2, no output.
+    let bad = d.join("bad.crg");
+    for (args, want) in [
+        (vec!["--input", "/nonexistent.las"], "/nonexistent.las"),
+        (vec!["--input", las_s, "--road", "9"], "no road with id '9'"),
+        (vec!["--input", las_s, "--z", "relative"], "--z must be absolute or residual"),
+        (vec!["--input", las_s, "--width-left", "3"], "give both --width-left and --width-right"),
+        (vec!["--input", axis_s], "not a LAS file"),
+    ] {
+        let o = roadscan(&[&["crg", "--axis", axis_s, "--out", bad.to_str().unwrap()], &args[..]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(want) && stderr(&o).lines().count() == 1, "{args:?}: {}", stderr(&o));
+        assert!(!bad.exists());
+    }
+}

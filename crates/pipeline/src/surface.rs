@@ -506,18 +506,7 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64) -> Option<F
         fit.sigma = sigma;
         fit.se = sigma.max(1e-3) / n_eff.sqrt();
         fit.rejected = n_out as f64 / n_in.max(1) as f64;
-        let sol = solve3(m, rhs).or_else(|| {
-            // Points on one line (a single profile): fit along the better-spread axis only.
-            let (mxx, myy) = (m[1][1] * m[0][0] - m[0][1] * m[0][1], m[2][2] * m[0][0] - m[0][2] * m[0][2]);
-            let k = if mxx >= myy { 1 } else { 2 };
-            let det = m[0][0] * m[k][k] - m[0][k] * m[0][k];
-            if det.is_nan() || det <= 1e-9 * m[0][0] * m[k][k] {
-                return Some([rhs[0] / m[0][0], 0.0, 0.0]);
-            }
-            let a = (rhs[0] * m[k][k] - m[0][k] * rhs[k]) / det;
-            let b = (m[0][0] * rhs[k] - m[0][k] * rhs[0]) / det;
-            Some(if k == 1 { [a, b, 0.0] } else { [a, 0.0, b] })
-        })?;
+        let sol = plane_solve(&m, &rhs, (0.15 * radius as f64).powi(2))?;
         a = sol[0];
         bx = sol[1];
         by = sol[2];
@@ -575,27 +564,47 @@ fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32) -> Option<f32> {
     best
 }
 
-/// Solves the symmetric 3x3 system; `None` when it is (nearly) singular.
-fn solve3(m: [[f64; 3]; 3], r: [f64; 3]) -> Option<[f64; 3]> {
-    let det = |m: &[[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(&m);
-    // Scale-aware singularity test: the weights' sum and the spread of the points (≈ 1e-4 m²).
-    let scale = m[0][0] * m[1][1].max(1e-12) * m[2][2].max(1e-12);
-    if d.is_nan() || d.abs() <= 1e-6 * scale {
+/// Solves the weighted normal equations `m · [a, bx, by] = rhs` of a plane fit, fitting a slope
+/// only along directions in which the points spread by at least √`min_var` (weighted standard
+/// deviation): points of a single scan line (spread ~0 across it, or only the coordinates'
+/// millimetre rounding) would otherwise give an arbitrary slope across the line, and the
+/// height at a node a centimetre away from it with it.
+fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 3]> {
+    let w = m[0][0];
+    if w.is_nan() || w <= 0.0 || w.is_infinite() {
         return None;
     }
-    let mut out = [0.0; 3];
-    for k in 0..3 {
-        let mut mk = m;
-        for i in 0..3 {
-            mk[i][k] = r[i];
-        }
-        out[k] = det(&mk) / d;
-    }
-    Some(out)
+    // Weighted means and covariance of the positions.
+    let (mx, my) = (m[0][1] / w, m[0][2] / w);
+    let (cxx, cyy, cxy) = (m[1][1] / w - mx * mx, m[2][2] / w - my * my, m[1][2] / w - mx * my);
+    let mh = rhs[0] / w;
+    let (chx, chy) = (rhs[1] / w - mx * mh, rhs[2] / w - my * mh);
+    // Eigen-decomposition of the 2x2 covariance.
+    let tr = cxx + cyy;
+    let disc = ((cxx - cyy) * (cxx - cyy) / 4.0 + cxy * cxy).sqrt();
+    let (l1, l2) = (tr / 2.0 + disc, tr / 2.0 - disc);
+    let (bx, by) = if l2 >= min_var {
+        // Full plane: slopes from the covariance (centred normal equations).
+        let det = cxx * cyy - cxy * cxy;
+        ((chx * cyy - chy * cxy) / det, (cxx * chy - cxy * chx) / det)
+    } else if l1 >= min_var {
+        // Along the principal direction only.
+        let (ex, ey) = if cxy.abs() > 1e-300 {
+            let (ex, ey) = (l1 - cyy, cxy);
+            let n = ex.hypot(ey);
+            (ex / n, ey / n)
+        } else if cxx >= cyy {
+            (1.0, 0.0)
+        } else {
+            (0.0, 1.0)
+        };
+        let b = (chx * ex + chy * ey) / l1;
+        (b * ex, b * ey)
+    } else {
+        (0.0, 0.0)
+    };
+    let a = mh - bx * mx - by * my;
+    (a.is_finite() && bx.is_finite() && by.is_finite()).then_some([a, bx, by])
 }
 
 /// Fills NaN runs along u (for each v) of at most `max_cells` between two values, linearly;
@@ -624,4 +633,44 @@ fn fill_along(h: &mut [f32], nu: usize, nv: usize, max_cells: usize) -> usize {
         }
     }
     filled
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_single_scan_line_gives_no_slope_across_it() {
+        // Points of one profile 1 cm from the node, x rounded to the millimetre (so it varies by
+        // ±0.5 mm), heights rising along the line with a 3 % crossfall.
+        let mut w: Vec<[f32; 3]> = (0..40)
+            .map(|i| {
+                let y = -0.02 + i as f32 * 0.001;
+                let x = -0.01 + if i % 3 == 0 { 0.0005 } else { -0.0004 };
+                [x, y, 0.03 * y + if i % 2 == 0 { 0.0002 } else { -0.0002 }]
+            })
+            .collect();
+        let h = adaptive(&mut w, 0.025, 0.008).unwrap();
+        assert!(h.abs() < 1e-3, "height at the node {h}");
+        // A plane through points spread in both directions is fitted exactly.
+        let mut w: Vec<[f32; 3]> = (0..100)
+            .map(|i| {
+                let (x, y) = ((i % 10) as f32 * 0.004 - 0.018, (i / 10) as f32 * 0.004 - 0.018);
+                [x, y, 0.01 + 0.05 * x - 0.03 * y]
+            })
+            .collect();
+        let h = adaptive(&mut w, 0.025, 0.008).unwrap();
+        assert!((h - 0.01).abs() < 1e-5, "{h}");
+    }
+
+    #[test]
+    fn gaps_up_to_the_limit_are_filled_linearly() {
+        let nan = f32::NAN;
+        // One column (nv = 1): 1, gap of 2 cells, 4, gap of 4 cells, 9.
+        let mut h = vec![1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0];
+        let filled = fill_along(&mut h, 9, 1, 3);
+        assert_eq!(filled, 2);
+        assert_eq!(&h[..4], &[1.0, 2.0, 3.0, 4.0]);
+        assert!(h[4..8].iter().all(|v| v.is_nan()));
+    }
 }

@@ -9,7 +9,8 @@ use sim::survey::Survey;
 use sim::Scene;
 
 /// A survey of s0..s1 on the demo road: two passes (lanes -1 and 1) at 4 m/s, 200 rev/s
-/// (profiles 2 cm apart per pass), 3000 points per revolution, 2 mm noise.
+/// (profiles 2 cm apart per pass), 3000 points per revolution, 2 mm noise, coordinates rounded
+/// to the millimetre as in the LAS file.
 fn survey(seed: u64, s0: f64, s1: f64) -> (Scene, Vec<[f64; 3]>) {
     let scene = Scene::demo(seed);
     let mut sv = Survey::demo(seed);
@@ -19,7 +20,9 @@ fn survey(seed: u64, s0: f64, s1: f64) -> (Scene, Vec<[f64; 3]>) {
         Pass { t: 1.625, speed: 4.0, s_start: s1 + 1.0, s_end: s0 - 1.0, id: 2 },
     ];
     let (pts, _, _) = sim::survey::measure(&scene, &sv);
-    (scene, pts.iter().map(|p| [p.x, p.y, p.z]).collect())
+    // Quantised to the 1 mm of the LAS file.
+    let mm = |v: f64| (v * 1000.0).round() / 1000.0;
+    (scene, pts.iter().map(|p| [mm(p.x), mm(p.y), mm(p.z)]).collect())
 }
 
 fn grid(scene: &Scene, pts: &[[f64; 3]], s: (f64, f64), v: (f64, f64), estimator: Estimator) -> SurfaceGrid {
