@@ -42,9 +42,13 @@ pub struct CrgArgs {
     /// Estimator: robust (locally weighted robust plane fit) or median (per-cell median).
     #[arg(long, default_value = "robust")]
     pub estimator: String,
-    /// Also render the grid as a PNG (colour + hillshade).
+    /// Also render the grid as a PNG (colour + hillshade; not with tiles).
     #[arg(long)]
     pub preview: Option<PathBuf>,
+    /// Write tiles of this many metres along s (OUT_000.crg, OUT_001.crg, ...; neighbours
+    /// share their boundary row) with memory bounded by a few metres of points; 0 = one file.
+    #[arg(long, default_value_t = 0.0)]
+    pub tile: f64,
 }
 
 fn positive(name: &str, v: f64) -> Result<f64> {
@@ -95,7 +99,15 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         }
         readers.push(r);
     }
-    let opts = SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, ..Default::default() };
+    if !(a.tile.is_finite() && a.tile >= 0.0) {
+        bail!("--tile must be a number of metres (0 = one file), got {}", a.tile);
+    }
+    if a.tile > 0.0 && a.preview.is_some() {
+        bail!("--preview renders one grid: leave it out with --tile (render tiles with roadscan render)");
+    }
+    let spill_dir = a.out.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
+    let opts =
+        SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, spill_dir, ..Default::default() };
     let t = std::time::Instant::now();
     let mut b = SurfaceBuilder::new(road, odr.header.offset, opts);
     let total: u64 = readers.iter().map(|r| r.header().point_count).sum();
@@ -105,7 +117,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     let mut p = Points::default();
     for r in &mut readers {
         while r.read(&mut p, 1 << 18)? > 0 {
-            b.add(&p.x, &p.y, &p.z);
+            b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)?;
             done += p.len() as u64;
             if progress && last.elapsed().as_secs_f64() > 0.5 {
                 eprint!(
@@ -120,22 +132,32 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         eprint!("\r{:72}\r", "");
     }
     let read_secs = t.elapsed().as_secs_f64();
-    let g = b.finish().map_err(|e| anyhow::anyhow!("{}: road {}: {e}", a.axis.display(), road.id))?;
-    opencrg::write_file(&g.crg, &a.out, opencrg::Format::Krbi)?;
-    if let Some(png) = &a.preview {
-        let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let opts = opencrg::render::RenderOptions { title, ..Default::default() };
-        opencrg::render::render(&g.crg, png, &opts)?;
-    }
+    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.axis.display(), road.id);
+    let (g, written) = if a.tile > 0.0 {
+        let stem = a.out.with_extension("");
+        let tile_path = |k: usize, _n: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));
+        b.write_tiles(a.tile, tile_path).map_err(context)?
+    } else {
+        let g = b.finish().map_err(context)?;
+        opencrg::write_file(&g.crg, &a.out, opencrg::Format::Krbi)?;
+        if let Some(png) = &a.preview {
+            let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let opts = opencrg::render::RenderOptions { title, ..Default::default() };
+            opencrg::render::render(&g.crg, png, &opts)?;
+        }
+        (g, vec![a.out.clone()])
+    };
     if !quiet {
         let (offered, near, kept) = g.points;
+        let what = match written.as_slice() {
+            [one] => one.display().to_string(),
+            many => format!("{} tiles {} .. {}", many.len(), many[0].display(), many[many.len() - 1].display()),
+        };
         eprintln!(
-            "roadscan: wrote {} ({} x {} nodes at {cell} m, u {:.2}..{:.2}, v {:.2}..{:.2}); coverage {:.1} % ({} nodes estimated, {} filled along track); points: {offered} read, {near} near the surface, {kept} used; {:.1} s (reading {:.1} s)",
-            a.out.display(),
-            g.crg.nu,
+            "roadscan: wrote {what} ({} nodes across at {cell} m, u {:.2}..{:.2}, v {:.2}..{:.2}); coverage {:.1} % ({} nodes estimated, {} filled along track); points: {offered} read, {near} near the surface, {kept} used; {:.1} s (reading {:.1} s)",
             g.crg.nv(),
-            g.crg.u_first(),
-            g.crg.u_first() + (g.crg.nu - 1) as f64 * cell,
+            g.s_range.0,
+            g.s_range.1,
             g.crg.road.v_right.unwrap_or(0.0),
             g.crg.road.v_left.unwrap_or(0.0),
             100.0 * g.coverage,

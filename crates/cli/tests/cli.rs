@@ -278,6 +278,17 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
     let rms = (sq / n as f64).sqrt();
     // Sparse (profiles 5 cm apart) and with 1.7 m of setts in the range: 2.4 mm.
     assert!(n > 100_000 && rms < 0.003, "{n} nodes, RMS {rms}");
+    // Tiles of 4 m: road_000.crg .. road_002.crg, sharing boundary rows.
+    let tiles = d.join("tiled.crg");
+    let o =
+        roadscan(&["crg", "--axis", axis_s, "--input", las_s, "--out", tiles.to_str().unwrap(), "--tile", "4", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> = (0..3).map(|k| format!("tiled_{k:03}.crg")).collect();
+    for n in &names {
+        let t = opencrg::read_file(d.join(n)).unwrap();
+        assert!(t.nu <= 401, "{n}: {} rows", t.nu);
+    }
+    assert!(!d.join("tiled_003.crg").exists() && !tiles.exists());
     // Errors: one line, exit 2, no output.
     let bad = d.join("bad.crg");
     for (args, want) in [

@@ -28,6 +28,9 @@
 use crate::frame::RoadFrame;
 use opencrg::Crg;
 use opendrive::{HeaderOffset, RoadEval};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// What the CRG's z holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +75,11 @@ pub struct SurfaceOptions {
     pub layer: f64,
     /// Estimator.
     pub estimator: Estimator,
+    /// Where candidates are spilled when more than `spill_after` are held (default: the
+    /// system's temporary directory).
+    pub spill_dir: Option<std::path::PathBuf>,
+    /// Candidates held in memory before spilling, 16 bytes each.
+    pub spill_after: usize,
 }
 
 impl Default for SurfaceOptions {
@@ -87,6 +95,8 @@ impl Default for SurfaceOptions {
             max_height: 0.3,
             layer: 0.04,
             estimator: Estimator::Robust,
+            spill_dir: None,
+            spill_after: 4_000_000,
         }
     }
 }
@@ -106,6 +116,8 @@ pub struct SurfaceGrid {
     pub filled: usize,
     /// Points offered, near the road, and kept as surface.
     pub points: (u64, u64, u64),
+    /// s range of the grid, m.
+    pub s_range: (f64, f64),
 }
 
 /// One surface candidate: s (m), t and height above the OpenDRIVE surface (m).
@@ -114,6 +126,90 @@ struct Candidate {
     s: f64,
     t: f32,
     h: f32,
+}
+
+/// Slab length along s, m: candidates are held (in memory, or spilled to disk) per slab and
+/// gridded a slab at a time, so memory does not grow with the road's length or the points.
+const SLAB: f64 = 5.0;
+
+/// Candidates by slab; spilled to files in `dir` when more than `limit` are held.
+#[derive(Debug)]
+struct Slabs {
+    mem: BTreeMap<i64, Vec<Candidate>>,
+    held: usize,
+    limit: usize,
+    dir: PathBuf,
+    on_disk: BTreeSet<i64>,
+    created: bool,
+}
+
+impl Slabs {
+    fn new(dir: PathBuf, limit: usize) -> Slabs {
+        Slabs { mem: BTreeMap::new(), held: 0, limit, dir, on_disk: BTreeSet::new(), created: false }
+    }
+
+    fn file(&self, k: i64) -> PathBuf {
+        self.dir.join(format!("slab_{k}.bin"))
+    }
+
+    fn push(&mut self, k: i64, c: Candidate) -> Result<(), String> {
+        self.mem.entry(k).or_default().push(c);
+        self.held += 1;
+        if self.held > self.limit {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Appends every slab held in memory to its file.
+    fn spill(&mut self) -> Result<(), String> {
+        let io = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
+        if !self.created {
+            std::fs::create_dir_all(&self.dir).map_err(|e| io(e, &self.dir))?;
+            self.created = true;
+        }
+        for (k, v) in std::mem::take(&mut self.mem) {
+            let path = self.file(k);
+            let mut bytes = Vec::with_capacity(v.len() * 16);
+            for c in &v {
+                bytes.extend_from_slice(&c.s.to_le_bytes());
+                bytes.extend_from_slice(&c.t.to_le_bytes());
+                bytes.extend_from_slice(&c.h.to_le_bytes());
+            }
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io(e, &path))?;
+            f.write_all(&bytes).map_err(|e| io(e, &path))?;
+            self.on_disk.insert(k);
+        }
+        self.held = 0;
+        Ok(())
+    }
+
+    /// Removes and returns the candidates of slab `k`.
+    fn take(&mut self, k: i64) -> Result<Vec<Candidate>, String> {
+        let mut v = self.mem.remove(&k).unwrap_or_default();
+        self.held -= v.len();
+        if self.on_disk.remove(&k) {
+            let path = self.file(k);
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            for r in bytes.chunks_exact(16) {
+                let f8 = |b: &[u8]| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+                let f4 = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                v.push(Candidate { s: f8(&r[0..8]), t: f4(&r[8..12]), h: f4(&r[12..16]) });
+            }
+            let _ = std::fs::remove_file(&path);
+        }
+        // One order whatever came from memory or disk: the same grid, spilled or not.
+        v.sort_unstable_by(|a, b| a.s.total_cmp(&b.s).then(a.t.total_cmp(&b.t)).then(a.h.total_cmp(&b.h)));
+        Ok(v)
+    }
+}
+
+impl Drop for Slabs {
+    fn drop(&mut self) {
+        if self.created {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 /// Collects the surface candidates of a stream of map points.
@@ -126,8 +222,10 @@ pub struct SurfaceBuilder<'a> {
     v_range: (f64, f64),
     s_range: Option<(f64, f64)>,
     opts: SurfaceOptions,
-    candidates: Vec<Candidate>,
+    slabs: Slabs,
+    s_seen: (f64, f64),
     offered: u64,
+    near: u64,
 }
 
 /// The OpenDRIVE surface at (s, t) in planar road coordinates.
@@ -137,6 +235,8 @@ fn base_z(road: &RoadEval, s: f64, t: f64) -> f64 {
     road.elevation(s) + t * road.superelevation(s).tan() / (1.0 + grade * grade).sqrt()
 }
 
+static SPILL_DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 impl<'a> SurfaceBuilder<'a> {
     /// Grids the surface of `road` (of a file with header `<offset>` `offset`).
     pub fn new(road: &'a opendrive::Road, offset: Option<HeaderOffset>, opts: SurfaceOptions) -> SurfaceBuilder<'a> {
@@ -145,6 +245,13 @@ impl<'a> SurfaceBuilder<'a> {
         let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval));
         let offset = offset.unwrap_or_default();
         let rot = offset.hdg.sin_cos();
+        let n = SPILL_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = opts
+            .spill_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir)
+            .join(format!(".roadscan-spill-{}-{n}", std::process::id()));
+        let slabs = Slabs::new(dir, opts.spill_after);
         SurfaceBuilder {
             road: eval,
             frame,
@@ -153,17 +260,21 @@ impl<'a> SurfaceBuilder<'a> {
             v_range,
             s_range: opts.s_range,
             opts,
-            candidates: Vec::new(),
+            slabs,
+            s_seen: (f64::INFINITY, f64::NEG_INFINITY),
             offered: 0,
+            near: 0,
         }
     }
 
-    /// Offers a chunk of map points.
-    pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) {
+    /// Offers a chunk of map points; an error only when spilling to disk fails.
+    pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), String> {
         let (sin, cos) = self.rot;
         let margin = self.opts.radius + self.opts.cell;
         let (vr, vl) = (self.v_range.0 - margin, self.v_range.1 + margin);
         let (s_lo, s_hi) = self.s_range.map_or((f64::NEG_INFINITY, f64::INFINITY), |(a, b)| (a - margin, b + margin));
+        // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
+        let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
         for i in 0..x.len().min(y.len()).min(z.len()) {
             self.offered += 1;
             // Map -> file frame: inverse of inertial = offset + R(hdg)·file.
@@ -177,19 +288,87 @@ impl<'a> SurfaceBuilder<'a> {
             if h.abs() > self.opts.max_height {
                 continue;
             }
-            self.candidates.push(Candidate { s, t: t as f32, h: h as f32 });
+            self.near += 1;
+            self.s_seen = (self.s_seen.0.min(s), self.s_seen.1.max(s));
+            let c = Candidate { s, t: t as f32, h: h as f32 };
+            let k = (s / SLAB).floor();
+            self.slabs.push(k as i64, c)?;
+            if s - k * SLAB < reach {
+                self.slabs.push(k as i64 - 1, c)?;
+            }
+            if (k + 1.0) * SLAB - s < reach {
+                self.slabs.push(k as i64 + 1, c)?;
+            }
         }
+        Ok(())
     }
 
-    /// Grids what was offered.
+    /// Grids what was offered into one grid in memory.
     pub fn finish(self) -> Result<SurfaceGrid, String> {
-        grid(self)
+        let mut rows = RowStream::new(self)?;
+        let (nu, nv) = (rows.g.nu, rows.g.nv);
+        let mut z = Vec::with_capacity(nu * nv);
+        let mut row = vec![f32::NAN; nv];
+        for _ in 0..nu {
+            rows.next(&mut row)?;
+            z.extend_from_slice(&row);
+        }
+        let crg = rows.tile_grid(0, nu, z);
+        Ok(rows.report(crg))
+    }
+
+    /// Grids what was offered into tiles of `tile` metres along s (the last may be shorter;
+    /// neighbours share their boundary row), written to `path(k, n)` for tile k of n, each
+    /// atomically; memory holds one slab of points and a few rows at a time. Returns the
+    /// report with the first tile's grid header (no heights).
+    pub fn write_tiles(
+        self,
+        tile: f64,
+        path: impl Fn(usize, usize) -> PathBuf,
+    ) -> Result<(SurfaceGrid, Vec<PathBuf>), String> {
+        let mut rows = RowStream::new(self)?;
+        let (nu, nv, cell) = (rows.g.nu, rows.g.nv, rows.g.cell);
+        let per = ((tile / cell).round() as usize).max(1);
+        let n_tiles = (nu - 1).div_ceil(per).max(1);
+        let mut paths = Vec::new();
+        let mut last: Option<(usize, Vec<f32>)> = None;
+        let mut first_header = None;
+        for k in 0..n_tiles {
+            let first = k * per;
+            let end = ((k + 1) * per + 1).min(nu);
+            let grid = rows.tile_grid(first, end - first, Vec::new());
+            let p = path(k, n_tiles);
+            let mut fail: Option<String> = None;
+            let result = opencrg::write_file_rows(&grid, &p, opencrg::Format::Krbi, |iu, out| {
+                let want = first + iu;
+                match &last {
+                    Some((r, v)) if *r == want => out.copy_from_slice(v),
+                    _ => {
+                        if let Err(e) = rows.next(out) {
+                            fail = Some(e.clone());
+                            return Err(opencrg::Error::new(opencrg::ErrorKind::Write(e)));
+                        }
+                        last = Some((want, out.to_vec()));
+                    }
+                }
+                Ok(())
+            });
+            if let Some(e) = fail {
+                return Err(e);
+            }
+            result.map_err(|e| e.to_string())?;
+            paths.push(p);
+            first_header.get_or_insert(grid);
+        }
+        let _ = nv;
+        let crg = first_header.ok_or("no tiles")?;
+        Ok((rows.report(crg), paths))
     }
 }
 
 /// The road's extent across: the outermost lane borders over its length.
 fn lane_extent(road: &RoadEval) -> (f64, f64) {
-    let n = (road.length() / 1.0).ceil().max(1.0) as usize;
+    let n = road.length().ceil().max(1.0) as usize;
     let mut ext = (0.0f64, 0.0f64);
     for i in 0..=n {
         let s = (i as f64).min(road.length());
@@ -212,71 +391,287 @@ pub fn grid_surface(
         let x: Vec<f64> = chunk.iter().map(|p| p[0]).collect();
         let y: Vec<f64> = chunk.iter().map(|p| p[1]).collect();
         let z: Vec<f64> = chunk.iter().map(|p| p[2]).collect();
-        b.add(&x, &y, &z);
+        b.add(&x, &y, &z)?;
     }
     b.finish()
 }
 
-fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
-    let o = &b.opts;
-    let cell = o.cell;
-    if !(cell > 0.0 && cell.is_finite()) {
-        return Err(format!("cell size {cell}: must be a positive number of metres"));
+/// The grid's nodes.
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    s0: f64,
+    s1: f64,
+    cell: f64,
+    nu: usize,
+    vr: f64,
+    nv: usize,
+}
+
+/// Fills NaN runs along u of at most `max_cells` nodes between two heights, linearly, as rows
+/// stream through: a row leaves once `max_cells` later rows are in.
+#[derive(Debug)]
+struct GapFiller {
+    max_cells: usize,
+    pending: VecDeque<Vec<f32>>,
+    /// Index of the first pending row.
+    first: usize,
+    last: Vec<Option<usize>>,
+    filled: usize,
+}
+
+impl GapFiller {
+    fn new(nv: usize, max_cells: usize) -> GapFiller {
+        GapFiller { max_cells, pending: VecDeque::new(), first: 0, last: vec![None; nv], filled: 0 }
     }
-    let near = b.candidates.len() as u64;
-    // Low-envelope selection in coarse cells.
-    let cands = low_envelope(b.candidates, o.layer);
-    let (s0, s1) = match b.s_range {
-        Some(r) => r,
-        None => {
-            let (lo, hi) = cands.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, c), p| (a.min(p.s), c.max(p.s)));
-            if !lo.is_finite() {
-                return Err("no road-surface points within the grid (check the axis, the road id and the CRS)".into());
+
+    /// Takes row `first + pending.len()`.
+    fn push(&mut self, row: Vec<f32>) {
+        let iu = self.first + self.pending.len();
+        for (iv, &v) in row.iter().enumerate() {
+            if v.is_nan() {
+                continue;
             }
-            ((lo / cell).floor() * cell, (hi / cell).ceil() * cell)
+            if let Some(l) = self.last[iv] {
+                let gap = iu - l;
+                if gap > 1 && gap <= self.max_cells && l >= self.first {
+                    let a = self.pending[l - self.first][iv];
+                    for k in l + 1..iu {
+                        let f = (k - l) as f32 / gap as f32;
+                        self.pending[k - self.first][iv] = a + (v - a) * f;
+                        self.filled += 1;
+                    }
+                }
+            }
+            self.last[iv] = Some(iu);
         }
-    };
-    let (vr, vl) = ((b.v_range.0 / cell).floor() * cell, (b.v_range.1 / cell).ceil() * cell);
-    let nu = ((s1 - s0) / cell + 1e-9).floor() as usize + 1;
-    let nv = ((vl - vr) / cell).round() as usize + 1;
-    if nu < 2 || nv < 2 {
-        return Err(format!("a grid of {nu} x {nv} nodes: the s range {s0}..{s1} or the width is too small"));
+        self.pending.push_back(row);
     }
-    if nu.saturating_mul(nv) > 2_000_000_000 {
-        return Err(format!("a grid of {nu} x {nv} nodes is too large; use --s-range or tiles"));
+
+    /// The oldest row, once it can no longer change (or `flush`).
+    fn pop(&mut self, flush: bool) -> Option<Vec<f32>> {
+        if self.pending.len() > self.max_cells || (flush && !self.pending.is_empty()) {
+            self.first += 1;
+            self.pending.pop_front()
+        } else {
+            None
+        }
     }
-    // Points sorted by the node they are nearest (CSR): node = iu * nv + iv.
-    let node_of = |s: f64, t: f64| -> Option<(usize, usize)> {
-        let iu = ((s - s0) / cell).round();
-        let iv = ((t - vr) / cell).round();
-        (iu >= 0.0 && iv >= 0.0 && (iu as usize) < nu && (iv as usize) < nv).then_some((iu as usize, iv as usize))
-    };
+}
+
+/// Rows of z in order: slabs gridded as the rows reach them, gaps filled, heights to z.
+struct RowStream<'a> {
+    road: RoadEval<'a>,
+    opts: SurfaceOptions,
+    slabs: Slabs,
+    g: Geometry,
+    /// Heights of the rows of the current slab, and its row range.
+    block: Vec<f32>,
+    block_rows: (usize, usize),
+    next_est: usize,
+    fill: GapFiller,
+    emitted: usize,
+    column: Vec<usize>,
+    estimated: usize,
+    kept: u64,
+    offered: u64,
+    near: u64,
+}
+
+impl<'a> RowStream<'a> {
+    fn new(b: SurfaceBuilder<'a>) -> Result<RowStream<'a>, String> {
+        let o = b.opts.clone();
+        let cell = o.cell;
+        if !(cell > 0.0 && cell.is_finite()) {
+            return Err(format!("cell size {cell}: must be a positive number of metres"));
+        }
+        let (s0, s1) = match b.s_range {
+            Some(r) => r,
+            None => {
+                let (lo, hi) = b.s_seen;
+                if !lo.is_finite() {
+                    return Err(
+                        "no road-surface points within the grid (check the axis, the road id and the CRS)".into()
+                    );
+                }
+                ((lo / cell).floor() * cell, (hi / cell).ceil() * cell)
+            }
+        };
+        let (vr, vl) = ((b.v_range.0 / cell).floor() * cell, (b.v_range.1 / cell).ceil() * cell);
+        let nu = ((s1 - s0) / cell + 1e-9).floor() as usize + 1;
+        let nv = ((vl - vr) / cell).round() as usize + 1;
+        if nu < 2 || nv < 2 {
+            return Err(format!("a grid of {nu} x {nv} nodes: the s range {s0}..{s1} or the width is too small"));
+        }
+        if nv > 100_000 {
+            return Err(format!("a grid {nv} nodes wide: check --width-left/--width-right and --cell"));
+        }
+        let max_cells = (o.max_gap / cell + 1e-9).floor() as usize;
+        Ok(RowStream {
+            road: b.road,
+            g: Geometry { s0, s1, cell, nu, vr, nv },
+            slabs: b.slabs,
+            block: Vec::new(),
+            block_rows: (0, 0),
+            next_est: 0,
+            fill: GapFiller::new(nv, max_cells),
+            emitted: 0,
+            column: vec![0; nv],
+            estimated: 0,
+            kept: 0,
+            offered: b.offered,
+            near: b.near,
+            opts: o,
+        })
+    }
+
+    /// The next row of z (NaN where there is no height).
+    fn next(&mut self, out: &mut [f32]) -> Result<(), String> {
+        let g = self.g;
+        let h = loop {
+            if let Some(r) = self.fill.pop(self.next_est == g.nu) {
+                break r;
+            }
+            if self.next_est == g.nu {
+                return Err("read past the last row".into());
+            }
+            let iu = self.next_est;
+            if iu >= self.block_rows.1 {
+                // The slab holding this row: grid all of its rows.
+                let k = ((g.s0 + iu as f64 * g.cell) / SLAB + 1e-9).floor();
+                let end = (((((k + 1.0) * SLAB - g.s0) / g.cell) - 1e-9).ceil() as usize).clamp(iu + 1, g.nu);
+                let cands = self.slabs.take(k as i64)?;
+                // Slabs the rows skipped (before the grid's start) are dropped.
+                let (block, kept) = estimate_rows(cands, &g, (iu, end), &self.opts);
+                self.kept += kept;
+                self.block = block;
+                self.block_rows = (iu, end);
+            }
+            let at = (iu - self.block_rows.0) * g.nv;
+            let row = self.block[at..at + g.nv].to_vec();
+            self.estimated += row.iter().filter(|v| !v.is_nan()).count();
+            self.fill.push(row);
+            self.next_est += 1;
+        };
+        let iu = self.emitted;
+        self.emitted += 1;
+        let s = g.s0 + iu as f64 * g.cell;
+        let (e, slope) = match self.opts.z {
+            ZMode::Absolute => {
+                let el = &self.road.road().elevation_profile.elevations;
+                let grade = opendrive::eval::profile_slope(el, s);
+                (self.road.elevation(s), self.road.superelevation(s).tan() / (1.0 + grade * grade).sqrt())
+            }
+            ZMode::Residual => (0.0, 0.0),
+        };
+        for (iv, (o, hv)) in out.iter_mut().zip(&h).enumerate() {
+            *o = if hv.is_nan() {
+                f32::NAN
+            } else {
+                self.column[iv] += 1;
+                (e + (g.vr + iv as f64 * g.cell) * slope + *hv as f64) as f32
+            };
+        }
+        Ok(())
+    }
+
+    /// The grid of rows first..first + n on the reference line, with heights `z`.
+    fn tile_grid(&self, first: usize, n: usize, z: Vec<f32>) -> Crg {
+        let g = &self.g;
+        let s_at = |i: usize| g.s0 + (first + i) as f64 * g.cell;
+        let mut phi = Vec::with_capacity(n);
+        let mut prev = self.road.pose(s_at(0));
+        phi.push(prev.hdg);
+        for i in 1..n {
+            let p = self.road.pose(s_at(i));
+            phi.push((p.y - prev.y).atan2(p.x - prev.x));
+            prev = p;
+        }
+        let start = self.road.pose(s_at(0));
+        let mut crg =
+            Crg::new_grid(s_at(0), g.cell, n, g.vr, g.cell, g.nv, (start.x, start.y, start.hdg), Some(phi), z);
+        let o = &self.opts;
+        crg.comment = vec![
+            format!("roadscan crg: road {} s {}..{}, cell {} m", self.road.road().id, s_at(0), s_at(n - 1), g.cell),
+            format!(
+                "z {}; estimator {:?}, radius {} m; along-track gaps up to {} m filled",
+                match o.z {
+                    ZMode::Absolute => "absolute (OpenDRIVE file frame: map minus the header offset)",
+                    ZMode::Residual => "residual (above the OpenDRIVE surface)",
+                },
+                o.estimator,
+                o.radius,
+                o.max_gap
+            ),
+        ];
+        crg
+    }
+
+    fn report(&self, crg: Crg) -> SurfaceGrid {
+        let g = &self.g;
+        let covered: usize = self.column.iter().sum();
+        SurfaceGrid {
+            crg,
+            coverage: covered as f64 / (g.nu * g.nv) as f64,
+            column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
+            estimated: self.estimated,
+            filled: self.fill.filled,
+            points: (self.offered, self.near, self.kept),
+            s_range: (g.s0, g.s1),
+        }
+    }
+}
+
+/// Heights of rows `rows.0..rows.1` of the grid from the candidates of their slab (with the
+/// neighbours' margins); and how many candidates the low envelope kept.
+fn estimate_rows(cands: Vec<Candidate>, g: &Geometry, rows: (usize, usize), o: &SurfaceOptions) -> (Vec<f32>, u64) {
+    let (cell, nv) = (g.cell, g.nv);
+    let reach = (o.radius / cell).ceil() as usize;
+    let pad = 2 * reach + 1;
+    // Local rows lu = iu - lo cover the slab's rows and the padding the windows reach.
+    let lo = rows.0.saturating_sub(pad);
+    let hi = (rows.1 + pad).min(g.nu);
+    let n_local = hi - lo;
+    let cands = low_envelope(cands, o.layer);
+    // Points sorted by the node they are nearest (CSR over the local rows).
     let mut keyed: Vec<(u64, f32, f32, f32)> = cands
         .iter()
         .filter_map(|p| {
-            let (iu, iv) = node_of(p.s, p.t as f64)?;
-            let du = (p.s - (s0 + iu as f64 * cell)) as f32;
-            let dv = (p.t as f64 - (vr + iv as f64 * cell)) as f32;
-            Some(((iu * nv + iv) as u64, du, dv, p.h))
+            let iu = ((p.s - g.s0) / cell).round();
+            let iv = ((p.t as f64 - g.vr) / cell).round();
+            if iu < lo as f64 || iu >= hi as f64 || iv < 0.0 || iv >= nv as f64 {
+                return None;
+            }
+            let (iu, iv) = (iu as usize, iv as usize);
+            let du = (p.s - (g.s0 + iu as f64 * cell)) as f32;
+            let dv = (p.t as f64 - (g.vr + iv as f64 * cell)) as f32;
+            Some((((iu - lo) * nv + iv) as u64, du, dv, p.h))
         })
         .collect();
-    let kept = keyed.len() as u64;
+    // Kept: the candidates of the slab's own rows.
+    let kept = keyed
+        .iter()
+        .filter(|k| {
+            let iu = k.0 as usize / nv + lo;
+            iu >= rows.0 && iu < rows.1
+        })
+        .count() as u64;
     keyed.sort_unstable_by_key(|k| k.0);
-    let mut start = vec![0u32; nu * nv + 1];
+    let mut start = vec![0u32; n_local * nv + 1];
     for k in &keyed {
         start[k.0 as usize + 1] += 1;
     }
-    for i in 0..nu * nv {
+    for i in 0..n_local * nv {
         start[i + 1] += start[i];
     }
     let pts: Vec<[f32; 3]> = keyed.iter().map(|k| [k.1, k.2, k.3]).collect();
     drop(keyed);
 
-    // Node estimates, rows of u in parallel (each node on its own: same bits on any threads).
-    let mut h = vec![f32::NAN; nu * nv];
+    // Node estimates, rows in parallel (each node on its own: same bits on any threads).
+    let n_rows = rows.1 - rows.0;
+    let mut h = vec![f32::NAN; n_rows * nv];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
-    let rows_per = nu.div_ceil(threads).max(1);
-    let reach = (o.radius / cell).ceil() as isize;
+    let rows_per = n_rows.div_ceil(threads).max(1);
+    let reach = reach as isize;
     std::thread::scope(|sc| {
         for (c, chunk) in h.chunks_mut(rows_per * nv).enumerate() {
             let (start, pts) = (&start, &pts);
@@ -285,23 +680,22 @@ fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
                 let mut strip: Vec<[f32; 3]> = Vec::new();
                 let r = o.radius as f32;
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
-                    let iu = c * rows_per + k;
+                    let lu = rows.0 + c * rows_per + k - lo;
                     if o.estimator == Estimator::Robust {
                         // The points of the rows within twice the radius, relative to this row
                         // (x along u) and to column 0 (y along v), sorted by y.
                         strip.clear();
                         for du in -2 * reach..=2 * reach {
-                            let ju = iu as isize + du;
-                            if ju < 0 || ju >= nu as isize {
+                            let ju = lu as isize + du;
+                            if ju < 0 || ju >= n_local as isize {
                                 continue;
                             }
-                            let row_pts =
-                                &pts[start[ju as usize * nv] as usize..start[(ju as usize + 1) * nv] as usize];
+                            let ju = ju as usize;
+                            let row_start = start[ju * nv] as usize;
                             let mut iv = 0;
-                            for (n, p) in row_pts.iter().enumerate() {
+                            for (n, p) in pts[row_start..start[(ju + 1) * nv] as usize].iter().enumerate() {
                                 // Column of the point: advance through the row's CSR starts.
-                                let at = start[ju as usize * nv] as usize + n;
-                                while start[ju as usize * nv + iv + 1] as usize <= at {
+                                while start[ju * nv + iv + 1] as usize <= row_start + n {
                                     iv += 1;
                                 }
                                 strip.push([p[0] + (du as f64 * cell) as f32, p[1] + (iv as f64 * cell) as f32, p[2]]);
@@ -309,11 +703,11 @@ fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
                         }
                         strip.sort_unstable_by(|a, b| a[1].total_cmp(&b[1]));
                     }
-                    let (mut lo, mut hi) = (0usize, 0usize);
+                    let (mut lo_i, mut hi_i) = (0usize, 0usize);
                     for (iv, out) in row.iter_mut().enumerate() {
                         let est = match o.estimator {
                             Estimator::Median => {
-                                let node = iu * nv + iv;
+                                let node = lu * nv + iv;
                                 let mut zs: Vec<f32> =
                                     pts[start[node] as usize..start[node + 1] as usize].iter().map(|p| p[2]).collect();
                                 median(&mut zs)
@@ -323,14 +717,14 @@ fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
                                 // then the disc of R; where that holds too few points for a
                                 // fit (sparse surveys, far from the scanner), the disc of 2R.
                                 let y0 = (iv as f64 * cell) as f32;
-                                while lo < strip.len() && strip[lo][1] < y0 - 2.0 * r {
-                                    lo += 1;
+                                while lo_i < strip.len() && strip[lo_i][1] < y0 - 2.0 * r {
+                                    lo_i += 1;
                                 }
-                                hi = hi.max(lo);
-                                while hi < strip.len() && strip[hi][1] <= y0 + 2.0 * r {
-                                    hi += 1;
+                                hi_i = hi_i.max(lo_i);
+                                while hi_i < strip.len() && strip[hi_i][1] <= y0 + 2.0 * r {
+                                    hi_i += 1;
                                 }
-                                let wide = &strip[lo..hi];
+                                let wide = &strip[lo_i..hi_i];
                                 let inside = |p: &&[f32; 3], rr: f32| {
                                     let y = p[1] - y0;
                                     p[0] * p[0] + y * y <= rr * rr
@@ -349,73 +743,7 @@ fn grid(b: SurfaceBuilder) -> Result<SurfaceGrid, String> {
             });
         }
     });
-    let estimated = h.iter().filter(|v| !v.is_nan()).count();
-    let filled = fill_along(&mut h, nu, nv, (o.max_gap / cell + 1e-9).floor() as usize);
-
-    // Coverage.
-    let mut column = vec![0usize; nv];
-    for row in h.chunks(nv) {
-        for (iv, v) in row.iter().enumerate() {
-            if !v.is_nan() {
-                column[iv] += 1;
-            }
-        }
-    }
-    let covered: usize = column.iter().sum();
-    let column_coverage = column.iter().map(|&c| c as f64 / nu as f64).collect();
-
-    // Heights to z and the grid on the reference line.
-    let road = &b.road;
-    let mut z = vec![f32::NAN; nu * nv];
-    for iu in 0..nu {
-        let s = s0 + iu as f64 * cell;
-        let (e, slope) = match o.z {
-            ZMode::Absolute => {
-                let e = &road.road().elevation_profile.elevations;
-                let grade = opendrive::eval::profile_slope(e, s);
-                (road.elevation(s), road.superelevation(s).tan() / (1.0 + grade * grade).sqrt())
-            }
-            ZMode::Residual => (0.0, 0.0),
-        };
-        for iv in 0..nv {
-            let hv = h[iu * nv + iv];
-            if !hv.is_nan() {
-                let v = vr + iv as f64 * cell;
-                z[iu * nv + iv] = (e + v * slope + hv as f64) as f32;
-            }
-        }
-    }
-    let mut phi = Vec::with_capacity(nu);
-    let mut prev = road.pose(s0);
-    phi.push(prev.hdg);
-    for i in 1..nu {
-        let p = road.pose(s0 + i as f64 * cell);
-        phi.push((p.y - prev.y).atan2(p.x - prev.x));
-        prev = p;
-    }
-    let start_pose = road.pose(s0);
-    let mut crg = Crg::new_grid(s0, cell, nu, vr, cell, nv, (start_pose.x, start_pose.y, start_pose.hdg), Some(phi), z);
-    crg.comment = vec![
-        format!("roadscan crg: road {} s {s0}..{s1}, cell {cell} m", road.road().id),
-        format!(
-            "z {}; estimator {:?}, radius {} m; along-track gaps up to {} m filled",
-            match o.z {
-                ZMode::Absolute => "absolute (OpenDRIVE file frame: map minus the header offset)",
-                ZMode::Residual => "residual (above the OpenDRIVE surface)",
-            },
-            o.estimator,
-            o.radius,
-            o.max_gap
-        ),
-    ];
-    Ok(SurfaceGrid {
-        crg,
-        coverage: covered as f64 / (nu * nv) as f64,
-        column_coverage,
-        estimated,
-        filled,
-        points: (b.offered, near, kept),
-    })
+    (h, kept)
 }
 
 /// Keeps the points at most `layer` above the 10th percentile of their coarse cell.
@@ -607,34 +935,6 @@ fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 
     (a.is_finite() && bx.is_finite() && by.is_finite()).then_some([a, bx, by])
 }
 
-/// Fills NaN runs along u (for each v) of at most `max_cells` between two values, linearly;
-/// returns the nodes filled.
-fn fill_along(h: &mut [f32], nu: usize, nv: usize, max_cells: usize) -> usize {
-    let mut filled = 0;
-    for iv in 0..nv {
-        let mut last: Option<usize> = None;
-        for iu in 0..nu {
-            let v = h[iu * nv + iv];
-            if v.is_nan() {
-                continue;
-            }
-            if let Some(l) = last {
-                let gap = iu - l;
-                if gap > 1 && gap <= max_cells {
-                    let (a, b) = (h[l * nv + iv], v);
-                    for k in l + 1..iu {
-                        let f = (k - l) as f32 / gap as f32;
-                        h[k * nv + iv] = a + (b - a) * f;
-                        filled += 1;
-                    }
-                }
-            }
-            last = Some(iu);
-        }
-    }
-    filled
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -666,11 +966,21 @@ mod tests {
     #[test]
     fn gaps_up_to_the_limit_are_filled_linearly() {
         let nan = f32::NAN;
-        // One column (nv = 1): 1, gap of 2 cells, 4, gap of 4 cells, 9.
-        let mut h = vec![1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0];
-        let filled = fill_along(&mut h, 9, 1, 3);
-        assert_eq!(filled, 2);
-        assert_eq!(&h[..4], &[1.0, 2.0, 3.0, 4.0]);
-        assert!(h[4..8].iter().all(|v| v.is_nan()));
+        // One column: 1, gap of 2 rows, 4, gap of 4 rows, 9; gaps of up to 3 rows are filled.
+        let mut f = GapFiller::new(1, 3);
+        let mut out = Vec::new();
+        for v in [1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0] {
+            f.push(vec![v]);
+            while let Some(r) = f.pop(false) {
+                out.push(r[0]);
+            }
+        }
+        while let Some(r) = f.pop(true) {
+            out.push(r[0]);
+        }
+        assert_eq!(f.filled, 2);
+        assert_eq!(&out[..4], &[1.0, 2.0, 3.0, 4.0]);
+        assert!(out[4..8].iter().all(|v| v.is_nan()));
+        assert_eq!(out.len(), 9);
     }
 }

@@ -231,3 +231,50 @@ fn setts_and_joints_are_resolved() {
     eprintln!("setts: sett centres {step:.4} m above joint centres ({nj} joint nodes)");
     assert!(step > 0.008, "joints not resolved: {step}");
 }
+
+#[test]
+fn tiles_and_spilled_candidates_give_the_same_grid() {
+    let (scene, pts) = survey(4, 20.0, 32.0);
+    let road = &scene.odr.roads[0];
+    let base = SurfaceOptions { v_range: Some((-3.2, 3.2)), ..Default::default() };
+    let one = grid_surface(road, scene.odr.header.offset, &pts, base.clone()).unwrap();
+    // Spilling to disk after every 5000 candidates changes nothing.
+    let dir = std::env::temp_dir().join(format!("roadscan-spill-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.clone()), ..base.clone() };
+    let two = grid_surface(road, scene.odr.header.offset, &pts, spilled).unwrap();
+    assert!(one.crg.z.iter().zip(&two.crg.z).all(|(a, b)| a.to_bits() == b.to_bits()), "spilled grid differs");
+    // Tiles of 4 m: each tile holds the rows of the single grid, neighbours share a row.
+    let mut b = pipeline::SurfaceBuilder::new(road, scene.odr.header.offset, base);
+    for c in pts.chunks(10_000) {
+        let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
+            (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
+        b.add(&x, &y, &z).unwrap();
+    }
+    let (_, paths) = b.write_tiles(4.0, |k, _| dir.join(format!("t_{k}.crg"))).unwrap();
+    assert!(paths.len() >= 3);
+    let nv = one.crg.nv();
+    for p in &paths {
+        let t = opencrg::read_file(p).unwrap();
+        let first = ((t.u_first() - one.crg.u_first()) / 0.01).round() as usize;
+        assert_eq!(t.nv(), nv);
+        for iu in 0..t.nu {
+            for iv in 0..nv {
+                assert_eq!(
+                    t.z_at(iu, iv).to_bits(),
+                    one.crg.z_at(first + iu, iv).to_bits(),
+                    "{} row {iu}",
+                    p.display()
+                );
+            }
+        }
+    }
+    // Nothing left in the spill directory.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".roadscan"))
+        .collect();
+    assert!(left.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
