@@ -1,65 +1,9 @@
 //! `roadscan info` for LAS/LAZ files: header, counts, bounds, CRS, and what was found wrong.
 
 use anyhow::Result;
-use scan::{LasReader, Points};
+use scan::LasReader;
 use std::io::Write;
 use std::path::Path;
-
-/// What one pass over a file found.
-struct Summary {
-    points: u64,
-    min: [f64; 3],
-    max: [f64; 3],
-    classes: [u64; 256],
-    gps: (f64, f64),
-    problems: Vec<String>,
-}
-
-fn scan_file(r: &mut LasReader) -> Result<Summary> {
-    let mut p = Points::default();
-    let mut s = Summary {
-        points: 0,
-        min: [f64::INFINITY; 3],
-        max: [f64::NEG_INFINITY; 3],
-        classes: [0; 256],
-        gps: (f64::INFINITY, f64::NEG_INFINITY),
-        problems: r.warnings().to_vec(),
-    };
-    while r.read(&mut p, 1 << 16)? > 0 {
-        s.points += p.len() as u64;
-        for i in 0..p.len() {
-            for (k, v) in [p.x[i], p.y[i], p.z[i]].into_iter().enumerate() {
-                s.min[k] = s.min[k].min(v);
-                s.max[k] = s.max[k].max(v);
-            }
-            s.classes[p.class[i] as usize] += 1;
-            let t = p.gps_time[i];
-            if t.is_finite() {
-                s.gps = (s.gps.0.min(t), s.gps.1.max(t));
-            }
-        }
-    }
-    let h = r.header();
-    if s.points > 0 {
-        for k in 0..3 {
-            let tol = h.scale[k];
-            if s.min[k] < h.min[k] - tol || s.max[k] > h.max[k] + tol {
-                s.problems.push(format!(
-                    "{} of the points spans {}..{}, the header says {}..{}",
-                    ["x", "y", "z"][k],
-                    s.min[k],
-                    s.max[k],
-                    h.min[k],
-                    h.max[k]
-                ));
-            }
-        }
-    }
-    if h.crs.source == "none" {
-        s.problems.push("no CRS in the file: give one with --crs".into());
-    }
-    Ok(s)
-}
 
 fn unit_name(u: Option<f64>) -> String {
     match u {
@@ -88,11 +32,10 @@ fn json_str(s: &str) -> String {
 /// Prints the summary of a LAS/LAZ file.
 pub fn info(path: &Path, json: bool) -> Result<u8> {
     let mut r = LasReader::open(path)?;
-    let s = scan_file(&mut r)?;
+    let s = scan::summarize(&mut r)?;
     let h = r.header();
     let mut out = std::io::stdout().lock();
-    let classes: Vec<(usize, u64)> =
-        s.classes.iter().enumerate().filter(|(_, &n)| n > 0).map(|(c, &n)| (c, n)).collect();
+    let classes = &s.classes;
     let crs_name = h.crs.name.clone().unwrap_or_default();
     if json {
         let cls: Vec<String> = classes.iter().map(|(c, n)| format!("\"{c}\": {n}")).collect();

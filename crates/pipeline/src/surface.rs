@@ -96,7 +96,7 @@ impl Default for SurfaceOptions {
             layer: 0.04,
             estimator: Estimator::Robust,
             spill_dir: None,
-            spill_after: 4_000_000,
+            spill_after: 1_000_000,
         }
     }
 }
@@ -128,9 +128,9 @@ struct Candidate {
     h: f32,
 }
 
-/// Slab length along s, m: candidates are held (in memory, or spilled to disk) per slab and
+/// Slab length along s, m (short, so a slab of dense points stays small): candidates are held (in memory, or spilled to disk) per slab and
 /// gridded a slab at a time, so memory does not grow with the road's length or the points.
-const SLAB: f64 = 5.0;
+const SLAB: f64 = 2.0;
 
 /// Candidates by slab; spilled to files in `dir` when more than `limit` are held.
 #[derive(Debug)]

@@ -278,3 +278,34 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     assert!(left.is_empty());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn residual_heights_are_the_absolute_ones_less_the_opendrive_surface() {
+    let (scene, pts) = survey(5, 60.0, 63.0);
+    let road = scene.road();
+    let opts = SurfaceOptions { s_range: Some((60.0, 63.0)), v_range: Some((-3.0, 3.0)), ..Default::default() };
+    let abs = grid_surface(&scene.odr.roads[0], scene.odr.header.offset, &pts, opts.clone()).unwrap();
+    let res = grid_surface(
+        &scene.odr.roads[0],
+        scene.odr.header.offset,
+        &pts,
+        SurfaceOptions { z: pipeline::ZMode::Residual, ..opts },
+    )
+    .unwrap();
+    let mut n = 0;
+    for iu in 0..abs.crg.nu {
+        for iv in 0..abs.crg.nv() {
+            let (s, t) = (60.0 + iu as f64 * 0.01, -3.0 + iv as f64 * 0.01);
+            let (a, r) = (abs.crg.z_at(iu, iv) as f64, res.crg.z_at(iu, iv) as f64);
+            if a.is_nan() {
+                assert!(r.is_nan());
+                continue;
+            }
+            // float32 storage: 1e-5 m at heights of a few metres.
+            assert!((a - r - scene.base_z(&road, s, t)).abs() < 2e-5, "({s}, {t}): {a} vs {r}");
+            assert!(r.abs() < 0.06, "residual {r} at ({s}, {t})");
+            n += 1;
+        }
+    }
+    assert!(n > 150_000);
+}

@@ -5,7 +5,7 @@
 mod read;
 mod write;
 
-pub use read::{Crs, Header, LasReader, Points};
+pub use read::{summarize, Crs, Header, LasReader, Points, Summary};
 pub use write::{write_las, LasOptions, LasPoint, LasWriter};
 
 /// OGC WKT of EPSG:23700, HD72 / EOV (Hungary), the virtual survey's CRS.

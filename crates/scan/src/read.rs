@@ -448,6 +448,74 @@ impl LasReader {
     }
 }
 
+/// What one pass over a file found: for `roadscan info`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Points read.
+    pub points: u64,
+    /// Bounds of the points (x, y, z).
+    pub min: [f64; 3],
+    /// Bounds of the points.
+    pub max: [f64; 3],
+    /// (class, count) of every class present.
+    pub classes: Vec<(u8, u64)>,
+    /// GPS time range (infinite when there is none).
+    pub gps: (f64, f64),
+    /// The reader's warnings and what the pass found (bounds outside the header's, no CRS).
+    pub problems: Vec<String>,
+}
+
+/// Reads every point of `r` and summarises them.
+pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
+    let mut p = Points::default();
+    let mut counts = [0u64; 256];
+    let mut s = Summary {
+        points: 0,
+        min: [f64::INFINITY; 3],
+        max: [f64::NEG_INFINITY; 3],
+        classes: Vec::new(),
+        gps: (f64::INFINITY, f64::NEG_INFINITY),
+        problems: r.warnings().to_vec(),
+    };
+    while r.read(&mut p, 1 << 16)? > 0 {
+        s.points += p.len() as u64;
+        for i in 0..p.len() {
+            for (k, v) in [p.x[i], p.y[i], p.z[i]].into_iter().enumerate() {
+                s.min[k] = s.min[k].min(v);
+                s.max[k] = s.max[k].max(v);
+            }
+            counts[p.class[i] as usize] += 1;
+            let t = p.gps_time[i];
+            if t.is_finite() {
+                s.gps = (s.gps.0.min(t), s.gps.1.max(t));
+            }
+        }
+    }
+    s.classes = counts.iter().enumerate().filter(|(_, &n)| n > 0).map(|(c, &n)| (c as u8, n)).collect();
+    let h = r.header();
+    if s.points > 0 {
+        for k in 0..3 {
+            let tol = h.scale[k];
+            if s.min[k] < h.min[k] - tol || s.max[k] > h.max[k] + tol {
+                s.problems.push(format!(
+                    "{} of the points spans {}..{}, the header says {}..{}",
+                    ["x", "y", "z"][k],
+                    s.min[k],
+                    s.max[k],
+                    h.min[k],
+                    h.max[k]
+                ));
+            }
+        }
+    }
+    if h.crs.source == "none" {
+        s.problems.push(
+            "no CRS in the file: its coordinates are taken to be in the CRS of the axis they are used with".into(),
+        );
+    }
+    Ok(s)
+}
+
 /// Decodes `n` records of `buf` into `out`.
 fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
     let stride = h.record_length as usize;
