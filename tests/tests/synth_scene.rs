@@ -64,20 +64,9 @@ fn scan_of_a_file_road_hits_its_surface_and_classes() {
     let pts = scan(&scene, &cfg, &pass, 3);
     let mut n = 0;
     for p in pts.iter().filter(|p| matches!(p.class, Class::Road | Class::Marking | Class::Ground)) {
-        if let Some(z) = scene.z(&road, p.s, p.t) {
-            // On the surface, or on the vertical face of a step in it (paint edge, pothole rim).
-            if (p.truth[2] - z).abs() >= 1e-6 {
-                let lo = scene.z(&road, p.s, p.t - 1e-5).unwrap_or(z);
-                let hi = scene.z(&road, p.s, p.t + 1e-5).unwrap_or(z);
-                let (a, b) = (lo.min(hi) - 1e-6, lo.max(hi) + 1e-6);
-                assert!(
-                    (lo - hi).abs() > 2e-4 && p.truth[2] >= a && p.truth[2] <= b,
-                    "hit {} vs surface {z} at s {} t {}",
-                    p.truth[2],
-                    p.s,
-                    p.t
-                );
-            }
+        // On the surface, or on the vertical face of a step in it (paint edge, pothole rim).
+        if let Some(on) = scene.on_surface(&road, p.s, p.t, p.truth[2]) {
+            assert!(on, "hit {} off the surface at s {} t {}", p.truth[2], p.s, p.t);
             n += 1;
         }
     }

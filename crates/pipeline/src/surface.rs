@@ -663,7 +663,10 @@ fn estimate_rows(cands: Vec<Candidate>, g: &Geometry, rows: (usize, usize), o: &
     for i in 0..n_local * nv {
         start[i + 1] += start[i];
     }
-    let pts: Vec<[f32; 3]> = keyed.iter().map(|k| [k.1, k.2, k.3]).collect();
+    // Each point: x from its row's nodes, y from column 0 (so a row's points in a column
+    // range are one slice of the CSR, with their y), height.
+    let pts: Vec<[f32; 3]> =
+        keyed.iter().map(|k| [k.1, k.2 + ((k.0 as usize % nv) as f64 * cell) as f32, k.3]).collect();
     drop(keyed);
 
     // Node estimates, rows in parallel (each node on its own: same bits on any threads).
@@ -677,33 +680,10 @@ fn estimate_rows(cands: Vec<Candidate>, g: &Geometry, rows: (usize, usize), o: &
             let (start, pts) = (&start, &pts);
             sc.spawn(move || {
                 let mut window: Vec<[f32; 3]> = Vec::new();
-                let mut strip: Vec<[f32; 3]> = Vec::new();
+                let mut wide: Vec<[f32; 3]> = Vec::new();
                 let r = o.radius as f32;
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
                     let lu = rows.0 + c * rows_per + k - lo;
-                    if o.estimator == Estimator::Robust {
-                        // The points of the rows within twice the radius, relative to this row
-                        // (x along u) and to column 0 (y along v), sorted by y.
-                        strip.clear();
-                        for du in -2 * reach..=2 * reach {
-                            let ju = lu as isize + du;
-                            if ju < 0 || ju >= n_local as isize {
-                                continue;
-                            }
-                            let ju = ju as usize;
-                            let row_start = start[ju * nv] as usize;
-                            let mut iv = 0;
-                            for (n, p) in pts[row_start..start[(ju + 1) * nv] as usize].iter().enumerate() {
-                                // Column of the point: advance through the row's CSR starts.
-                                while start[ju * nv + iv + 1] as usize <= row_start + n {
-                                    iv += 1;
-                                }
-                                strip.push([p[0] + (du as f64 * cell) as f32, p[1] + (iv as f64 * cell) as f32, p[2]]);
-                            }
-                        }
-                        strip.sort_unstable_by(|a, b| a[1].total_cmp(&b[1]));
-                    }
-                    let (mut lo_i, mut hi_i) = (0usize, 0usize);
                     for (iv, out) in row.iter_mut().enumerate() {
                         let est = match o.estimator {
                             Estimator::Median => {
@@ -713,27 +693,28 @@ fn estimate_rows(cands: Vec<Candidate>, g: &Geometry, rows: (usize, usize), o: &
                                 median(&mut zs)
                             }
                             Estimator::Robust => {
-                                // The points within 2R across (a sliding range of the strip),
-                                // then the disc of R; where that holds too few points for a
-                                // fit (sparse surveys, far from the scanner), the disc of 2R.
+                                // The points of the square of half-side 2R (one CSR slice per
+                                // row), then the disc of R; where that holds too few points
+                                // for a fit (sparse surveys, far from the scanner), of 2R.
                                 let y0 = (iv as f64 * cell) as f32;
-                                while lo_i < strip.len() && strip[lo_i][1] < y0 - 2.0 * r {
-                                    lo_i += 1;
+                                wide.clear();
+                                let (c0, c1) =
+                                    (iv.saturating_sub(2 * reach as usize), (iv + 2 * reach as usize).min(nv - 1));
+                                for du in -2 * reach..=2 * reach {
+                                    let ju = lu as isize + du;
+                                    if ju < 0 || ju >= n_local as isize {
+                                        continue;
+                                    }
+                                    let ju = ju as usize;
+                                    let x0 = (du as f64 * cell) as f32;
+                                    let slice = &pts[start[ju * nv + c0] as usize..start[ju * nv + c1 + 1] as usize];
+                                    wide.extend(slice.iter().map(|p| [p[0] + x0, p[1] - y0, p[2]]));
                                 }
-                                hi_i = hi_i.max(lo_i);
-                                while hi_i < strip.len() && strip[hi_i][1] <= y0 + 2.0 * r {
-                                    hi_i += 1;
-                                }
-                                let wide = &strip[lo_i..hi_i];
-                                let inside = |p: &&[f32; 3], rr: f32| {
-                                    let y = p[1] - y0;
-                                    p[0] * p[0] + y * y <= rr * rr
-                                };
+                                let inside = |p: &&[f32; 3], rr: f32| p[0] * p[0] + p[1] * p[1] <= rr * rr;
                                 let radius =
                                     if wide.iter().filter(|p| inside(p, r)).count() >= 6 { r } else { 2.0 * r };
                                 window.clear();
-                                window
-                                    .extend(wide.iter().filter(|p| inside(p, radius)).map(|p| [p[0], p[1] - y0, p[2]]));
+                                window.extend(wide.iter().filter(|p| inside(p, radius)));
                                 adaptive(&mut window, radius, o.robust_scale as f32)
                             }
                         };
@@ -789,7 +770,7 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64) -> Option<F
     let (mut bx, mut by) = (0.0f64, 0.0f64);
     let scale = scale as f64;
     let mut fit = Fit { h: start, se: f64::INFINITY, sigma: f64::INFINITY, rejected: 1.0 };
-    for _ in 0..4 {
+    for it in 0..4 {
         // Normal equations of Σ w (h - a - bx x - by y)².
         let mut m = [[0.0f64; 3]; 3];
         let mut rhs = [0.0f64; 3];
@@ -835,9 +816,14 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64) -> Option<F
         fit.se = sigma.max(1e-3) / n_eff.sqrt();
         fit.rejected = n_out as f64 / n_in.max(1) as f64;
         let sol = plane_solve(&m, &rhs, (0.15 * radius as f64).powi(2))?;
+        // Converged: the plane moved by less than 10 µm anywhere in the disc.
+        let moved = (sol[0] - a).abs() + ((sol[1] - bx).abs() + (sol[2] - by).abs()) * radius as f64;
         a = sol[0];
         bx = sol[1];
         by = sol[2];
+        if it > 0 && moved < 1e-5 {
+            break;
+        }
     }
     fit.h = a;
     a.is_finite().then_some(fit)

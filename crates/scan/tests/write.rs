@@ -3,22 +3,10 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
-use scan::{write_las, LasOptions, LasPoint};
+mod common;
 
-fn points() -> Vec<LasPoint> {
-    (0..1000)
-        .map(|i| LasPoint {
-            x: 650_000.0 + i as f64 * 0.0127,
-            y: 240_000.0 - i as f64 * 0.0031,
-            z: 100.0 + (i as f64 * 0.1).sin(),
-            gps_time: 3.0e8 + i as f64 * 1e-5,
-            intensity: (i * 61 % 65536) as u16,
-            scan_angle_deg: -170.0 + i as f32 * 0.3,
-            source: 1 + (i / 500) as u16,
-            class: [11, 64, 65, 6][i % 4],
-        })
-        .collect()
-}
+use common::points;
+use scan::{write_las, LasOptions};
 
 #[test]
 fn las_and_laz_round_trip() {
@@ -30,7 +18,7 @@ fn las_and_laz_round_trip() {
         scale: 0.001,
         system: "test".into(),
     };
-    let pts = points();
+    let pts = points(1000);
     for name in ["a.las", "a.laz"] {
         let path = dir.join(name);
         write_las(&path, &pts, &opts).unwrap();
@@ -74,7 +62,7 @@ fn chunked_writes_equal_one_write_and_unfinished_files_vanish() {
         scale: 0.001,
         system: "t".into(),
     };
-    let pts = points();
+    let pts = points(1000);
     for name in ["c.las", "c.laz"] {
         let (one, chunked) = (dir.join(format!("one-{name}")), dir.join(name));
         write_las(&one, &pts, &opts).unwrap();

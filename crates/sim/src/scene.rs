@@ -556,6 +556,20 @@ impl Scene {
         self.z_at(&self.station(road, s), t)
     }
 
+    /// Whether a point at height `z` over (s, t) lies on the designed surface (within 1e-6 m),
+    /// `Some(true)` also on the vertical face of a step in it (curb, sett joint, paint edge,
+    /// manhole or pothole rim: heights 1e-5 m either side of t differ by more than 0.2 mm and
+    /// z lies between them); `None` off the designed surface.
+    pub fn on_surface(&self, road: &RoadEval, s: f64, t: f64, z: f64) -> Option<bool> {
+        let zs = self.z(road, s, t)?;
+        if (z - zs).abs() < 1e-6 {
+            return Some(true);
+        }
+        let lo = self.z(road, s, t - 1e-5).unwrap_or(zs);
+        let hi = self.z(road, s, t + 1e-5).unwrap_or(zs);
+        Some((lo - hi).abs() > 2e-4 && z >= lo.min(hi) - 1e-6 && z <= lo.max(hi) + 1e-6)
+    }
+
     /// The OpenDRIVE surface in planar road coordinates (see [`Scene::z`]), m.
     pub fn base_z(&self, road: &RoadEval, s: f64, t: f64) -> f64 {
         self.station(road, s).base_z(t)

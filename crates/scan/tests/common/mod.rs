@@ -1,0 +1,19 @@
+//! Points shared by the scan tests.
+
+use scan::LasPoint;
+
+/// `n` points near EOV 650000 / 240000 with every field varying.
+pub fn points(n: usize) -> Vec<LasPoint> {
+    (0..n)
+        .map(|i| LasPoint {
+            x: 650_000.0 + i as f64 * 0.0127,
+            y: 240_000.0 - i as f64 * 0.0031,
+            z: 100.0 + (i as f64 * 0.1).sin(),
+            gps_time: 3.0e8 + i as f64 * 1e-5,
+            intensity: (i * 61 % 65536) as u16,
+            scan_angle_deg: -170.0 + (i % 1000) as f32 * 0.3,
+            source: 1 + (i / 500) as u16,
+            class: [11, 64, 65, 6][i % 4],
+        })
+        .collect()
+}
