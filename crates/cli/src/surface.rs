@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use pipeline::{Estimator, SurfaceBuilder, SurfaceOptions, ZMode};
-use scan::{LasReader, Points};
+use scan::{CrsDef, LasReader, Points, Reprojection};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,10 @@ pub struct CrgArgs {
     /// Road id in the axis file (default: its first road).
     #[arg(long)]
     pub road: Option<String>,
+    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
+    /// than the axis file's geoReference are reprojected to it.
+    #[arg(long)]
+    pub crs: Option<String>,
     /// LAS/LAZ files (any number; read in the order given).
     #[arg(long, num_args = 1.., required = true)]
     pub input: Vec<PathBuf>,
@@ -87,17 +91,55 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             bail!("--s-range {s0}..{s1}: road {} is {} m long", road.id, road.length);
         }
     }
+    // The axis' CRS (its geoReference) and the inputs' (theirs, else --crs).
+    let axis_crs = odr.header.geo_reference.as_deref().map(str::trim).filter(|g| !g.is_empty()).and_then(|g| {
+        CrsDef::parse(g)
+            .map_err(|e| {
+                if !quiet {
+                    eprintln!(
+                        "roadscan: warning: {}: geoReference not usable ({e}); no reprojection",
+                        a.axis.display()
+                    );
+                }
+            })
+            .ok()
+    });
+    if let Some(c) = &a.crs {
+        CrsDef::parse(c).map_err(anyhow::Error::msg)?;
+    }
     // Open every input first: a bad file fails before any work.
     let mut readers = Vec::new();
     for path in &a.input {
         let r = LasReader::open(path)?;
-        check_units(&r, path)?;
         if !quiet {
             for w in r.warnings() {
                 eprintln!("roadscan: warning: {}: {w}", path.display());
             }
         }
-        readers.push(r);
+        let own = match r.header().crs.epsg {
+            Some(code) => Some(CrsDef::from_epsg(code).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?),
+            None => a.crs.as_deref().map(CrsDef::parse).transpose().map_err(anyhow::Error::msg)?,
+        };
+        let reprojection = match (own, &axis_crs) {
+            (Some(from), Some(to)) if !from.same_as(to) => {
+                let to = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
+                if !quiet {
+                    eprintln!("roadscan: {}: reprojecting from {} to {}", path.display(), from.label, to.label);
+                }
+                Some(Reprojection::new(from, to))
+            }
+            _ => None,
+        };
+        if reprojection.is_none() {
+            check_units(&r, path)?;
+        }
+        // Heights in feet become metres with the reprojection.
+        let z_unit = if reprojection.is_some() {
+            r.header().crs.vertical_unit.or(r.header().crs.unit).unwrap_or(1.0)
+        } else {
+            1.0
+        };
+        readers.push((r, reprojection, z_unit));
     }
     if !(a.tile.is_finite() && a.tile >= 0.0) {
         bail!("--tile must be a number of metres (0 = one file), got {}", a.tile);
@@ -110,13 +152,19 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, spill_dir, ..Default::default() };
     let t = std::time::Instant::now();
     let mut b = SurfaceBuilder::new(road, odr.header.offset, opts);
-    let total: u64 = readers.iter().map(|r| r.header().point_count).sum();
+    let total: u64 = readers.iter().map(|(r, _, _)| r.header().point_count).sum();
     let progress = !quiet && std::io::stderr().is_terminal();
     let mut done = 0u64;
     let mut last = std::time::Instant::now();
     let mut p = Points::default();
-    for r in &mut readers {
+    for (r, reprojection, z_unit) in &mut readers {
         while r.read(&mut p, 1 << 18)? > 0 {
+            if let Some(rp) = reprojection {
+                rp.apply(&mut p.x, &mut p.y).map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
+                if *z_unit != 1.0 {
+                    p.z.iter_mut().for_each(|z| *z *= *z_unit);
+                }
+            }
             b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)?;
             done += p.len() as u64;
             if progress && last.elapsed().as_secs_f64() > 0.5 {
@@ -170,12 +218,13 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     Ok(crate::exit::OK)
 }
 
-/// Points in feet cannot go on a metre axis without reprojection, which is not built yet.
+/// Points in feet cannot go on a metre axis without a reprojection (which needs the CRS of the
+/// points and of the axis).
 fn check_units(r: &LasReader, path: &Path) -> Result<()> {
     if let Some(u) = r.header().crs.unit {
         if (u - 1.0).abs() > 1e-12 {
             bail!(
-                "{}: coordinates in units of {u} m (feet); reproject to a metre CRS first (reprojection is not built in yet)",
+                "{}: coordinates in units of {u} m (feet) and no reprojection: the file or --crs must give its EPSG code and the axis a geoReference",
                 path.display()
             );
         }

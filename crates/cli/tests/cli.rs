@@ -304,3 +304,103 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
         assert!(!bad.exists());
     }
 }
+
+#[test]
+fn crg_reprojects_points_in_another_crs_to_the_axis() {
+    let d = tmp_dir("crg-utm");
+    let survey = d.join("survey");
+    let xodr = repo().join("data/opendrive/demo.xodr");
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        xodr.to_str().unwrap(),
+        "--s-range",
+        "80..90",
+        "--points-per-rev",
+        "1500",
+        "--out",
+        survey.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The same points in UTM 34N (EPSG:32634).
+    let mut r = scan::LasReader::open(survey.join("scan.las")).unwrap();
+    let to_utm =
+        scan::Reprojection::new(scan::CrsDef::from_epsg(23700).unwrap(), scan::CrsDef::from_epsg(32634).unwrap());
+    let opts = scan::LasOptions {
+        wkt: scan::CrsDef::wkt_of(32634).unwrap().into(),
+        offset: [370_000.0, 5_260_000.0, 0.0],
+        scale: 0.001,
+        system: "test".into(),
+    };
+    let utm = d.join("utm.las");
+    let mut w = scan::LasWriter::create(&utm, &opts).unwrap();
+    let mut p = scan::Points::default();
+    while r.read(&mut p, 100_000).unwrap() > 0 {
+        to_utm.apply(&mut p.x, &mut p.y).unwrap();
+        let pts: Vec<scan::LasPoint> = (0..p.len())
+            .map(|i| scan::LasPoint {
+                x: p.x[i],
+                y: p.y[i],
+                z: p.z[i],
+                gps_time: p.gps_time[i],
+                intensity: p.intensity[i],
+                scan_angle_deg: p.scan_angle_deg[i],
+                source: p.source[i],
+                class: p.class[i],
+            })
+            .collect();
+        w.write(&pts).unwrap();
+    }
+    w.finish().unwrap();
+    let axis = survey.join("truth/road.xodr");
+    let run = |input: &Path, out: &Path| {
+        roadscan(&[
+            "crg",
+            "--axis",
+            axis.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--width-left",
+            "3",
+            "--width-right",
+            "3",
+            "--s-range",
+            "81..89",
+        ])
+    };
+    let (a, b) = (d.join("eov.crg"), d.join("utm.crg"));
+    let o = run(&survey.join("scan.las"), &a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&utm, &b);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("reprojecting from EPSG:32634 to EPSG:23700"), "{}", stderr(&o));
+    // Same grid within the millimetre rounding of the UTM coordinates.
+    let (a, b) = (opencrg::read_file(&a).unwrap(), opencrg::read_file(&b).unwrap());
+    assert_eq!((a.nu, a.nv()), (b.nu, b.nv()));
+    let (mut sq, mut n) = (0.0, 0);
+    for (x, y) in a.z.iter().zip(&b.z) {
+        if x.is_finite() && y.is_finite() {
+            sq += ((x - y) as f64).powi(2);
+            n += 1;
+        }
+    }
+    let rms = (sq / n as f64).sqrt();
+    assert!(n > 100_000 && rms < 3e-4, "{n} nodes, RMS {rms}");
+    // A file without a CRS gets one with --crs; a bad one is an error.
+    let o = roadscan(&[
+        "crg",
+        "--axis",
+        axis.to_str().unwrap(),
+        "--input",
+        utm.to_str().unwrap(),
+        "--out",
+        "/tmp/x.crg",
+        "--crs",
+        "WGS84",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("expected EPSG:NNNN or a PROJ string"), "{}", stderr(&o));
+}

@@ -1,10 +1,13 @@
 //! Point clouds: LAS/LAZ input and output, CRS, trajectories. Reading streams LAS 1.0-1.4 and
 //! LAZ in column chunks (`read.rs`); writing makes LAS 1.4 / LAZ point format 6 with a WKT CRS
-//! (the virtual survey's output, `write.rs`).
+//! (the virtual survey's output, `write.rs`); `crs.rs` reprojects between CRSs given by EPSG
+//! code or PROJ string (pure Rust).
 
+mod crs;
 mod read;
 mod write;
 
+pub use crs::{CrsDef, Reprojection};
 pub use read::{summarize, Crs, Header, LasReader, Points, Summary};
 pub use write::{write_las, LasOptions, LasPoint, LasWriter};
 
