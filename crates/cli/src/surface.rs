@@ -126,7 +126,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
                 if !quiet {
                     eprintln!("roadscan: {}: reprojecting from {} to {}", path.display(), from.label, to.label);
                 }
-                Some(Reprojection::new(from, to))
+                Some(Reprojection::new(from, to).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
             }
             _ => None,
         };

@@ -326,7 +326,8 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
     // The same points in UTM 34N (EPSG:32634).
     let mut r = scan::LasReader::open(survey.join("scan.las")).unwrap();
     let to_utm =
-        scan::Reprojection::new(scan::CrsDef::from_epsg(23700).unwrap(), scan::CrsDef::from_epsg(32634).unwrap());
+        scan::Reprojection::new(scan::CrsDef::from_epsg(23700).unwrap(), scan::CrsDef::from_epsg(32634).unwrap())
+            .unwrap();
     let opts = scan::LasOptions {
         wkt: scan::CrsDef::wkt_of(32634).unwrap().into(),
         offset: [370_000.0, 5_260_000.0, 0.0],

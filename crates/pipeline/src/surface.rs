@@ -844,8 +844,18 @@ struct Fit {
 /// (intersection of confidence intervals): the full radius on smooth asphalt, a small one at a
 /// step, a joint or a rim, where the larger discs see the other side.
 fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32) -> Option<f32> {
-    // Start: the median height of the five nearest points.
     let d2 = |p: &[f32; 3]| p[0] * p[0] + p[1] * p[1];
+    // Dense surveys: the nearest CAP points, the disc shrunk to them (the noise is averaged
+    // down enough by then, and the cost stays bounded).
+    const CAP: usize = 48;
+    let mut w = w;
+    let mut radius = radius;
+    if w.len() > CAP {
+        w.select_nth_unstable_by(CAP, |a, b| d2(a).total_cmp(&d2(b)).then(a[2].total_cmp(&b[2])));
+        radius = radius.min(d2(&w[CAP]).sqrt());
+        w = &mut w[..CAP];
+    }
+    // Start: the median height of the five nearest points.
     let k = w.len().min(5);
     if k == 0 {
         return None;
