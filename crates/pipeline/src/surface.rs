@@ -327,7 +327,7 @@ impl<'a> SurfaceBuilder<'a> {
         path: impl Fn(usize, usize) -> PathBuf,
     ) -> Result<(SurfaceGrid, Vec<PathBuf>), String> {
         let mut rows = RowStream::new(self)?;
-        let (nu, nv, cell) = (rows.g.nu, rows.g.nv, rows.g.cell);
+        let (nu, cell) = (rows.g.nu, rows.g.cell);
         let per = ((tile / cell).round() as usize).max(1);
         let n_tiles = (nu - 1).div_ceil(per).max(1);
         let mut paths = Vec::new();
@@ -360,7 +360,6 @@ impl<'a> SurfaceBuilder<'a> {
             paths.push(p);
             first_header.get_or_insert(grid);
         }
-        let _ = nv;
         let crg = first_header.ok_or("no tiles")?;
         Ok((rows.report(crg), paths))
     }

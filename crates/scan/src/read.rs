@@ -644,7 +644,6 @@ fn parse_wkt(w: &str) -> Crs {
     let bytes = w.as_bytes();
     let mut depth = 0usize;
     let mut start_of_word = 0usize;
-    let mut top_kind = String::new();
     let mut compound = false;
     let mut in_horizontal = false;
     for (i, &c) in bytes.iter().enumerate() {
@@ -652,7 +651,6 @@ fn parse_wkt(w: &str) -> Crs {
             b'[' | b'(' => {
                 let word = w[start_of_word..i].trim().trim_start_matches(',').trim().to_ascii_uppercase();
                 if depth == 0 {
-                    top_kind = word.clone();
                     compound = word == "COMPD_CS" || word == "COMPOUNDCRS";
                     crs.name = quoted(&w[i + 1..]);
                 }
@@ -690,7 +688,6 @@ fn parse_wkt(w: &str) -> Crs {
             _ => {}
         }
     }
-    let _ = top_kind;
     crs
 }
 
