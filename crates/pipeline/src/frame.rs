@@ -7,7 +7,8 @@
 //! curvature changes by 1/60 m over 30 m): exact to well below the points' millimetre
 //! quantisation. Survey points arrive in scan order, each near
 //! the previous one along the road, so the search starts at the last entry and walks a few
-//! steps; only the first point, or one that jumps, scans the whole table.
+//! steps; only the first point, or one that jumps, looks the nearest entry up in a 10 m grid
+//! index of the table.
 
 use opendrive::RoadEval;
 
@@ -34,7 +35,12 @@ pub struct RoadFrame {
     table: Vec<Station>,
     length: f64,
     last: Option<usize>,
+    /// Table entries by 10 m cell of the file frame: where a search starts or recovers.
+    index: std::collections::HashMap<(i64, i64), Vec<u32>>,
 }
+
+/// Cell size of the index, m.
+const CELL: f64 = 10.0;
 
 impl RoadFrame {
     /// Tabulates the road's reference line.
@@ -48,7 +54,12 @@ impl RoadFrame {
                 Station { s, x: p.x, y: p.y, tangent: [p.hdg.cos(), p.hdg.sin()], curvature: p.curvature }
             })
             .collect();
-        RoadFrame { table, length, last: None }
+        let table: Vec<Station> = table;
+        let mut index: std::collections::HashMap<(i64, i64), Vec<u32>> = std::collections::HashMap::new();
+        for (i, st) in table.iter().enumerate() {
+            index.entry(((st.x / CELL).floor() as i64, (st.y / CELL).floor() as i64)).or_default().push(i as u32);
+        }
+        RoadFrame { table, length, last: None, index }
     }
 
     /// Reference-line length, m.
@@ -99,16 +110,33 @@ impl RoadFrame {
         (s >= -1e-9 && s <= self.length + 1e-9).then_some((s.clamp(0.0, self.length), t))
     }
 
-    /// The entry nearest (x, y).
+    /// The entry nearest (x, y): rings of index cells around the point until no nearer entry
+    /// can lie further out (within 300 m), else every entry.
     fn nearest(&self, x: f64, y: f64) -> usize {
-        let mut best = (f64::INFINITY, 0);
-        for (i, st) in self.table.iter().enumerate() {
-            let d = (st.x - x).powi(2) + (st.y - y).powi(2);
-            if d < best.0 {
-                best = (d, i);
+        let (cx, cy) = ((x / CELL).floor() as i64, (y / CELL).floor() as i64);
+        let mut best = (f64::INFINITY, usize::MAX);
+        let d2 = |i: usize| (self.table[i].x - x).powi(2) + (self.table[i].y - y).powi(2);
+        for k in 0..=30i64 {
+            // Every point of ring k is at least (k - 1) cells away.
+            if best.1 != usize::MAX && ((k - 1).max(0) as f64 * CELL).powi(2) > best.0 {
+                return best.1;
+            }
+            for i in -k..=k {
+                for j in -k..=k {
+                    if i.abs() != k && j.abs() != k {
+                        continue;
+                    }
+                    for &e in self.index.get(&(cx + i, cy + j)).map_or(&[][..], |v| v.as_slice()) {
+                        let d = d2(e as usize);
+                        if d < best.0 {
+                            best = (d, e as usize);
+                        }
+                    }
+                }
             }
         }
-        best.1
+        // Far from the road: every entry.
+        (0..self.table.len()).min_by(|&a, &b| d2(a).total_cmp(&d2(b))).unwrap_or(0)
     }
 }
 
@@ -128,4 +156,28 @@ fn local(st: &Station, x: f64, y: f64) -> (f64, f64) {
     let dist = ca.hypot(cb);
     let angle = (r * ca).atan2(-r * cb);
     (r * angle, r - r.signum() * dist)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_finds_the_nearest_entry() {
+        let odr = opendrive::read(sim::scene::DEMO_XODR).unwrap_or_default();
+        let road = RoadEval::new(&odr.roads[0]);
+        let f = RoadFrame::new(&road);
+        let brute = |x: f64, y: f64| {
+            f.table.iter().map(|st| (st.x - x).powi(2) + (st.y - y).powi(2)).fold(f64::INFINITY, f64::min)
+        };
+        // Points around the road out to 400 m (beyond the 300 m ring search too).
+        for k in 0..2000 {
+            let a = k as f64 * 0.7391;
+            let r = (k % 97) as f64 * 4.2;
+            let (x, y) = (60.0 + r * a.cos(), 40.0 + r * a.sin());
+            let i = f.nearest(x, y);
+            let d = (f.table[i].x - x).powi(2) + (f.table[i].y - y).powi(2);
+            assert!((d - brute(x, y)).abs() < 1e-9, "({x}, {y}): {d} vs {}", brute(x, y));
+        }
+    }
 }
