@@ -180,6 +180,21 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         eprint!("\r{:72}\r", "");
     }
     let read_secs = t.elapsed().as_secs_f64();
+    if progress {
+        let mut last = std::time::Instant::now();
+        b.on_progress(move |done, all| {
+            if last.elapsed().as_secs_f64() > 0.5 || done == all {
+                eprint!(
+                    "\rroadscan: gridding {:>5.1} % ({done} of {all} rows)",
+                    100.0 * done as f64 / all.max(1) as f64
+                );
+                if done == all {
+                    eprint!("\r{:72}\r", "");
+                }
+                last = std::time::Instant::now();
+            }
+        });
+    }
     let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.axis.display(), road.id);
     let (g, written) = if a.tile > 0.0 {
         let stem = a.out.with_extension("");

@@ -213,7 +213,6 @@ impl Drop for Slabs {
 }
 
 /// Collects the surface candidates of a stream of map points.
-#[derive(Debug)]
 pub struct SurfaceBuilder<'a> {
     road: RoadEval<'a>,
     frame: RoadFrame,
@@ -226,7 +225,22 @@ pub struct SurfaceBuilder<'a> {
     s_seen: (f64, f64),
     offered: u64,
     near: u64,
+    progress: Option<Progress<'a>>,
 }
+
+impl std::fmt::Debug for SurfaceBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SurfaceBuilder")
+            .field("road", &self.road.road().id)
+            .field("v_range", &self.v_range)
+            .field("offered", &self.offered)
+            .field("near", &self.near)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Called with (rows done, rows in all) as the grid is computed.
+type Progress<'a> = Box<dyn FnMut(usize, usize) + 'a>;
 
 /// The OpenDRIVE surface at (s, t) in planar road coordinates.
 fn base_z(road: &RoadEval, s: f64, t: f64) -> f64 {
@@ -264,7 +278,13 @@ impl<'a> SurfaceBuilder<'a> {
             s_seen: (f64::INFINITY, f64::NEG_INFINITY),
             offered: 0,
             near: 0,
+            progress: None,
         }
+    }
+
+    /// Reports the gridding's progress to `f` (rows done, rows in all).
+    pub fn on_progress(&mut self, f: impl FnMut(usize, usize) + 'a) {
+        self.progress = Some(Box::new(f));
     }
 
     /// Offers a chunk of map points; an error only when spilling to disk fails.
@@ -459,6 +479,7 @@ impl GapFiller {
 
 /// Rows of z in order: slabs gridded as the rows reach them, gaps filled, heights to z.
 struct RowStream<'a> {
+    progress: Option<Progress<'a>>,
     road: RoadEval<'a>,
     opts: SurfaceOptions,
     slabs: Slabs,
@@ -506,6 +527,7 @@ impl<'a> RowStream<'a> {
         }
         let max_cells = (o.max_gap / cell + 1e-9).floor() as usize;
         Ok(RowStream {
+            progress: b.progress,
             road: b.road,
             g: Geometry { s0, s1, cell, nu, vr, nv },
             slabs: b.slabs,
@@ -553,6 +575,11 @@ impl<'a> RowStream<'a> {
         };
         let iu = self.emitted;
         self.emitted += 1;
+        if let Some(p) = self.progress.as_mut() {
+            if self.emitted.is_multiple_of(256) || self.emitted == g.nu {
+                p(self.emitted, g.nu);
+            }
+        }
         let s = g.s0 + iu as f64 * g.cell;
         let (e, slope) = match self.opts.z {
             ZMode::Absolute => {
