@@ -789,45 +789,53 @@ fn median(v: &mut [f32]) -> Option<f32> {
 /// `None` with fewer than three points.
 fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64) -> Option<Fit> {
     let r2 = (radius * radius) as f64;
-    if w.iter().filter(|p| ((p[0] * p[0] + p[1] * p[1]) as f64) <= r2).take(3).count() < 3 {
+    // The points in the disc with their spatial weights, once.
+    let pts: Vec<[f64; 4]> = w
+        .iter()
+        .filter_map(|p| {
+            let (x, y) = (p[0] as f64, p[1] as f64);
+            let d2 = (x * x + y * y) / r2;
+            (d2 < 1.0).then(|| [x, y, p[2] as f64, (1.0 - d2) * (1.0 - d2)])
+        })
+        .collect();
+    if pts.len() < 3 {
         return None;
     }
     let mut a = start;
     let (mut bx, mut by) = (0.0f64, 0.0f64);
-    let scale = scale as f64;
+    let inv_scale = 1.0 / scale as f64;
     let mut fit = Fit { h: start, se: f64::INFINITY, sigma: f64::INFINITY, rejected: 1.0 };
     for it in 0..4 {
-        // Normal equations of Σ w (h - a - bx x - by y)².
-        let mut m = [[0.0f64; 3]; 3];
-        let mut rhs = [0.0f64; 3];
-        let (mut sw, mut sw2, mut swr2) = (0.0, 0.0, 0.0);
-        let (mut n_in, mut n_out) = (0usize, 0usize);
-        for p in w {
-            let (x, y, h) = (p[0] as f64, p[1] as f64, p[2] as f64);
-            let d2 = (x * x + y * y) / r2;
-            if d2 >= 1.0 {
-                continue;
-            }
-            let ws = (1.0 - d2).powi(2);
+        // Normal equations of Σ w (h - a - bx x - by y)² (the six distinct entries).
+        let (mut s1, mut sx, mut sy, mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        let (mut sh, mut sxh, mut syh) = (0.0, 0.0, 0.0);
+        let (mut sw2, mut swr2) = (0.0, 0.0);
+        let mut n_out = 0usize;
+        for &[x, y, h, ws] in &pts {
             let res = h - a - bx * x - by * y;
-            let r = res / scale;
-            n_in += 1;
-            if r.abs() >= 1.0 || ws <= 0.0 {
+            let r = res * inv_scale;
+            if r.abs() >= 1.0 {
                 n_out += 1;
                 continue;
             }
-            let wt = ws * (1.0 - r * r).powi(2);
-            let f = [1.0, x, y];
-            for i in 0..3 {
-                for j in 0..3 {
-                    m[i][j] += wt * f[i] * f[j];
-                }
-                rhs[i] += wt * f[i] * h;
-            }
-            sw += wt;
+            let u = 1.0 - r * r;
+            let wt = ws * u * u;
+            let (wx, wy) = (wt * x, wt * y);
+            s1 += wt;
+            sx += wx;
+            sy += wy;
+            sxx += wx * x;
+            sxy += wx * y;
+            syy += wy * y;
+            sh += wt * h;
+            sxh += wx * h;
+            syh += wy * h;
             sw2 += wt * wt;
             swr2 += wt * res * res;
         }
+        let m = [[s1, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]];
+        let rhs = [sh, sxh, syh];
+        let (sw, n_in) = (s1, pts.len());
         if sw <= 0.0 {
             return None;
         }
