@@ -212,9 +212,9 @@ fn synth_scans_a_road_of_an_opendrive_file() {
     }
 }
 
-#[test]
-fn crg_grids_a_virtual_survey_and_fails_cleanly() {
-    let d = tmp_dir("crg");
+/// A virtual survey of part of the demo road from its file: (test dir, survey dir).
+fn demo_survey(name: &str, s_range: &str, points_per_rev: &str) -> (PathBuf, PathBuf) {
+    let d = tmp_dir(name);
     let survey = d.join("survey");
     let xodr = repo().join("data/opendrive/demo.xodr");
     let o = roadscan(&[
@@ -222,14 +222,20 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
         "--scene",
         xodr.to_str().unwrap(),
         "--s-range",
-        "50..60",
+        s_range,
         "--points-per-rev",
-        "2000",
+        points_per_rev,
         "--out",
         survey.to_str().unwrap(),
         "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    (d, survey)
+}
+
+#[test]
+fn crg_grids_a_virtual_survey_and_fails_cleanly() {
+    let (d, survey) = demo_survey("crg", "50..60", "2000");
     let axis = survey.join("truth/road.xodr");
     let las = survey.join("scan.las");
     let out = d.join("road.crg");
@@ -307,22 +313,7 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
 
 #[test]
 fn crg_reprojects_points_in_another_crs_to_the_axis() {
-    let d = tmp_dir("crg-utm");
-    let survey = d.join("survey");
-    let xodr = repo().join("data/opendrive/demo.xodr");
-    let o = roadscan(&[
-        "synth",
-        "--scene",
-        xodr.to_str().unwrap(),
-        "--s-range",
-        "80..90",
-        "--points-per-rev",
-        "1500",
-        "--out",
-        survey.to_str().unwrap(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (d, survey) = demo_survey("crg-utm", "80..90", "1500");
     // The same points in UTM 34N (EPSG:32634).
     let mut r = scan::LasReader::open(survey.join("scan.las")).unwrap();
     let to_utm =
