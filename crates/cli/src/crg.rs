@@ -52,8 +52,8 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
     if json {
         writeln!(
             out,
-            "{{\"file\": \"{}\", \"format\": \"{}\", \"nu\": {}, \"nv\": {}, \"u_range\": [{u0}, {u1}], \"du\": {}, \"v_range\": [{v0}, {v1}], \"v_first\": {}, \"v_last\": {}, \"start\": [{}, {}], \"end\": [{}, {}], \"z_min\": {zmin}, \"z_max\": {zmax}, \"nan_nodes\": {nan}, \"closed\": {}, \"modifiers_block\": {}}}",
-            path.display().to_string().replace('\\', "\\\\").replace('"', "\\\""),
+            "{{\"file\": {}, \"format\": \"{}\", \"nu\": {}, \"nv\": {}, \"u_range\": [{u0}, {u1}], \"du\": {}, \"v_range\": [{v0}, {v1}], \"v_first\": {}, \"v_last\": {}, \"start\": [{}, {}], \"end\": [{}, {}], \"z_min\": {zmin}, \"z_max\": {zmax}, \"nan_nodes\": {nan}, \"closed\": {}, \"modifiers_block\": {}}}",
+            crate::json_str(&path.display().to_string()),
             crg.format.tag(),
             crg.nu,
             crg.nv(),
@@ -156,20 +156,19 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
     let n_warn = diags.iter().filter(|d| d.severity == opencrg::check::Severity::Warning).count();
     let mut out = BufWriter::new(std::io::stdout().lock());
     if json {
-        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
         writeln!(
             out,
-            "{{\"file\": \"{}\", \"errors\": {n_err}, \"warnings\": {n_warn}, \"diagnostics\": [",
-            esc(&path.display().to_string())
+            "{{\"file\": {}, \"errors\": {n_err}, \"warnings\": {n_warn}, \"diagnostics\": [",
+            crate::json_str(&path.display().to_string())
         )?;
         for (i, d) in diags.iter().enumerate() {
             let sev = format!("{:?}", d.severity).to_ascii_lowercase();
             let comma = if i + 1 < diags.len() { "," } else { "" };
             writeln!(
                 out,
-                "  {{\"severity\": \"{sev}\", \"u\": {}, \"message\": \"{}\"}}{comma}",
+                "  {{\"severity\": \"{sev}\", \"u\": {}, \"message\": {}}}{comma}",
                 d.u.map_or("null".into(), |u| u.to_string()),
-                esc(&d.message)
+                crate::json_str(&d.message)
             )?;
         }
         writeln!(out, "]}}")?;

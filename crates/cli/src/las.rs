@@ -15,20 +15,6 @@ fn unit_name(u: Option<f64>) -> String {
     }
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
 /// Prints the summary of a LAS/LAZ file.
 pub fn info(path: &Path, json: bool) -> Result<u8> {
     let mut r = LasReader::open(path)?;
@@ -39,12 +25,12 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
     let crs_name = h.crs.name.clone().unwrap_or_default();
     if json {
         let cls: Vec<String> = classes.iter().map(|(c, n)| format!("\"{c}\": {n}")).collect();
-        let probs: Vec<String> = s.problems.iter().map(|p| json_str(p)).collect();
+        let probs: Vec<String> = s.problems.iter().map(|p| crate::json_str(p)).collect();
         let opt = |v: Option<u32>| v.map_or("null".to_string(), |v| v.to_string());
         writeln!(
             out,
             "{{\"file\": {}, \"version\": \"{}.{}\", \"point_format\": {}, \"record_length\": {}, \"compressed\": {}, \"points\": {}, \"header_points\": {}, \"min\": [{}, {}, {}], \"max\": [{}, {}, {}], \"crs\": {{\"source\": \"{}\", \"epsg\": {}, \"vertical_epsg\": {}, \"name\": {}, \"unit_m\": {}}}, \"gps_time\": {{\"standard\": {}, \"min\": {}, \"max\": {}}}, \"classes\": {{{}}}, \"problems\": [{}]}}",
-            json_str(&path.display().to_string()),
+            crate::json_str(&path.display().to_string()),
             h.version.0,
             h.version.1,
             h.point_format,
@@ -56,7 +42,7 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
             h.crs.source,
             opt(h.crs.epsg),
             opt(h.crs.vertical_epsg),
-            json_str(&crs_name),
+            crate::json_str(&crs_name),
             h.crs.unit.map_or("null".to_string(), |u| u.to_string()),
             h.gps_standard_time,
             if s.gps.0.is_finite() { s.gps.0.to_string() } else { "null".into() },

@@ -197,6 +197,21 @@ struct ScanArgs {
     traj_drift: [f64; 3],
 }
 
+/// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
+pub(crate) fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
 pub(crate) fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': expected A..B, e.g. 100..400"))?;
     let (a, b) = (a.trim().parse::<f64>(), b.trim().parse::<f64>());

@@ -34,9 +34,8 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     let h = &odr.header;
     if json {
-        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
         writeln!(out, "{{")?;
-        writeln!(out, "  \"file\": \"{}\",", esc(&path.display().to_string()))?;
+        writeln!(out, "  \"file\": {},", crate::json_str(&path.display().to_string()))?;
         writeln!(out, "  \"revision\": \"{}.{}\",", h.rev_major, h.rev_minor)?;
         writeln!(
             out,
@@ -59,11 +58,11 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
             let comma = if i + 1 < diags.len() { "," } else { "" };
             writeln!(
                 out,
-                "    {{\"severity\": \"{}\", \"road\": {}, \"s\": {}, \"message\": \"{}\"}}{comma}",
+                "    {{\"severity\": \"{}\", \"road\": {}, \"s\": {}, \"message\": {}}}{comma}",
                 d.severity,
-                d.road.as_ref().map_or("null".into(), |r| format!("\"{}\"", esc(r))),
+                d.road.as_ref().map_or("null".into(), |r| crate::json_str(r)),
                 d.s.map_or("null".into(), |s| s.to_string()),
-                esc(&d.message)
+                crate::json_str(&d.message)
             )?;
         }
         writeln!(out, "  ]\n}}")?;
