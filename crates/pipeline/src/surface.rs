@@ -244,9 +244,7 @@ type Progress<'a> = Box<dyn FnMut(usize, usize) + 'a>;
 
 /// The OpenDRIVE surface at (s, t) in planar road coordinates.
 fn base_z(road: &RoadEval, s: f64, t: f64) -> f64 {
-    let e = &road.road().elevation_profile.elevations;
-    let grade = opendrive::eval::profile_slope(e, s);
-    road.elevation(s) + t * road.superelevation(s).tan() / (1.0 + grade * grade).sqrt()
+    road.elevation(s) + t * road.planar_cross_slope(s)
 }
 
 static SPILL_DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -582,11 +580,7 @@ impl<'a> RowStream<'a> {
         }
         let s = g.s0 + iu as f64 * g.cell;
         let (e, slope) = match self.opts.z {
-            ZMode::Absolute => {
-                let el = &self.road.road().elevation_profile.elevations;
-                let grade = opendrive::eval::profile_slope(el, s);
-                (self.road.elevation(s), self.road.superelevation(s).tan() / (1.0 + grade * grade).sqrt())
-            }
+            ZMode::Absolute => (self.road.elevation(s), self.road.planar_cross_slope(s)),
             ZMode::Residual => (0.0, 0.0),
         };
         for (iv, (o, hv)) in out.iter_mut().zip(&h).enumerate() {

@@ -238,8 +238,7 @@ fn profile(
     let pose = road.pose(s);
     let (sin_h, cos_h) = pose.hdg.sin_cos();
     let normal = [-sin_h, cos_h];
-    let b = scene.borders(road, s);
-    let st = scene.station_across(road, s, b.walk_right, b.walk_left);
+    let st = scene.station_across(road, s, None);
     let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
     let sec = Section { scene, st, outer, bounds: fixed.bounds };
     let slices = slices(scene, &fixed.grounds, s, pose.curvature);

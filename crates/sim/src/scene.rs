@@ -577,9 +577,7 @@ impl Scene {
 
     /// What [`Scene::z`] needs at station s, computed once for many t.
     pub fn station(&self, road: &RoadEval, s: f64) -> Station {
-        let e = &road.road().elevation_profile.elevations;
-        let grade = opendrive::eval::profile_slope(e, s);
-        let slope = road.superelevation(s).tan() / (1.0 + grade * grade).sqrt();
+        let slope = road.planar_cross_slope(s);
         let lanes = road.lane_borders(s);
         let borders = self.borders_in(road, &lanes, s);
         let marks = self
@@ -599,10 +597,12 @@ impl Scene {
         Station { s, borders, marks, z0: road.elevation(s), slope, lines: None }
     }
 
-    /// [`Scene::station`] prepared for many t in [t0, t1]: the textures along the station's
-    /// line precomputed (same heights, a fraction of the cost).
-    pub fn station_across(&self, road: &RoadEval, s: f64, t0: f64, t1: f64) -> Station {
+    /// [`Scene::station`] prepared for many t in `range` (default: the station's designed
+    /// surface, verge edge to verge edge): the textures along the station's line precomputed
+    /// (same heights, a fraction of the cost).
+    pub fn station_across(&self, road: &RoadEval, s: f64, range: Option<(f64, f64)>) -> Station {
         let mut st = self.station(road, s);
+        let (t0, t1) = range.unwrap_or((st.borders.walk_right, st.borders.walk_left));
         let m = &self.surface;
         st.lines = Some(Box::new((m.asphalt.line(s, t0, t1), m.sidewalk.line(s, t0, t1))));
         st

@@ -164,8 +164,7 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
             let xy = [pose.x - tc * pose.hdg.sin(), pose.y + tc * pose.hdg.cos()];
             let station = scene.station(&road, s);
             let z = scene.z_at(&station, pass.t).unwrap_or_else(|| station.base_z(pass.t)) + survey.scanner.height;
-            let e = &road.road().elevation_profile.elevations;
-            let grade = opendrive::eval::profile_slope(e, s);
+            let grade = road.grade(s);
             let heading = if dir > 0.0 { pose.hdg } else { pose.hdg + std::f64::consts::PI };
             let m = to_map([xy[0], xy[1], z]);
             let e = traj_error(survey, tk);

@@ -84,7 +84,7 @@ fn fill_rows(scene: &Scene, crg: &Crg, first: usize, z: &mut [f32]) {
             sc.spawn(move || {
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
                     let s = u0 + (first + c * rows_per_chunk + k) as f64 * du;
-                    let station = scene.station_across(road, s, v_right, v_left);
+                    let station = scene.station_across(road, s, Some((v_right, v_left)));
                     for (iv, cell) in row.iter_mut().enumerate() {
                         *cell = scene.z_at(&station, v_right + iv as f64 * dv).map_or(f32::NAN, |z| z as f32);
                     }

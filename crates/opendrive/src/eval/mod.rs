@@ -101,6 +101,20 @@ impl<'a> RoadEval<'a> {
         profile_value(&self.road.lateral_profile.superelevations, s)
     }
 
+    /// Grade (dz/ds of the elevation) at `s`.
+    pub fn grade(&self, s: f64) -> f64 {
+        profile_slope(&self.road.elevation_profile.elevations, s)
+    }
+
+    /// Height change per metre of planar t across the road at `s`: where the superelevated
+    /// lateral axis meets the vertical through the point t along the horizontal normal,
+    /// tan(superelevation)/√(1 + grade²). The surface seen in planar (s, t), as a CRG
+    /// places it, is elevation(s) + t·this.
+    pub fn planar_cross_slope(&self, s: f64) -> f64 {
+        let grade = self.grade(s);
+        self.superelevation(s).tan() / (1.0 + grade * grade).sqrt()
+    }
+
     /// Lane offset at `s`, m.
     pub fn lane_offset(&self, s: f64) -> f64 {
         profile_value(&self.road.lanes.lane_offsets, s)
