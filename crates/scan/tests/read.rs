@@ -6,19 +6,9 @@
 
 mod common;
 
-use common::points;
-use scan::{write_las, LasOptions, LasReader, Points};
-use std::path::{Path, PathBuf};
-
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-read-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn options() -> LasOptions {
-    LasOptions { wkt: scan::EOV_WKT.into(), offset: [650_000.0, 240_000.0, 0.0], scale: 0.001, system: "t".into() }
-}
+use common::{dir, options, points};
+use scan::{write_las, LasReader, Points};
+use std::path::Path;
 
 fn read_all(path: &Path, chunk: usize) -> (Points, LasReader) {
     let mut r = LasReader::open(path).unwrap_or_else(|e| panic!("{e}"));

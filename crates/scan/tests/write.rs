@@ -5,19 +5,13 @@
 
 mod common;
 
-use common::points;
-use scan::{write_las, LasOptions};
+use common::{dir, options, points};
+use scan::write_las;
 
 #[test]
 fn las_and_laz_round_trip() {
-    let dir = std::env::temp_dir().join(format!("roadscan-scan-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let opts = LasOptions {
-        wkt: "PROJCS[\"test\"]".into(),
-        offset: [650_000.0, 240_000.0, 0.0],
-        scale: 0.001,
-        system: "test".into(),
-    };
+    let dir = dir("round-trip");
+    let opts = options();
     let pts = points(1000);
     for name in ["a.las", "a.laz"] {
         let path = dir.join(name);
@@ -26,7 +20,7 @@ fn las_and_laz_round_trip() {
         let h = r.header().clone();
         assert_eq!(h.number_of_points(), pts.len() as u64);
         assert_eq!(h.point_format().to_u8().unwrap(), 6);
-        assert!(h.all_vlrs().any(|v| v.record_id == 2112 && v.data.starts_with(b"PROJCS[\"test\"]")));
+        assert!(h.all_vlrs().any(|v| v.record_id == 2112 && v.data.starts_with(scan::EOV_WKT.as_bytes())));
         for (p, q) in pts.iter().zip(r.points()) {
             let q = q.unwrap();
             assert!((p.x - q.x).abs() <= 0.0005 && (p.y - q.y).abs() <= 0.0005 && (p.z - q.z).abs() <= 0.0005);
@@ -54,14 +48,8 @@ fn las_and_laz_round_trip() {
 
 #[test]
 fn chunked_writes_equal_one_write_and_unfinished_files_vanish() {
-    let dir = std::env::temp_dir().join(format!("roadscan-scan-chunks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let opts = LasOptions {
-        wkt: "PROJCS[\"t\"]".into(),
-        offset: [650_000.0, 240_000.0, 0.0],
-        scale: 0.001,
-        system: "t".into(),
-    };
+    let dir = dir("chunks");
+    let opts = options();
     let pts = points(1000);
     for name in ["c.las", "c.laz"] {
         let (one, chunked) = (dir.join(format!("one-{name}")), dir.join(name));

@@ -1,6 +1,21 @@
 //! Points shared by the scan tests.
 
-use scan::LasPoint;
+#![allow(dead_code, clippy::unwrap_used)] // each test file uses part of it
+
+use scan::{LasOptions, LasPoint};
+use std::path::PathBuf;
+
+/// A fresh directory for one test.
+pub fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("roadscan-scan-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// EOV (EPSG:23700) WKT, offsets near the points, 1 mm.
+pub fn options() -> LasOptions {
+    LasOptions { wkt: scan::EOV_WKT.into(), offset: [650_000.0, 240_000.0, 0.0], scale: 0.001, system: "t".into() }
+}
 
 /// `n` points near EOV 650000 / 240000 with every field varying.
 pub fn points(n: usize) -> Vec<LasPoint> {
