@@ -70,7 +70,16 @@ impl RoadFrame {
     /// (s, t) of the file-frame point (x, y): the foot point on the reference line nearest the
     /// previous point's, or `None` when the foot lies beyond the road's ends.
     pub fn project(&mut self, x: f64, y: f64) -> Option<(f64, f64)> {
-        let mut i = match self.last {
+        let mut last = self.last;
+        let st = self.project_from(&mut last, x, y);
+        self.last = last;
+        st
+    }
+
+    /// [`RoadFrame::project`] with the last station kept by the caller (`None`: look it up),
+    /// so that several runs of points can be projected at once.
+    pub fn project_from(&self, last: &mut Option<usize>, x: f64, y: f64) -> Option<(f64, f64)> {
+        let mut i = match *last {
             Some(i) => i,
             None => self.nearest(x, y),
         };
@@ -105,7 +114,7 @@ impl RoadFrame {
                 break local(&self.table[i], x, y);
             }
         };
-        self.last = Some(i);
+        *last = Some(i);
         let s = self.table[i].s + ds;
         (s >= -1e-9 && s <= self.length + 1e-9).then_some((s.clamp(0.0, self.length), t))
     }
@@ -153,9 +162,19 @@ fn local(st: &Station, x: f64, y: f64) -> (f64, f64) {
     // Centre at (0, r) in the local frame; the arc from the station to the foot point.
     let r = 1.0 / k;
     let (ca, cb) = (a, b - r);
-    let dist = ca.hypot(cb);
-    let angle = (r * ca).atan2(-r * cb);
-    (r * angle, r - r.signum() * dist)
+    let dist = (ca * ca + cb * cb).sqrt();
+    let (y, x) = (r * ca, -r * cb);
+    // The angle is small near the station: atan's series (to q⁹; the rest is below 1e-22 of
+    // it), else atan2.
+    let q = y / x;
+    let angle = if x > 0.0 && q.abs() < 0.01 {
+        let q2 = q * q;
+        q * (1.0 - q2 * (1.0 / 3.0 - q2 * (1.0 / 5.0 - q2 * (1.0 / 7.0 - q2 / 9.0))))
+    } else {
+        y.atan2(x)
+    };
+    // t = r - sign(r)·dist, without the cancellation of two radii.
+    (r * angle, (2.0 * r * b - a * a - b * b) / (r + r.signum() * dist))
 }
 
 #[cfg(test)]
