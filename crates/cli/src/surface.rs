@@ -156,15 +156,39 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     let progress = !quiet && std::io::stderr().is_terminal();
     let mut done = 0u64;
     let mut last = std::time::Instant::now();
-    let mut p = Points::default();
-    for (r, reprojection, z_unit) in &mut readers {
-        while r.read(&mut p, 1 << 18)? > 0 {
-            if let Some(rp) = reprojection {
-                rp.apply(&mut p.x, &mut p.y).map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
-                if *z_unit != 1.0 {
-                    p.z.iter_mut().for_each(|z| *z *= *z_unit);
+    // Reading (and reprojecting) on its own thread, a couple of chunks ahead of the projection.
+    std::thread::scope(|sc| -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Points>>(1);
+        sc.spawn(move || {
+            for (r, reprojection, z_unit) in &mut readers {
+                loop {
+                    let mut p = Points::default();
+                    let chunk = r.read(&mut p, 1 << 16).map_err(anyhow::Error::from).and_then(|n| {
+                        if let Some(rp) = reprojection.as_ref().filter(|_| n > 0) {
+                            rp.apply(&mut p.x, &mut p.y).map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
+                            if *z_unit != 1.0 {
+                                p.z.iter_mut().for_each(|z| *z *= *z_unit);
+                            }
+                        }
+                        Ok(n)
+                    });
+                    match chunk {
+                        Ok(0) => break,
+                        Ok(_) => {
+                            if tx.send(Ok(p)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
                 }
             }
+        });
+        for p in rx {
+            let p = p?;
             b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)?;
             done += p.len() as u64;
             if progress && last.elapsed().as_secs_f64() > 0.5 {
@@ -175,7 +199,8 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
                 last = std::time::Instant::now();
             }
         }
-    }
+        Ok(())
+    })?;
     if progress {
         eprint!("\r{:72}\r", "");
     }

@@ -150,7 +150,7 @@ const FORMAT_SIZE: [u16; 11] = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 
 enum Source {
     Raw(std::io::BufReader<std::fs::File>),
-    Laz(Box<dyn LazDecoder>),
+    Laz(Box<dyn LazDecoder + Send>),
 }
 
 /// The two laz decompressors behind one call.
@@ -346,7 +346,7 @@ impl LasReader {
                 ));
             }
             let reader = std::io::BufReader::with_capacity(1 << 20, file);
-            let dec: Box<dyn LazDecoder> = match laz::ParLasZipDecompressor::new(reader, vlr.clone()) {
+            let dec: Box<dyn LazDecoder + Send> = match laz::ParLasZipDecompressor::new(reader, vlr.clone()) {
                 Ok(d) => Box::new(d),
                 Err(_) => {
                     // No chunk table: the sequential decoder.
