@@ -1,6 +1,7 @@
 //! Benchmark: `roadscan crg` on a virtual survey of the demo road (default 20 M points; set
-//! ROADSCAN_BENCH_POINTS), LAS and LAZ, against a plain las-crate read of the same file in the
-//! same run, and peak RSS of `crg` at half and twice that size.
+//! ROADSCAN_BENCH_POINTS), LAS and LAZ, against plain las-crate reads of the same file in the
+//! same run (las 0.11 bulk columns for LAS; las 0.9 `Point`s and our own decoder for LAZ), and
+//! peak RSS of `crg` at half and twice that size.
 //! `cargo bench -p cli --bench crg`; prints `key value` lines.
 //!
 //! The survey: two passes at 10 m/s, 200 rev/s, points per revolution chosen for the size
@@ -23,7 +24,7 @@ fn survey(dir: &Path, points: f64, laz: bool) -> PathBuf {
     out
 }
 
-/// Plain las-crate read of every point (chunks of 1 M into `Point`s), seconds and points.
+/// las 0.9 read of every point (chunks of 1 M into `Point`s), seconds and points.
 fn las_read(path: &Path) -> (f64, u64) {
     let t = Instant::now();
     let mut r = las::Reader::from_path(path).unwrap();
@@ -40,6 +41,20 @@ fn las_read(path: &Path) -> (f64, u64) {
     }
     assert!(sum.is_finite());
     (t.elapsed().as_secs_f64(), n)
+}
+
+/// las 0.11's bulk column read of an uncompressed file (`fill_points` 1 M and the x, y, z
+/// columns), seconds: the baseline the issue names.
+fn las_bulk_read(path: &Path) -> f64 {
+    let t = Instant::now();
+    let mut r = las011::Reader::from_path(path).unwrap();
+    let mut pd = las011::PointDataBuilder::new().for_header(r.header()).build();
+    let mut sum = 0.0;
+    while r.fill_points(1_000_000, &mut pd).unwrap() > 0 {
+        sum += pd.x().sum::<f64>() + pd.y().sum::<f64>() + pd.z().sum::<f64>();
+    }
+    assert!(sum.is_finite());
+    t.elapsed().as_secs_f64()
 }
 
 /// Our column reader over every point, seconds.
@@ -101,6 +116,11 @@ fn main() {
         let t_ours = our_read(&input);
         let (t_crg, rss) = crg(&axis, &input, &dir.join(format!("out-{kind}.crg")));
         println!("{kind}_points {points}");
+        if !laz {
+            let t_bulk = las_bulk_read(&input);
+            println!("las_las_crate_bulk_read_s {t_bulk:.3}");
+            println!("las_crg_vs_las_crate_bulk_read {:.3}", t_bulk / t_crg);
+        }
         println!("{kind}_las_crate_read_s {t_las:.3}");
         println!("{kind}_our_read_s {t_ours:.3}");
         println!("{kind}_crg_s {t_crg:.3}");
