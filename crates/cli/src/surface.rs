@@ -2,7 +2,6 @@
 
 use anyhow::{bail, Context, Result};
 use pipeline::{Estimator, SurfaceBuilder, SurfaceOptions, ZMode};
-use scan::{CrsDef, LasReader, Points, Reprojection};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -91,56 +90,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             bail!("--s-range {s0}..{s1}: road {} is {} m long", road.id, road.length);
         }
     }
-    // The axis' CRS (its geoReference) and the inputs' (theirs, else --crs).
-    let axis_crs = odr.header.geo_reference.as_deref().map(str::trim).filter(|g| !g.is_empty()).and_then(|g| {
-        CrsDef::parse(g)
-            .map_err(|e| {
-                if !quiet {
-                    eprintln!(
-                        "roadscan: warning: {}: geoReference not usable ({e}); no reprojection",
-                        a.axis.display()
-                    );
-                }
-            })
-            .ok()
-    });
-    if let Some(c) = &a.crs {
-        CrsDef::parse(c).map_err(anyhow::Error::msg)?;
-    }
-    // Open every input first: a bad file fails before any work.
-    let mut readers = Vec::new();
-    for path in &a.input {
-        let r = LasReader::open(path)?;
-        if !quiet {
-            for w in r.warnings() {
-                eprintln!("roadscan: warning: {}: {w}", path.display());
-            }
-        }
-        let own = match r.header().crs.epsg {
-            Some(code) => Some(CrsDef::from_epsg(code).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?),
-            None => a.crs.as_deref().map(CrsDef::parse).transpose().map_err(anyhow::Error::msg)?,
-        };
-        let reprojection = match (own, &axis_crs) {
-            (Some(from), Some(to)) if !from.same_as(to) => {
-                let to = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
-                if !quiet {
-                    eprintln!("roadscan: {}: reprojecting from {} to {}", path.display(), from.label, to.label);
-                }
-                Some(Reprojection::new(from, to).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
-            }
-            _ => None,
-        };
-        if reprojection.is_none() {
-            check_units(&r, path)?;
-        }
-        // Heights in feet become metres with the reprojection.
-        let z_unit = if reprojection.is_some() {
-            r.header().crs.vertical_unit.or(r.header().crs.unit).unwrap_or(1.0)
-        } else {
-            1.0
-        };
-        readers.push((r, reprojection, z_unit));
-    }
+    let inputs = crate::inputs::Inputs::open(&odr, &a.axis, a.crs.as_deref(), &a.input, quiet)?;
     if !(a.tile.is_finite() && a.tile >= 0.0) {
         bail!("--tile must be a number of metres (0 = one file), got {}", a.tile);
     }
@@ -152,58 +102,8 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, spill_dir, ..Default::default() };
     let t = std::time::Instant::now();
     let mut b = SurfaceBuilder::new(road, odr.header.offset, opts);
-    let total: u64 = readers.iter().map(|(r, _, _)| r.header().point_count).sum();
     let progress = !quiet && std::io::stderr().is_terminal();
-    let mut done = 0u64;
-    let mut last = std::time::Instant::now();
-    // Reading (and reprojecting) on its own thread, a couple of chunks ahead of the projection.
-    std::thread::scope(|sc| -> Result<()> {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Points>>(1);
-        sc.spawn(move || {
-            for (r, reprojection, z_unit) in &mut readers {
-                loop {
-                    let mut p = Points::default();
-                    let chunk = r.read(&mut p, 1 << 16).map_err(anyhow::Error::from).and_then(|n| {
-                        if let Some(rp) = reprojection.as_ref().filter(|_| n > 0) {
-                            rp.apply(&mut p.x, &mut p.y).map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
-                            if *z_unit != 1.0 {
-                                p.z.iter_mut().for_each(|z| *z *= *z_unit);
-                            }
-                        }
-                        Ok(n)
-                    });
-                    match chunk {
-                        Ok(0) => break,
-                        Ok(_) => {
-                            if tx.send(Ok(p)).is_err() {
-                                return;
-                            }
-                        }
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        for p in rx {
-            let p = p?;
-            b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)?;
-            done += p.len() as u64;
-            if progress && last.elapsed().as_secs_f64() > 0.5 {
-                eprint!(
-                    "\rroadscan: reading points {:>5.1} % ({done} of {total})",
-                    100.0 * done as f64 / total.max(1) as f64
-                );
-                last = std::time::Instant::now();
-            }
-        }
-        Ok(())
-    })?;
-    if progress {
-        eprint!("\r{:72}\r", "");
-    }
+    inputs.stream(progress, |p| b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg))?;
     let read_secs = t.elapsed().as_secs_f64();
     if progress {
         let mut last = std::time::Instant::now();
@@ -256,18 +156,4 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         );
     }
     Ok(crate::exit::OK)
-}
-
-/// Points in feet cannot go on a metre axis without a reprojection (which needs the CRS of the
-/// points and of the axis).
-fn check_units(r: &LasReader, path: &Path) -> Result<()> {
-    if let Some(u) = r.header().crs.unit {
-        if (u - 1.0).abs() > 1e-12 {
-            bail!(
-                "{}: coordinates in units of {u} m (feet) and no reprojection: the file or --crs must give its EPSG code and the axis a geoReference",
-                path.display()
-            );
-        }
-    }
-    Ok(())
 }

@@ -1,0 +1,164 @@
+//! The LAS/LAZ inputs of a verb that works along a road: opened (and checked) before any
+//! work, reprojected to the axis file's CRS where theirs differs, streamed in chunks with the
+//! reading on a thread of its own.
+
+use anyhow::{bail, Result};
+use scan::{CrsDef, LasReader, Points, Reprojection};
+use std::path::Path;
+
+/// Opened inputs: each reader with its reprojection to the axis' CRS (if any) and the factor
+/// that turns its heights into metres.
+#[derive(Debug)]
+pub struct Inputs {
+    readers: Vec<(LasReader, Option<Reprojection>, f64)>,
+    total: u64,
+    /// The CRS the points end up in (the axis' geoReference, else the first input's own):
+    /// its label (EPSG:NNNN or a PROJ string) and OGC WKT where known.
+    pub crs: Option<(String, Option<String>)>,
+}
+
+impl Inputs {
+    /// Opens every input (a bad file fails before any work). `crs`: the CRS of inputs whose
+    /// files name none (`--crs`).
+    pub fn open(
+        odr: &opendrive::OpenDrive,
+        axis: &Path,
+        crs: Option<&str>,
+        paths: &[impl AsRef<Path>],
+        quiet: bool,
+    ) -> Result<Inputs> {
+        // The axis' CRS (its geoReference) and the inputs' (theirs, else --crs).
+        let axis_crs = odr.header.geo_reference.as_deref().map(str::trim).filter(|g| !g.is_empty()).and_then(|g| {
+            CrsDef::parse(g)
+                .map_err(|e| {
+                    if !quiet {
+                        eprintln!(
+                            "roadscan: warning: {}: geoReference not usable ({e}); no reprojection",
+                            axis.display()
+                        );
+                    }
+                })
+                .ok()
+        });
+        if let Some(c) = crs {
+            CrsDef::parse(c).map_err(anyhow::Error::msg)?;
+        }
+        let mut readers = Vec::new();
+        let mut first_crs = None;
+        for path in paths {
+            let path = path.as_ref();
+            let r = LasReader::open(path)?;
+            if !quiet {
+                for w in r.warnings() {
+                    eprintln!("roadscan: warning: {}: {w}", path.display());
+                }
+            }
+            let own = match r.header().crs.epsg {
+                Some(code) => Some(CrsDef::from_epsg(code).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?),
+                None => crs.map(CrsDef::parse).transpose().map_err(anyhow::Error::msg)?,
+            };
+            if first_crs.is_none() {
+                first_crs = own.as_ref().map(|c| {
+                    let wkt =
+                        c.epsg.and_then(CrsDef::wkt_of).map(str::to_string).or_else(|| r.header().crs.wkt.clone());
+                    (c.label.clone(), wkt)
+                });
+            }
+            let reprojection = match (own, &axis_crs) {
+                (Some(from), Some(to)) if !from.same_as(to) => {
+                    let to = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
+                    if !quiet {
+                        eprintln!("roadscan: {}: reprojecting from {} to {}", path.display(), from.label, to.label);
+                    }
+                    Some(Reprojection::new(from, to).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
+                }
+                _ => None,
+            };
+            if reprojection.is_none() {
+                check_units(&r, path)?;
+            }
+            // Heights in feet become metres with the reprojection.
+            let z_unit = if reprojection.is_some() {
+                r.header().crs.vertical_unit.or(r.header().crs.unit).unwrap_or(1.0)
+            } else {
+                1.0
+            };
+            readers.push((r, reprojection, z_unit));
+        }
+        let total = readers.iter().map(|(r, _, _)| r.header().point_count).sum();
+        let crs =
+            axis_crs.map(|c| (c.label.clone(), c.epsg.and_then(CrsDef::wkt_of).map(str::to_string))).or(first_crs);
+        Ok(Inputs { readers, total, crs })
+    }
+
+    /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
+    /// to `f`; reading runs a chunk ahead on a thread of its own. With `progress`, a line on
+    /// stderr counts the points.
+    pub fn stream(self, progress: bool, mut f: impl FnMut(&Points) -> Result<()>) -> Result<()> {
+        let (mut readers, total) = (self.readers, self.total);
+        let (mut done, mut last) = (0u64, std::time::Instant::now());
+        std::thread::scope(|sc| -> Result<()> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Points>>(1);
+            sc.spawn(move || {
+                for (r, reprojection, z_unit) in &mut readers {
+                    loop {
+                        let mut p = Points::default();
+                        let chunk = r.read(&mut p, 1 << 16).map_err(anyhow::Error::from).and_then(|n| {
+                            if let Some(rp) = reprojection.as_ref().filter(|_| n > 0) {
+                                rp.apply(&mut p.x, &mut p.y)
+                                    .map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
+                                if *z_unit != 1.0 {
+                                    p.z.iter_mut().for_each(|z| *z *= *z_unit);
+                                }
+                            }
+                            Ok(n)
+                        });
+                        match chunk {
+                            Ok(0) => break,
+                            Ok(_) => {
+                                if tx.send(Ok(p)).is_err() {
+                                    return;
+                                }
+                            }
+                            Err(e) => {
+                                let _ = tx.send(Err(e));
+                                return;
+                            }
+                        }
+                    }
+                }
+            });
+            for p in rx {
+                let p = p?;
+                f(&p)?;
+                done += p.len() as u64;
+                if progress && last.elapsed().as_secs_f64() > 0.5 {
+                    eprint!(
+                        "\rroadscan: reading points {:>5.1} % ({done} of {total})",
+                        100.0 * done as f64 / total.max(1) as f64
+                    );
+                    last = std::time::Instant::now();
+                }
+            }
+            Ok(())
+        })?;
+        if progress {
+            eprint!("\r{:72}\r", "");
+        }
+        Ok(())
+    }
+}
+
+/// Points in feet cannot go on a metre axis without a reprojection (which needs the CRS of the
+/// points and of the axis).
+fn check_units(r: &LasReader, path: &Path) -> Result<()> {
+    if let Some(u) = r.header().crs.unit {
+        if (u - 1.0).abs() > 1e-12 {
+            bail!(
+                "{}: coordinates in units of {u} m (feet) and no reprojection: the file or --crs must give its EPSG code and the axis a geoReference",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
