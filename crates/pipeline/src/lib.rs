@@ -1,5 +1,6 @@
 //! The stages that join the crates: survey points into the frame of an OpenDRIVE road
-//! (`frame.rs`), and road-surface CRGs gridded from them (`surface.rs`).
+//! (`frame.rs`), road-surface CRGs gridded from them (`surface.rs`), and the roadside as voxels
+//! and depth ribbons (`roadside.rs`).
 //!
 //! # Frames
 //! Map (x, y, z) in the point cloud's projected CRS; file = the OpenDRIVE file's frame (map
@@ -8,7 +9,10 @@
 //! h = height above the OpenDRIVE surface (elevation + t·tan(superelevation)/√(1+grade²)).
 
 pub mod frame;
+mod par;
+pub mod roadside;
 pub mod surface;
 
 pub use frame::{RoadFrame, Station};
+pub use roadside::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
 pub use surface::{grid_surface, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};

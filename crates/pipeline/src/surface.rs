@@ -307,11 +307,7 @@ impl<'a> SurfaceBuilder<'a> {
     /// The points are projected in runs of fixed length, in parallel, each run from its own
     /// start: the same candidates on any number of threads.
     pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), String> {
-        const RUN: usize = 8192;
         let n = x.len().min(y.len()).min(z.len());
-        let runs = n.div_ceil(RUN);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
-        let per = runs.div_ceil(threads).max(1);
         let this = Project {
             road: &self.road,
             frame: &self.frame,
@@ -322,26 +318,7 @@ impl<'a> SurfaceBuilder<'a> {
             margin: self.opts.radius + self.opts.cell,
             max_height: self.opts.max_height,
         };
-        let this = &this;
-        let found: Vec<Vec<Candidate>> = std::thread::scope(|sc| {
-            let handles: Vec<_> = (0..runs)
-                .step_by(per)
-                .map(|r0| {
-                    sc.spawn(move || {
-                        (r0..(r0 + per).min(runs))
-                            .map(|r| {
-                                let i = r * RUN..((r + 1) * RUN).min(n);
-                                this.candidates(&x[i.clone()], &y[i.clone()], &z[i])
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-        });
-        if found.len() != runs {
-            return Err("a projection thread failed".into());
-        }
+        let found = crate::par::runs(n, 8192, |i| this.candidates(&x[i.clone()], &y[i.clone()], &z[i]))?;
         self.offered += n as u64;
         // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
         let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
@@ -745,7 +722,7 @@ fn grid_slabs(
     o: &SurfaceOptions,
     tx: &std::sync::mpsc::SyncSender<Result<Gridded, String>>,
 ) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64);
+    let threads = crate::par::threads();
     let mut iu = 0;
     while iu < g.nu {
         let mut work = Vec::new();

@@ -1,0 +1,239 @@
+//! The roadside from survey points along a road: a voxel grid in the local map frame and the
+//! two depth ribbons beside the reference line.
+//!
+//! Points are projected into the road frame (as for the surface, in fixed parallel runs) and
+//! kept when within `buffer` of the reference line (|t|, like lasclip's corridor) and within
+//! the s range. Voxels are axis-aligned in the local map frame (map minus `origin`), so they
+//! overlay GIS data; the default origin is the road's start point rounded down to 100 m
+//! (height: to 10 m), so the voxel faces of sizes that divide 100 m lie on a global grid.
+//! Ribbons are over (s, h) with h = height above the reference line's elevation at s (file
+//! frame z minus the elevation profile; superelevation is not applied).
+
+use crate::frame::RoadFrame;
+use opendrive::{HeaderOffset, RoadEval};
+use voxel::{Ribbon, Side, VoxelGrid};
+
+/// Settings of the ribbons.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RibbonOptions {
+    /// Pixel size, m.
+    pub cell: f64,
+    /// Heights covered, m above the reference line's elevation.
+    pub h_range: (f64, f64),
+    /// Depths |t| closer than this are not counted (0: the road surface shows at the
+    /// bottom), m.
+    pub min_depth: f64,
+}
+
+impl Default for RibbonOptions {
+    fn default() -> Self {
+        RibbonOptions { cell: 0.1, h_range: (-2.0, 20.0), min_depth: 0.0 }
+    }
+}
+
+/// Settings of the roadside products.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoadsideOptions {
+    /// Points farther than this from the reference line (|t|) are dropped, m.
+    pub buffer: f64,
+    /// Part of the road, m of s (default: all of it).
+    pub s_range: Option<(f64, f64)>,
+    /// Voxel size, m (None: no voxels).
+    pub voxel_size: Option<f64>,
+    /// Map coordinates of the voxels' local origin (default: see the module docs).
+    pub origin: Option<[f64; 3]>,
+    /// Ribbons (None: none).
+    pub ribbons: Option<RibbonOptions>,
+}
+
+impl Default for RoadsideOptions {
+    fn default() -> Self {
+        RoadsideOptions { buffer: 50.0, s_range: None, voxel_size: Some(1.0), origin: None, ribbons: None }
+    }
+}
+
+/// A chunk of points as columns (map frame, m); all as long as `x`.
+#[derive(Debug, Clone, Copy)]
+pub struct PointColumns<'p> {
+    /// m.
+    pub x: &'p [f64],
+    /// m.
+    pub y: &'p [f64],
+    /// m.
+    pub z: &'p [f64],
+    /// Intensity.
+    pub intensity: &'p [u16],
+    /// Class.
+    pub class: &'p [u8],
+    /// Colour, if the points have it.
+    pub rgb: Option<&'p [[u16; 3]]>,
+}
+
+/// Builds the roadside products from streamed points.
+pub struct RoadsideBuilder<'a> {
+    road: RoadEval<'a>,
+    frame: RoadFrame,
+    offset: HeaderOffset,
+    rot: (f64, f64),
+    s_range: (f64, f64),
+    buffer: f64,
+    grid: Option<VoxelGrid>,
+    ribbons: Option<[Ribbon; 2]>,
+    offered: u64,
+    kept: u64,
+}
+
+impl std::fmt::Debug for RoadsideBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoadsideBuilder")
+            .field("road", &self.road.road().id)
+            .field("s_range", &self.s_range)
+            .field("offered", &self.offered)
+            .field("kept", &self.kept)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the builder made.
+#[derive(Debug)]
+pub struct Roadside {
+    /// The voxels, if asked for.
+    pub grid: Option<VoxelGrid>,
+    /// Station s and offset t of each voxel's centre (in `grid.sorted()` order), None where
+    /// the centre's foot lies beyond the road's ends.
+    pub stations: Vec<Option<(f64, f64)>>,
+    /// Left and right ribbons, if asked for.
+    pub ribbons: Option<[Ribbon; 2]>,
+    /// Points offered, and kept (within the buffer and the s range).
+    pub points: (u64, u64),
+    /// The s range covered, m.
+    pub s_range: (f64, f64),
+}
+
+impl<'a> RoadsideBuilder<'a> {
+    /// A builder for `road` (of a file with header `<offset>` `offset`).
+    pub fn new(
+        road: &'a opendrive::Road,
+        offset: Option<HeaderOffset>,
+        opts: &RoadsideOptions,
+    ) -> Result<RoadsideBuilder<'a>, String> {
+        let eval = RoadEval::new(road);
+        let frame = RoadFrame::new(&eval);
+        let offset = offset.unwrap_or_default();
+        let rot = offset.hdg.sin_cos();
+        if !(opts.buffer.is_finite() && opts.buffer > 0.0) {
+            return Err(format!("buffer {}: must be a positive number of metres", opts.buffer));
+        }
+        let s_range = opts.s_range.unwrap_or((0.0, eval.length()));
+        if !(s_range.0 >= 0.0 && s_range.1 <= eval.length() + 1e-9 && s_range.1 > s_range.0) {
+            return Err(format!("s range {}..{}: road {} is {} m long", s_range.0, s_range.1, road.id, eval.length()));
+        }
+        let grid = match opts.voxel_size {
+            Some(size) => {
+                let origin = opts.origin.unwrap_or_else(|| {
+                    let p = eval.pose(0.0);
+                    let (sin, cos) = rot;
+                    let (x, y) = (offset.x + p.x * cos - p.y * sin, offset.y + p.x * sin + p.y * cos);
+                    let z = offset.z + eval.elevation(0.0);
+                    [(x / 100.0).floor() * 100.0, (y / 100.0).floor() * 100.0, (z / 10.0).floor() * 10.0]
+                });
+                Some(VoxelGrid::new(size, origin).map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        let ribbons = match &opts.ribbons {
+            Some(r) => {
+                let depth = (r.min_depth, opts.buffer);
+                let make = |side| Ribbon::new(side, s_range, r.h_range, r.cell, depth).map_err(|e| e.to_string());
+                Some([make(Side::Left)?, make(Side::Right)?])
+            }
+            None => None,
+        };
+        Ok(RoadsideBuilder {
+            road: eval,
+            frame,
+            offset,
+            rot,
+            s_range,
+            buffer: opts.buffer,
+            grid,
+            ribbons,
+            offered: 0,
+            kept: 0,
+        })
+    }
+
+    /// Offers a chunk of points; an error names a point the voxel grid cannot place.
+    pub fn add(&mut self, p: PointColumns<'_>) -> Result<(), String> {
+        let n = p.x.len();
+        if [p.y.len(), p.z.len(), p.intensity.len(), p.class.len(), p.rgb.map_or(n, |c| c.len())]
+            .iter()
+            .any(|&l| l != n)
+        {
+            return Err("point columns of different lengths".into());
+        }
+        let (sin, cos) = self.rot;
+        let (frame, road, offset, (s0, s1), buffer) = (&self.frame, &self.road, self.offset, self.s_range, self.buffer);
+        // (index, s, t, h) of the points kept, in order.
+        let runs = crate::par::runs(n, 8192, |range| {
+            let mut last = None;
+            let mut out: Vec<(u32, f64, f64, f64)> = Vec::new();
+            for i in range {
+                let (dx, dy) = (p.x[i] - offset.x, p.y[i] - offset.y);
+                let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
+                let Some((s, t)) = frame.project_from(&mut last, fx, fy) else { continue };
+                if t.abs() > buffer || s < s0 || s > s1 {
+                    continue;
+                }
+                out.push((i as u32, s, t, p.z[i] - offset.z - road.elevation(s)));
+            }
+            out
+        })?;
+        self.offered += n as u64;
+        let kept: Vec<(u32, f64, f64, f64)> = runs.into_iter().flatten().collect();
+        self.kept += kept.len() as u64;
+        let col = |f: &dyn Fn(usize) -> f64| -> Vec<f64> { kept.iter().map(|k| f(k.0 as usize)).collect() };
+        let intensity: Vec<u16> = kept.iter().map(|k| p.intensity[k.0 as usize]).collect();
+        let rgb: Option<Vec<[u16; 3]>> = p.rgb.map(|c| kept.iter().map(|k| c[k.0 as usize]).collect());
+        if let Some([left, right]) = self.ribbons.as_mut() {
+            let (s, t, h): (Vec<f64>, Vec<f64>, Vec<f64>) = (
+                kept.iter().map(|k| k.1).collect(),
+                kept.iter().map(|k| k.2).collect(),
+                kept.iter().map(|k| k.3).collect(),
+            );
+            let (s, t, h, i, c) = (&s, &t, &h, &intensity, rgb.as_deref());
+            std::thread::scope(|sc| {
+                sc.spawn(move || left.add(s, t, h, i, c));
+                right.add(s, t, h, i, c);
+            });
+        }
+        if let Some(g) = self.grid.as_mut() {
+            let (x, y, z) = (col(&|i| p.x[i]), col(&|i| p.y[i]), col(&|i| p.z[i]));
+            let class: Vec<u8> = kept.iter().map(|k| p.class[k.0 as usize]).collect();
+            g.add(&x, &y, &z, &intensity, &class, rgb.as_deref(), crate::par::threads()).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// The products, with the stations of the voxel centres.
+    pub fn finish(self) -> Roadside {
+        let (sin, cos) = self.rot;
+        let mut stations = Vec::new();
+        if let Some(g) = &self.grid {
+            let mut last = None;
+            for (idx, _) in g.sorted() {
+                let c = g.centre(idx);
+                let (dx, dy) = (c[0] - self.offset.x, c[1] - self.offset.y);
+                let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
+                stations.push(self.frame.project_from(&mut last, fx, fy));
+            }
+        }
+        Roadside {
+            grid: self.grid,
+            stations,
+            ribbons: self.ribbons,
+            points: (self.offered, self.kept),
+            s_range: self.s_range,
+        }
+    }
+}

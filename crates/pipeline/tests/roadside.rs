@@ -1,0 +1,123 @@
+//! Roadside products from a virtual survey of the demo road: voxel occupancy against a
+//! brute-force count, the facades in the ribbons at their designed offsets, the sky empty.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use pipeline::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
+use sim::scanner::Pass;
+use sim::survey::Survey;
+use sim::Scene;
+use std::collections::BTreeMap;
+
+/// Two passes over s 20..60 of the demo road, 2000 points per revolution (facade points
+/// about 6 cm apart up to 12 m), in the LAS
+/// file's millimetres.
+fn survey() -> (Scene, Vec<scan::LasPoint>) {
+    let scene = Scene::demo(4);
+    let mut sv = Survey::demo(4);
+    sv.scanner.points_per_rev = 2000;
+    sv.passes = vec![
+        Pass { t: -1.625, speed: 10.0, s_start: 20.0, s_end: 60.0, id: 1 },
+        Pass { t: 1.625, speed: 10.0, s_start: 60.0, s_end: 20.0, id: 2 },
+    ];
+    let (mut pts, _, _) = sim::survey::measure(&scene, &sv);
+    let mm = |v: f64| (v * 1000.0).round() / 1000.0;
+    for p in &mut pts {
+        (p.x, p.y, p.z) = (mm(p.x), mm(p.y), mm(p.z));
+    }
+    (scene, pts)
+}
+
+fn build(scene: &Scene, pts: &[scan::LasPoint], opts: &RoadsideOptions) -> Roadside {
+    let mut b = RoadsideBuilder::new(&scene.odr.roads[0], scene.odr.header.offset, opts).unwrap();
+    // In chunks, as the CLI streams them.
+    for chunk in pts.chunks(50_000) {
+        let x: Vec<f64> = chunk.iter().map(|p| p.x).collect();
+        let y: Vec<f64> = chunk.iter().map(|p| p.y).collect();
+        let z: Vec<f64> = chunk.iter().map(|p| p.z).collect();
+        let i: Vec<u16> = chunk.iter().map(|p| p.intensity).collect();
+        let c: Vec<u8> = chunk.iter().map(|p| p.class).collect();
+        b.add(PointColumns { x: &x, y: &y, z: &z, intensity: &i, class: &c, rgb: None }).unwrap();
+    }
+    b.finish()
+}
+
+#[test]
+fn voxel_occupancy_equals_a_brute_force_count() {
+    let (scene, pts) = survey();
+    for size in [1.0, 0.25] {
+        // A buffer wider than the scene: every point is kept, so the brute force needs no
+        // road frame.
+        let opts = RoadsideOptions { buffer: 100.0, voxel_size: Some(size), ..Default::default() };
+        let side = build(&scene, &pts, &opts);
+        let grid = side.grid.as_ref().unwrap();
+        assert_eq!(side.points, (pts.len() as u64, pts.len() as u64));
+        let o = grid.origin();
+        let mut brute: BTreeMap<[i32; 3], (u32, u64, BTreeMap<u8, u32>)> = BTreeMap::new();
+        for p in &pts {
+            let k = [
+                ((p.x - o[0]) / size).floor() as i32,
+                ((p.y - o[1]) / size).floor() as i32,
+                ((p.z - o[2]) / size).floor() as i32,
+            ];
+            let e = brute.entry(k).or_default();
+            e.0 += 1;
+            e.1 += p.intensity as u64;
+            *e.2.entry(p.class).or_default() += 1;
+        }
+        let got = grid.sorted();
+        assert_eq!(got.len(), brute.len(), "{size} m: occupied voxels");
+        for ((k, v), (bk, (n, isum, classes))) in got.iter().zip(&brute) {
+            assert_eq!(k, bk);
+            assert_eq!(v.count, *n, "count of {k:?}");
+            assert_eq!(v.intensity_sum, *isum);
+            let major = classes.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).unwrap().0;
+            assert_eq!(v.class(), *major, "class of {k:?}");
+        }
+        // Stations of the centres: on the road near the surveyed part.
+        let on_road =
+            side.stations.iter().flatten().filter(|(s, t)| (15.0..65.0).contains(s) && t.abs() < 12.0).count();
+        assert!(on_road as f64 > 0.9 * side.stations.len() as f64, "{on_road} of {}", side.stations.len());
+        eprintln!("{size} m: {} voxels from {} points", got.len(), pts.len());
+    }
+}
+
+#[test]
+fn facades_appear_at_their_offsets_and_the_sky_is_empty() {
+    let (scene, pts) = survey();
+    let cell = 0.1;
+    let opts = RoadsideOptions {
+        voxel_size: None,
+        ribbons: Some(RibbonOptions { cell, h_range: (-2.0, 20.0), min_depth: 0.0 }),
+        ..Default::default()
+    };
+    let side = build(&scene, &pts, &opts);
+    let [left, right] = side.ribbons.as_ref().unwrap();
+    // The designed facades: planes at t = +8.5 and -9.5, 12 m high. Between 9 and 11.5 m
+    // (above the trees and poles) every pixel of the surveyed part sees the facade, within
+    // one cell.
+    for (rib, want) in [(left, scene.facades.left), (right, -scene.facades.right)] {
+        let (mut n, mut worst) = (0, 0.0f64);
+        for col in 0..rib.ns {
+            let s = rib.s0 + (col as f64 + 0.5) * cell;
+            if !(22.0..58.0).contains(&s) {
+                continue;
+            }
+            for row in 0..rib.nh {
+                let h = rib.h_top() - (row as f64 + 0.5) * cell;
+                if (9.0..11.5).contains(&h) {
+                    let d = rib.depth(col, row).unwrap_or_else(|| panic!("{:?}: empty at s {s}, h {h}", rib.side));
+                    worst = worst.max((d as f64 - want).abs());
+                    n += 1;
+                }
+                // Sky: nothing above the facades' tops.
+                if h > 13.0 {
+                    assert!(rib.depth(col, row).is_none(), "{:?}: a point in the sky at s {s}, h {h}", rib.side);
+                }
+            }
+        }
+        eprintln!("{:?}: facade at {want} m, {n} pixels, worst {worst:.4} m", rib.side);
+        assert!(n > 5000);
+        assert!(worst <= cell, "{:?}: facade off by {worst} m", rib.side);
+    }
+}
