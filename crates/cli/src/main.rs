@@ -2,7 +2,9 @@
 //! parsing, progress and exit codes; the work is in the library crates.
 
 mod crg;
+mod inputs;
 mod las;
+mod roadside;
 mod surface;
 mod xodr;
 
@@ -131,6 +133,22 @@ enum Command {
         after_help = "Examples:\n  roadscan crg --axis survey/truth/road.xodr --input survey/scan.las --out road.crg\n  roadscan crg --axis road.xodr --road 7 --input a.laz b.laz --out road.crg --s-range 100..350 --preview road.png\n  roadscan crg --axis road.xodr --input scan.laz --out attached.crg --z residual --width-left 4 --width-right 4"
     )]
     Crg(surface::CrgArgs),
+    /// The roadside as voxels: a sparse grid axis-aligned in the local map frame (map minus an
+    /// origin) of the points within --buffer of the road, its exposed faces as OBJ + MTL
+    /// (shared vertices, colours by class, intensity, height or RGB) and optionally binary
+    /// glTF, with a JSON sidecar (origin, CRS, size, counts) and a CSV of the voxels (count,
+    /// mean intensity and colour, majority class, s and t of the centre).
+    #[command(
+        after_help = "Examples:\n  roadscan voxel --axis survey/truth/road.xodr --input survey/scan.las --out scene.obj --glb scene.glb\n  roadscan voxel --axis road.xodr --road 7 --input a.laz b.laz --out fine.obj --size 0.1 --buffer 20 --colour height"
+    )]
+    Voxel(roadside::VoxelArgs),
+    /// Depth ribbons: for each side of the road an orthogonal image over (s, h) whose pixels
+    /// hold the nearest |t| of the points on that side (16-bit PNG in mm, float TIFF in m),
+    /// with intensity (and colour) images, a street view of both sides and a JSON sidecar.
+    #[command(
+        after_help = "Examples:\n  roadscan ribbons --axis survey/truth/road.xodr --input survey/scan.las --out ribbons\n  roadscan ribbons --axis road.xodr --input scan.laz --out ribbons --cell 0.05 --h-range 0..12 --min-depth 4"
+    )]
+    Ribbons(roadside::RibbonsArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -328,6 +346,8 @@ fn main() -> ExitCode {
         }
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::Crg(args) => surface::run(&args, cli.quiet),
+        Command::Voxel(args) => roadside::voxel(&args, cli.quiet),
+        Command::Ribbons(args) => roadside::ribbons(&args, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
         Command::Convert { input, output, version, format } => {

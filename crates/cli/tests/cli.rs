@@ -396,3 +396,99 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("expected EPSG:NNNN or a PROJ string"), "{}", stderr(&o));
 }
+
+/// Width, height and bit depth of a PNG (from its IHDR).
+fn png_size(p: &Path) -> (u32, u32, u8) {
+    let b = std::fs::read(p).unwrap();
+    assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{}", p.display());
+    let be = |k: usize| u32::from_be_bytes(b[k..k + 4].try_into().unwrap());
+    (be(16), be(20), b[24])
+}
+
+/// A number of a flat JSON document: the first `"key": value`.
+fn json_number(doc: &str, key: &str) -> f64 {
+    let at = doc.find(&format!("\"{key}\": ")).unwrap_or_else(|| panic!("no {key} in {doc}")) + key.len() + 4;
+    doc[at..].split([',', '}', '\n']).next().unwrap().trim().parse().unwrap()
+}
+
+#[test]
+fn voxel_and_ribbons_of_a_virtual_survey() {
+    let (d, survey) = demo_survey("roadside", "40..60", "1000");
+    let axis = survey.join("truth/road.xodr");
+    let las = survey.join("scan.las");
+    let (axis_s, las_s) = (axis.to_str().unwrap(), las.to_str().unwrap());
+    let obj = d.join("scene.obj");
+    let glb = d.join("scene.glb");
+    let args =
+        ["voxel", "--axis", axis_s, "--input", las_s, "--out", obj.to_str().unwrap(), "--glb", glb.to_str().unwrap()];
+    let o = roadscan(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let side = std::fs::read_to_string(d.join("scene.json")).unwrap();
+    let text = std::fs::read_to_string(&obj).unwrap();
+    // The OBJ holds what the sidecar says; every face's corners exist; the MTL defines every
+    // material used.
+    let v = text.lines().filter(|l| l.starts_with("v ")).count();
+    let f: Vec<&str> = text.lines().filter(|l| l.starts_with("f ")).collect();
+    assert_eq!(v as f64, json_number(&side, "vertices"));
+    assert_eq!(f.len() as f64, json_number(&side, "faces"));
+    assert!(f
+        .iter()
+        .flat_map(|l| l.split_whitespace().skip(1))
+        .all(|i| (1..=v).contains(&i.parse::<usize>().unwrap())));
+    let mtl = std::fs::read_to_string(d.join("scene.mtl")).unwrap();
+    for m in text.lines().filter_map(|l| l.strip_prefix("usemtl ")) {
+        assert!(mtl.contains(&format!("newmtl {m}\n")), "material {m}");
+    }
+    // The voxels CSV: one row per voxel; the glb's header and length.
+    let csv = std::fs::read_to_string(d.join("scene.voxels.csv")).unwrap();
+    assert_eq!((csv.lines().count() - 1) as f64, json_number(&side, "voxels"));
+    let g = std::fs::read(&glb).unwrap();
+    assert_eq!(&g[..4], b"glTF");
+    assert_eq!(u32::from_le_bytes(g[8..12].try_into().unwrap()) as usize, g.len());
+    // Same input, same bytes.
+    std::fs::create_dir_all(d.join("again")).unwrap();
+    let again = d.join("again/scene.obj");
+    let o = roadscan(&["voxel", "--axis", axis_s, "--input", las_s, "--out", again.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&again).unwrap() == text.as_bytes(), "a second run differs");
+
+    // Ribbons: image sizes and units as the sidecar says.
+    let rib = d.join("ribbons");
+    let o = roadscan(&[
+        "ribbons",
+        "--axis",
+        axis_s,
+        "--input",
+        las_s,
+        "--out",
+        rib.to_str().unwrap(),
+        "--s-range",
+        "40..60",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let side = std::fs::read_to_string(rib.join("ribbons.json")).unwrap();
+    let (cols, rows) = (json_number(&side, "columns") as u32, json_number(&side, "rows") as u32);
+    assert_eq!((cols, rows), (200, 220), "20 m by 22 m at 0.1 m");
+    for s in ["left", "right"] {
+        assert_eq!(png_size(&rib.join(format!("{s}_depth.png"))), (cols, rows, 16));
+        assert_eq!(png_size(&rib.join(format!("{s}_intensity.png"))), (cols, rows, 8));
+        let t = std::fs::read(rib.join(format!("{s}_depth.tif"))).unwrap();
+        assert_eq!(t.len(), 8 + 2 + 120 + 4 + (cols * rows * 4) as usize);
+    }
+    assert!(png_size(&rib.join("street_view.png")).0 >= cols);
+
+    // Bad input: one line, exit 2, nothing written.
+    let none = d.join("none.obj");
+    for bad in [
+        vec!["voxel", "--axis", axis_s, "--input", "missing.las", "--out", none.to_str().unwrap()],
+        vec!["voxel", "--axis", axis_s, "--input", las_s, "--out", none.to_str().unwrap(), "--size=-1"],
+        vec!["voxel", "--axis", axis_s, "--input", las_s, "--out", d.join("x.txt").to_str().unwrap()],
+        vec!["ribbons", "--axis", axis_s, "--input", las_s, "--out", d.join("r2").to_str().unwrap(), "--cell", "0"],
+    ] {
+        let o = roadscan(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert_eq!(stderr(&o).trim().lines().count(), 1, "{}", stderr(&o));
+    }
+    assert!(!none.exists() && !d.join("none.mtl").exists() && !d.join("r2").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

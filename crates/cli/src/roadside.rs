@@ -1,0 +1,297 @@
+//! `roadscan voxel` and `roadscan ribbons`: the roadside of a road from LAS/LAZ points.
+
+use crate::inputs::Inputs;
+use crate::json_str;
+use anyhow::{bail, Context, Result};
+use pipeline::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use voxel::{Colouring, Mesh};
+
+/// Arguments shared by the roadside verbs.
+#[derive(clap::Args, Debug)]
+pub struct RoadArgs {
+    /// OpenDRIVE file with the road whose reference line is the frame (s, t).
+    #[arg(long)]
+    pub axis: PathBuf,
+    /// Road id in the axis file (default: its first road).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
+    /// than the axis file's geoReference are reprojected to it.
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// LAS/LAZ files (any number; read in the order given).
+    #[arg(long, num_args = 1.., required = true)]
+    pub input: Vec<PathBuf>,
+    /// Keep points within this distance of the reference line (|t|), m.
+    #[arg(long, default_value_t = 50.0)]
+    pub buffer: f64,
+    /// Part of the road, A..B in metres of s (default: all of it).
+    #[arg(long, value_parser = crate::parse_range)]
+    pub s_range: Option<(f64, f64)>,
+}
+
+/// The arguments of `voxel`.
+#[derive(clap::Args, Debug)]
+pub struct VoxelArgs {
+    #[command(flatten)]
+    pub road: RoadArgs,
+    /// Output OBJ; its MTL (same stem), a JSON sidecar (`.json`: origin, CRS, size, counts) and
+    /// a CSV of the voxels (`.voxels.csv`) are written beside it.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Also write binary glTF (y up, flat vertex colours).
+    #[arg(long)]
+    pub glb: Option<PathBuf>,
+    /// Voxel size, m.
+    #[arg(long, default_value_t = 1.0)]
+    pub size: f64,
+    /// Face colours: class, intensity, height or rgb (needs points with colour).
+    #[arg(long, default_value = "class")]
+    pub colour: String,
+    /// Local origin of the voxels, X,Y,Z in the map frame (default: the road's start rounded
+    /// down to 100 m, its height to 10 m).
+    #[arg(long, value_parser = crate::parse_xyz, allow_hyphen_values = true)]
+    pub origin: Option<[f64; 3]>,
+}
+
+/// The arguments of `ribbons`.
+#[derive(clap::Args, Debug)]
+pub struct RibbonsArgs {
+    #[command(flatten)]
+    pub road: RoadArgs,
+    /// Output directory (created): left_/right_ depth.png (16-bit, mm, 0 = empty), depth.tif
+    /// (float, m, NaN = empty), intensity.png, rgb.png (with colour), street_view.png,
+    /// ribbons.json.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Pixel size, m.
+    #[arg(long, default_value_t = 0.1)]
+    pub cell: f64,
+    /// Heights covered, A..B in m above the reference line's elevation.
+    #[arg(long, value_parser = crate::parse_range, default_value = "-2..20", allow_hyphen_values = true)]
+    pub h_range: (f64, f64),
+    /// Leave out points nearer than this to the reference line (|t|), m.
+    #[arg(long, default_value_t = 0.0)]
+    pub min_depth: f64,
+}
+
+/// Reads the inputs along the road into the roadside products.
+fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, Inputs0)> {
+    let odr = opendrive::read_file(&r.axis)?;
+    let road = match &r.road {
+        Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", r.axis.display()))?,
+        None => odr.roads.first().with_context(|| format!("{}: no roads", r.axis.display()))?,
+    };
+    let inputs = Inputs::open(&odr, &r.axis, r.crs.as_deref(), &r.input, quiet)?;
+    let info = Inputs0 { crs: inputs.crs.clone(), road: road.id.clone() };
+    let mut b = RoadsideBuilder::new(road, odr.header.offset, &opts)
+        .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.axis.display(), road.id))?;
+    let progress = !quiet && std::io::stderr().is_terminal();
+    inputs.stream(progress, |p| {
+        let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
+        let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
+        b.add(cols).map_err(anyhow::Error::msg)
+    })?;
+    Ok((b.finish(), info))
+}
+
+/// What the verbs report of the inputs.
+struct Inputs0 {
+    crs: Option<(String, Option<String>)>,
+    road: String,
+}
+
+fn positive(name: &str, v: f64) -> Result<f64> {
+    if !(v.is_finite() && v > 0.0) {
+        bail!("--{name} must be a positive number of metres, got {v}");
+    }
+    Ok(v)
+}
+
+/// Runs `voxel`.
+pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
+    let t0 = std::time::Instant::now();
+    let size = positive("size", a.size)?;
+    positive("buffer", a.road.buffer)?;
+    let colouring = match a.colour.as_str() {
+        "class" => Colouring::Class,
+        "intensity" => Colouring::Intensity,
+        "height" => Colouring::Height,
+        "rgb" => Colouring::Rgb,
+        other => bail!("--colour must be class, intensity, height or rgb, got {other}"),
+    };
+    if a.out.extension().and_then(|e| e.to_str()) != Some("obj") {
+        bail!("--out must name an .obj file, got {}", a.out.display());
+    }
+    let opts = RoadsideOptions {
+        buffer: a.road.buffer,
+        s_range: a.road.s_range,
+        voxel_size: Some(size),
+        origin: a.origin,
+        ribbons: None,
+    };
+    let (side, info) = build(&a.road, opts, quiet)?;
+    let Some(grid) = &side.grid else { bail!("no voxel grid was built") };
+    if grid.is_empty() {
+        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", a.road.buffer, info.road);
+    }
+    let t_mesh = std::time::Instant::now();
+    let mesh = Mesh::from_grid(grid);
+    let obj = voxel::write_obj(&mesh, &a.out, colouring)?;
+    let glb = match &a.glb {
+        Some(p) => Some(voxel::write_glb(&mesh, p, colouring, info.crs.as_ref().map(|c| c.0.as_str()))?),
+        None => None,
+    };
+    let mesh_secs = t_mesh.elapsed().as_secs_f64();
+    // The voxels as CSV: index, centre (map), count, intensity, colour, class, s, t.
+    let csv = sibling(&a.out, ".voxels.csv");
+    voxel::write_atomic(&csv, |w| {
+        writeln!(w, "i,j,k,x,y,z,count,intensity,r,g,b,class,s,t")?;
+        for ((idx, v), st) in mesh.voxels.iter().zip(&side.stations) {
+            let c = grid.centre(*idx);
+            let (s, t) = st.map_or((String::new(), String::new()), |(s, t)| (format!("{s:.3}"), format!("{t:.3}")));
+            writeln!(
+                w,
+                "{},{},{},{:.3},{:.3},{:.3},{},{:.1},{},{},{},{},{s},{t}",
+                idx[0], idx[1], idx[2], c[0], c[1], c[2], v.count, v.intensity, v.rgb[0], v.rgb[1], v.rgb[2], v.class
+            )?;
+        }
+        Ok(())
+    })?;
+    let o = mesh.origin;
+    let (crs, wkt) = info
+        .crs
+        .clone()
+        .map_or(("null".into(), "null".into()), |(l, w)| (json_str(&l), w.map_or("null".into(), |w| json_str(&w))));
+    let name = |p: &Path| json_str(&p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let json = format!(
+        "{{\n  \"origin\": [{}, {}, {}],\n  \"crs\": {crs},\n  \"crs_wkt\": {wkt},\n  \"voxel_size\": {},\n  \"frame\": \"local map frame: x east, y north, z up, metres, map minus origin; voxel (i, j, k) spans origin + [i, j, k] * size to origin + [i+1, j+1, k+1] * size\",\n  \"axis\": {},\n  \"road\": {},\n  \"buffer\": {},\n  \"s_range\": [{}, {}],\n  \"colouring\": \"{}\",\n  \"points\": {{\"read\": {}, \"kept\": {}}},\n  \"voxels\": {},\n  \"obj\": {{\"file\": {}, \"vertices\": {}, \"faces\": {}, \"bytes\": {}}},\n  \"glb\": {},\n  \"csv\": {}\n}}\n",
+        o[0],
+        o[1],
+        o[2],
+        size,
+        json_str(&a.road.axis.display().to_string()),
+        json_str(&info.road),
+        a.road.buffer,
+        side.s_range.0,
+        side.s_range.1,
+        a.colour,
+        side.points.0,
+        side.points.1,
+        mesh.voxels.len(),
+        name(&a.out),
+        obj.vertices,
+        obj.faces,
+        obj.bytes,
+        match (&a.glb, glb) {
+            (Some(p), Some(g)) => format!(
+                "{{\"file\": {}, \"vertices\": {}, \"triangles\": {}, \"bytes\": {}}}",
+                name(p),
+                g.vertices,
+                2 * g.faces,
+                g.bytes
+            ),
+            _ => "null".into(),
+        },
+        name(&csv)
+    );
+    voxel::write_atomic(&a.out.with_extension("json"), |w| w.write_all(json.as_bytes()))?;
+    if !quiet {
+        eprintln!(
+            "roadscan: wrote {} ({} voxels of {size} m, {} vertices, {} faces, {:.1} MB){}; points: {} read, {} within {} m; {:.1} s (meshing and writing {:.1} s)",
+            a.out.display(),
+            mesh.voxels.len(),
+            obj.vertices,
+            obj.faces,
+            obj.bytes as f64 / 1e6,
+            a.glb.as_ref().map_or(String::new(), |p| format!(" and {}", p.display())),
+            side.points.0,
+            side.points.1,
+            a.road.buffer,
+            t0.elapsed().as_secs_f64(),
+            mesh_secs
+        );
+    }
+    Ok(crate::exit::OK)
+}
+
+/// `path` with its extension replaced by `suffix` (which starts with a dot).
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!("{stem}{suffix}"))
+}
+
+/// Runs `ribbons`.
+pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
+    let t0 = std::time::Instant::now();
+    let cell = positive("cell", a.cell)?;
+    positive("buffer", a.road.buffer)?;
+    if !(a.min_depth.is_finite() && a.min_depth >= 0.0 && a.min_depth < a.road.buffer) {
+        bail!("--min-depth must be between 0 and --buffer, got {}", a.min_depth);
+    }
+    let ropts = RibbonOptions { cell, h_range: a.h_range, min_depth: a.min_depth };
+    let opts = RoadsideOptions {
+        buffer: a.road.buffer,
+        s_range: a.road.s_range,
+        voxel_size: None,
+        origin: None,
+        ribbons: Some(ropts),
+    };
+    let (side, info) = build(&a.road, opts, quiet)?;
+    let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
+    std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create the directory", a.out.display()))?;
+    let mut files = Vec::new();
+    for rib in [left, right] {
+        let n = rib.side.name();
+        let p = |f: &str| a.out.join(format!("{n}_{f}"));
+        rib.write_depth_png(&p("depth.png"))?;
+        rib.write_depth_tiff(&p("depth.tif"))?;
+        rib.write_intensity_png(&p("intensity.png"))?;
+        files.extend([format!("{n}_depth.png"), format!("{n}_depth.tif"), format!("{n}_intensity.png")]);
+        if rib.has_rgb() {
+            rib.write_rgb_png(&p("rgb.png"))?;
+            files.push(format!("{n}_rgb.png"));
+        }
+    }
+    let caption = format!("road {} s {:.0}..{:.0} m, {} m cells", info.road, side.s_range.0, side.s_range.1, cell);
+    voxel::ribbon::write_street_view(left, right, &a.out.join("street_view.png"), &caption)?;
+    files.push("street_view.png".into());
+    let crs = info.crs.as_ref().map_or("null".into(), |c| json_str(&c.0));
+    let json = format!(
+        "{{\n  \"axis\": {},\n  \"road\": {},\n  \"crs\": {crs},\n  \"s0\": {},\n  \"cell\": {cell},\n  \"columns\": {},\n  \"rows\": {},\n  \"h_top\": {},\n  \"h_bottom\": {},\n  \"height_datum\": \"h = z in the axis file's frame minus the road's elevation profile at s (superelevation not applied)\",\n  \"layout\": \"row 0 = highest h (h_top - cell/2 at its centre), column 0 = s0 (s0 + cell/2 at its centre), s growing to the right on both sides\",\n  \"depth\": \"|t|, distance from the reference line on that side (left t > 0, right t < 0), of the nearest point in the pixel; PNG: uint16 millimetres, 0 = empty; TIFF: float32 metres, NaN = empty\",\n  \"depth_range\": [{}, {}],\n  \"points\": {{\"read\": {}, \"kept\": {}, \"left\": {}, \"right\": {}}},\n  \"filled\": {{\"left\": {:.4}, \"right\": {:.4}}},\n  \"files\": [{}]\n}}\n",
+        json_str(&a.road.axis.display().to_string()),
+        json_str(&info.road),
+        left.s0,
+        left.ns,
+        left.nh,
+        left.h_top(),
+        left.h0,
+        left.depth_range.0,
+        left.depth_range.1,
+        side.points.0,
+        side.points.1,
+        left.points(),
+        right.points(),
+        left.filled(),
+        right.filled(),
+        files.iter().map(|f| json_str(f)).collect::<Vec<_>>().join(", ")
+    );
+    voxel::write_atomic(&a.out.join("ribbons.json"), |w| w.write_all(json.as_bytes()))?;
+    if !quiet {
+        eprintln!(
+            "roadscan: wrote {} ({} x {} pixels of {cell} m per side, filled left {:.1} %, right {:.1} %); points: {} read, {} within {} m; {:.1} s",
+            a.out.display(),
+            left.ns,
+            left.nh,
+            100.0 * left.filled(),
+            100.0 * right.filled(),
+            side.points.0,
+            side.points.1,
+            a.road.buffer,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    Ok(crate::exit::OK)
+}
