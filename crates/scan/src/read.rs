@@ -532,43 +532,39 @@ fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
         7 | 8 | 10 => Some(30),
         _ => None,
     };
-    for v in [&mut out.x, &mut out.y, &mut out.z, &mut out.gps_time] {
-        v.reserve(n);
+    // Column by column: each pass is a simple loop over the records, which the compiler
+    // keeps free of per-push capacity checks.
+    let recs = || buf.chunks_exact(stride).take(n);
+    let i32_at = |r: &[u8], a: usize| i32::from_le_bytes([r[a], r[a + 1], r[a + 2], r[a + 3]]);
+    let u16_at = |r: &[u8], a: usize| u16::from_le_bytes([r[a], r[a + 1]]);
+    for (k, col) in [&mut out.x, &mut out.y, &mut out.z].into_iter().enumerate() {
+        let (scale, offset) = (h.scale[k], h.offset[k]);
+        col.extend(recs().map(|r| i32_at(r, 4 * k) as f64 * scale + offset));
     }
-    for rec in buf.chunks_exact(stride).take(n) {
-        let xi = i32::from_le_bytes([rec[0], rec[1], rec[2], rec[3]]);
-        let yi = i32::from_le_bytes([rec[4], rec[5], rec[6], rec[7]]);
-        let zi = i32::from_le_bytes([rec[8], rec[9], rec[10], rec[11]]);
-        out.x.push(xi as f64 * h.scale[0] + h.offset[0]);
-        out.y.push(yi as f64 * h.scale[1] + h.offset[1]);
-        out.z.push(zi as f64 * h.scale[2] + h.offset[2]);
-        out.intensity.push(u16::from_le_bytes([rec[12], rec[13]]));
-        let r = rec[14];
-        if new {
-            out.return_number.push(r & 0x0F);
-            out.number_of_returns.push(r >> 4);
-            out.class.push(rec[16]);
-            out.scan_angle_deg.push(i16::from_le_bytes([rec[18], rec[19]]) as f32 * 0.006);
-            out.source.push(u16::from_le_bytes([rec[20], rec[21]]));
-        } else {
-            out.return_number.push(r & 0x07);
-            out.number_of_returns.push((r >> 3) & 0x07);
-            out.class.push(rec[15] & 0x1F);
-            out.scan_angle_deg.push(rec[16] as i8 as f32);
-            out.source.push(u16::from_le_bytes([rec[18], rec[19]]));
-        }
-        out.gps_time.push(gps_at.map_or(f64::NAN, |a| {
+    out.intensity.extend(recs().map(|r| u16_at(r, 12)));
+    if new {
+        out.return_number.extend(recs().map(|r| r[14] & 0x0F));
+        out.number_of_returns.extend(recs().map(|r| r[14] >> 4));
+        out.class.extend(recs().map(|r| r[16]));
+        out.scan_angle_deg.extend(recs().map(|r| i16::from_le_bytes([r[18], r[19]]) as f32 * 0.006));
+        out.source.extend(recs().map(|r| u16_at(r, 20)));
+    } else {
+        out.return_number.extend(recs().map(|r| r[14] & 0x07));
+        out.number_of_returns.extend(recs().map(|r| (r[14] >> 3) & 0x07));
+        out.class.extend(recs().map(|r| r[15] & 0x1F));
+        out.scan_angle_deg.extend(recs().map(|r| r[16] as i8 as f32));
+        out.source.extend(recs().map(|r| u16_at(r, 18)));
+    }
+    match gps_at {
+        Some(a) => out.gps_time.extend(recs().map(|r| {
             let mut b = [0u8; 8];
-            b.copy_from_slice(&rec[a..a + 8]);
+            b.copy_from_slice(&r[a..a + 8]);
             f64::from_le_bytes(b)
-        }));
-        if let Some(a) = rgb_at {
-            out.rgb.push([
-                u16::from_le_bytes([rec[a], rec[a + 1]]),
-                u16::from_le_bytes([rec[a + 2], rec[a + 3]]),
-                u16::from_le_bytes([rec[a + 4], rec[a + 5]]),
-            ]);
-        }
+        })),
+        None => out.gps_time.resize(out.gps_time.len() + recs().count(), f64::NAN),
+    }
+    if let Some(a) = rgb_at {
+        out.rgb.extend(recs().map(|r| [u16_at(r, a), u16_at(r, a + 2), u16_at(r, a + 4)]));
     }
 }
 
