@@ -24,6 +24,18 @@ pub struct Voxel {
 }
 
 impl Voxel {
+    /// Adds another voxel's points to this one.
+    fn merge(&mut self, o: &Voxel) {
+        self.count += o.count;
+        self.intensity_sum += o.intensity_sum;
+        for (a, b) in self.rgb_sum.iter_mut().zip(o.rgb_sum) {
+            *a += b;
+        }
+        for (c, n) in o.classes.iter() {
+            self.classes.add(c, n);
+        }
+    }
+
     /// Mean intensity.
     pub fn intensity(&self) -> f64 {
         self.intensity_sum as f64 / self.count.max(1) as f64
@@ -121,6 +133,38 @@ fn shard_of(p: u64) -> usize {
     (p.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize % SHARDS
 }
 
+/// A voxel's key in a grid (its packed index), from [`VoxelGrid::key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VoxelKey(u64);
+
+/// Voxel keys of a grid's size and origin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Keyer {
+    size: f64,
+    origin: [f64; 3],
+}
+
+impl Keyer {
+    /// The key of the voxel holding a map point (see [`VoxelGrid::index_of`] for the errors).
+    pub fn key(&self, x: f64, y: f64, z: f64) -> Result<VoxelKey, Error> {
+        let inv = 1.0 / self.size;
+        let (i, j, k) = ((x - self.origin[0]) * inv, (y - self.origin[1]) * inv, (z - self.origin[2]) * inv);
+        let xy = XY_LIMIT as f64;
+        if !(i.abs() < xy && j.abs() < xy && k.abs() < Z_LIMIT as f64) {
+            return Err(Error::Invalid(format!(
+                "point ({x}, {y}, {z}) is too far from the voxel origin {:?} for {} m voxels",
+                self.origin, self.size
+            )));
+        }
+        // floor() of values this small, without a libm call on baseline x86-64.
+        let floor = |v: f64| {
+            let t = v as i64;
+            t - ((t as f64) > v) as i64
+        };
+        Ok(VoxelKey(pack([floor(i), floor(j), floor(k)])))
+    }
+}
+
 /// A sparse grid of cubes of side `size`, axis-aligned in the local frame (map minus
 /// `origin`): voxel (i, j, k) spans `origin + [i, j, k] · size` to `origin + [i+1, j+1, k+1] ·
 /// size`.
@@ -178,21 +222,17 @@ impl VoxelGrid {
     /// The voxel index of a map point, or an error when it lies beyond what the grid indexes
     /// (±8.3 M cells across, ±32 k up) or is not finite.
     pub fn index_of(&self, x: f64, y: f64, z: f64) -> Result<[i32; 3], Error> {
-        self.key(x, y, z).map(unpack)
+        self.key(x, y, z).map(|k| unpack(k.0))
     }
 
-    fn key(&self, x: f64, y: f64, z: f64) -> Result<u64, Error> {
-        let i = ((x - self.origin[0]) / self.size).floor();
-        let j = ((y - self.origin[1]) / self.size).floor();
-        let k = ((z - self.origin[2]) / self.size).floor();
-        let xy = XY_LIMIT as f64;
-        if !(i.abs() < xy && j.abs() < xy && k.abs() < Z_LIMIT as f64) {
-            return Err(Error::Invalid(format!(
-                "point ({x}, {y}, {z}) is too far from the voxel origin {:?} for {} m voxels",
-                self.origin, self.size
-            )));
-        }
-        Ok(pack([i as i64, j as i64, k as i64]))
+    /// The key of the voxel holding a map point (see [`VoxelGrid::index_of`] for the errors).
+    pub fn key(&self, x: f64, y: f64, z: f64) -> Result<VoxelKey, Error> {
+        self.keyer().key(x, y, z)
+    }
+
+    /// What computes keys, apart from the grid (so keys can be computed while the grid fills).
+    pub fn keyer(&self) -> Keyer {
+        Keyer { size: self.size, origin: self.origin }
     }
 
     /// Adds points (map coordinates, with intensity, class and optionally colour; all slices as
@@ -210,37 +250,66 @@ impl VoxelGrid {
         threads: usize,
     ) -> Result<(), Error> {
         let n = x.len();
-        if y.len() != n || z.len() != n || intensity.len() != n || class.len() != n || rgb.is_some_and(|c| c.len() != n)
-        {
+        if y.len() != n || z.len() != n {
             return Err(Error::Invalid("point columns of different lengths".into()));
         }
-        // Keys first (so a bad point leaves the grid untouched), then each thread fills its
-        // own shards.
-        let keys: Vec<u64> = (0..n)
+        // Keys first, so a bad point leaves the grid untouched.
+        let keys: Vec<VoxelKey> = (0..n)
             .map(|i| self.key(x[i], y[i], z[i]).map_err(|e| Error::Invalid(format!("point {i}: {e}"))))
             .collect::<Result<_, _>>()?;
+        self.add_keyed(&keys, intensity, class, rgb, threads)
+    }
+
+    /// Adds points by their keys (from [`VoxelGrid::key`] of this grid), with intensity, class
+    /// and optionally colour (all slices as long as `keys`), on up to `threads` threads, each
+    /// filling its own shards.
+    pub fn add_keyed(
+        &mut self,
+        keys: &[VoxelKey],
+        intensity: &[u16],
+        class: &[u8],
+        rgb: Option<&[[u16; 3]]>,
+        threads: usize,
+    ) -> Result<(), Error> {
+        let n = keys.len();
+        if intensity.len() != n || class.len() != n || rgb.is_some_and(|c| c.len() != n) {
+            return Err(Error::Invalid("point columns of different lengths".into()));
+        }
         let threads = threads.clamp(1, SHARDS);
         let per = SHARDS.div_ceil(threads);
         std::thread::scope(|sc| {
             for (t, shards) in self.shards.chunks_mut(per).enumerate() {
-                let keys = &keys;
                 sc.spawn(move || {
-                    let first = t * per;
-                    for (i, &key) in keys.iter().enumerate() {
+                    // Successive points mostly fall in the same voxel: a run of one key is
+                    // summed here and merged into the map once.
+                    let (first, mine) = (t * per, shards.len());
+                    let mut run: Option<(u64, Voxel)> = None;
+                    let mut flush = |run: &mut Option<(u64, Voxel)>| {
+                        if let Some((key, v)) = run.take() {
+                            shards[shard_of(key) - first].entry(key).or_default().merge(&v);
+                        }
+                    };
+                    for (i, &VoxelKey(key)) in keys.iter().enumerate() {
                         let s = shard_of(key);
-                        if s < first || s >= first + shards.len() {
+                        if s < first || s >= first + mine {
                             continue;
                         }
-                        let v = shards[s - first].entry(key).or_default();
-                        v.count += 1;
-                        v.intensity_sum += intensity[i] as u64;
-                        if let Some(c) = rgb {
-                            for (sum, c) in v.rgb_sum.iter_mut().zip(c[i]) {
-                                *sum += c as u64;
-                            }
+                        if run.as_ref().is_none_or(|r| r.0 != key) {
+                            flush(&mut run);
+                            run = Some((key, Voxel::default()));
                         }
-                        v.classes.add(class[i], 1);
+                        if let Some((_, v)) = run.as_mut() {
+                            v.count += 1;
+                            v.intensity_sum += intensity[i] as u64;
+                            if let Some(c) = rgb {
+                                for (sum, c) in v.rgb_sum.iter_mut().zip(c[i]) {
+                                    *sum += c as u64;
+                                }
+                            }
+                            v.classes.add(class[i], 1);
+                        }
                     }
+                    flush(&mut run);
                 });
             }
         });

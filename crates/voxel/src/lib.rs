@@ -18,8 +18,8 @@ pub use io::write_atomic;
 mod mesh;
 pub mod ribbon;
 
-pub use grid::{Voxel, VoxelGrid};
-pub use mesh::{write_glb, write_obj, Colouring, Mesh, MeshStats};
+pub use grid::{Keyer, Voxel, VoxelGrid, VoxelKey};
+pub use mesh::{write_csv, write_glb, write_obj, Colouring, Mesh, MeshStats};
 pub use ribbon::{Ribbon, Side};
 
 /// What can go wrong.

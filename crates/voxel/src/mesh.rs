@@ -84,13 +84,21 @@ impl Mesh {
     /// The exposed faces of `grid`.
     pub fn from_grid(grid: &VoxelGrid) -> Mesh {
         let sorted = grid.sorted();
-        let mut corner_index: HashMap<[i32; 3], u32> = HashMap::new();
+        let keys: Vec<[i32; 3]> = sorted.iter().map(|e| e.0).collect();
+        // Neighbours by merge walks: index + offset grows with the index in the sorted order,
+        // so one cursor per direction only moves forward (no hash lookups, cache friendly).
+        let mut cursor = [0usize; 6];
+        let mut corner_index: HashMap<[i32; 3], u32> = HashMap::with_capacity(keys.len() * 2);
         let mut vertices = Vec::new();
         let mut quads = Vec::new();
-        for (vi, (idx, _)) in sorted.iter().enumerate() {
-            for (normal, corners) in FACES {
+        for (vi, idx) in keys.iter().enumerate() {
+            for (f, (normal, corners)) in FACES.iter().enumerate() {
                 let nb = [idx[0] + normal[0], idx[1] + normal[1], idx[2] + normal[2]];
-                if grid.contains(nb) {
+                let c = &mut cursor[f];
+                while *c < keys.len() && keys[*c] < nb {
+                    *c += 1;
+                }
+                if *c < keys.len() && keys[*c] == nb {
                     continue;
                 }
                 let corners = corners.map(|c| {
@@ -100,7 +108,7 @@ impl Mesh {
                         (vertices.len() - 1) as u32
                     })
                 });
-                quads.push(Quad { corners, normal, voxel: vi as u32 });
+                quads.push(Quad { corners, normal: *normal, voxel: vi as u32 });
             }
         }
         Mesh {
@@ -271,7 +279,7 @@ pub fn write_obj(mesh: &Mesh, path: &Path, colouring: Colouring) -> Result<MeshS
             w.write_all(b"v")?;
             for c in p {
                 w.write_all(b" ")?;
-                w.write_all(num.format(c).as_bytes())?;
+                w.write_all(num.format(c, 4).as_bytes())?;
             }
             w.write_all(b"\n")?;
         }
@@ -292,26 +300,64 @@ pub fn write_obj(mesh: &Mesh, path: &Path, colouring: Colouring) -> Result<MeshS
     Ok(MeshStats { vertices: mesh.vertices.len(), faces: mesh.quads.len(), bytes })
 }
 
-/// Short decimal text of lattice coordinates: integers times the voxel size, printed with at
-/// most 4 decimals and no trailing zeros.
+/// Writes the voxels of `mesh` as CSV at `path`, atomically: index, centre (map frame),
+/// point count, mean intensity and colour, majority class, and the station s and offset t
+/// of the centre from `stations` (one per voxel, empty where None).
+pub fn write_csv(mesh: &Mesh, stations: &[Option<(f64, f64)>], path: &Path) -> Result<(), Error> {
+    if stations.len() != mesh.voxels.len() {
+        return Err(Error::Invalid(format!("{} stations for {} voxels", stations.len(), mesh.voxels.len())));
+    }
+    let mut num = ryu_like::Buffer::default();
+    write_atomic(path, |w| {
+        writeln!(w, "i,j,k,x,y,z,count,intensity,r,g,b,class,s,t")?;
+        for ((idx, v), st) in mesh.voxels.iter().zip(stations) {
+            write!(w, "{},{},{}", idx[0], idx[1], idx[2])?;
+            for (o, i) in mesh.origin.iter().zip(idx) {
+                let c = o + (*i as f64 + 0.5) * mesh.size;
+                w.write_all(b",")?;
+                w.write_all(num.format(c, 3).as_bytes())?;
+            }
+            write!(w, ",{},", v.count)?;
+            w.write_all(num.format(v.intensity, 1).as_bytes())?;
+            write!(w, ",{},{},{},{},", v.rgb[0], v.rgb[1], v.rgb[2], v.class)?;
+            if let Some((s, t)) = st {
+                w.write_all(num.format(*s, 3).as_bytes())?;
+                w.write_all(b",")?;
+                w.write_all(num.format(*t, 3).as_bytes())?;
+            } else {
+                w.write_all(b",")?;
+            }
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    })
+}
+
+/// Short decimal text of numbers: rounded to a number of decimals, no trailing zeros (fixed point on
+/// integers: the float formatter's exact path is slow for millions of vertices).
 mod ryu_like {
     #[derive(Debug, Default)]
     pub struct Buffer(String);
 
     impl Buffer {
-        pub fn format(&mut self, v: f64) -> &str {
+        /// `v` rounded to `decimals` (at most 6), trailing zeros dropped.
+        pub fn format(&mut self, v: f64, decimals: u32) -> &str {
             use std::fmt::Write;
             self.0.clear();
-            let _ = write!(self.0, "{:.4}", v);
-            while self.0.ends_with('0') {
-                self.0.pop();
+            let unit = 10u64.pow(decimals.min(6));
+            let q = (v * unit as f64).round() as i64;
+            if q < 0 {
+                self.0.push('-');
             }
-            if self.0.ends_with('.') {
-                self.0.pop();
-            }
-            if self.0 == "-0" {
-                self.0.clear();
-                self.0.push('0');
+            let (int, mut frac) = (q.unsigned_abs() / unit, q.unsigned_abs() % unit);
+            let _ = write!(self.0, "{int}");
+            if frac != 0 {
+                let mut digits = decimals.min(6) as usize;
+                while frac % 10 == 0 {
+                    frac /= 10;
+                    digits -= 1;
+                }
+                let _ = write!(self.0, ".{frac:0digits$}");
             }
             &self.0
         }
@@ -348,32 +394,21 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs: Option<&st
         return Err(Error::Invalid(format!("{nq} faces: too many for one glTF mesh")));
     }
     let yup = |p: [f64; 3]| [p[0] as f32, p[2] as f32, -p[1] as f32];
-    let mut pos = Vec::with_capacity(nv * 12);
-    let mut nrm = Vec::with_capacity(nv * 12);
-    let mut col = Vec::with_capacity(nv * 4);
-    let mut idx = Vec::with_capacity(nq * 6 * 4);
+    // Bounds first; the buffer is then streamed part by part (no copy of it in memory).
     let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-    for (k, q) in mesh.quads.iter().enumerate() {
-        let n = yup(q.normal.map(f64::from));
-        let c = mats[mat_of[q.voxel as usize] as usize].rgb.map(|v| (v * 255.0).round() as u8);
+    for q in &mesh.quads {
         for corner in q.corners {
             let p = yup(mesh.local(mesh.vertices[corner as usize]));
             for a in 0..3 {
                 lo[a] = lo[a].min(p[a]);
                 hi[a] = hi[a].max(p[a]);
-                pos.extend_from_slice(&p[a].to_le_bytes());
-                nrm.extend_from_slice(&n[a].to_le_bytes());
             }
-            col.extend_from_slice(&[c[0], c[1], c[2], 255]);
-        }
-        let b = (k * 4) as u32;
-        for i in [b, b + 1, b + 2, b, b + 2, b + 3] {
-            idx.extend_from_slice(&i.to_le_bytes());
         }
     }
+    let (pos_len, nrm_len, col_len, idx_len) = (nv * 12, nv * 12, nv * 4, nq * 6 * 4);
     // One buffer: positions, normals, colours, indices (each a multiple of 4 bytes).
-    let (o_pos, o_nrm, o_col, o_idx) = (0, pos.len(), pos.len() + nrm.len(), pos.len() + nrm.len() + col.len());
-    let total = o_idx + idx.len();
+    let (o_pos, o_nrm, o_col, o_idx) = (0, pos_len, pos_len + nrm_len, pos_len + nrm_len + col_len);
+    let total = o_idx + idx_len;
     let f = |v: f32| if v == 0.0 { "0".to_string() } else { format!("{v}") };
     let crs = crs.map(json_string).unwrap_or_else(|| "null".into());
     let json = format!(
@@ -393,13 +428,13 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs: Option<&st
         mesh.size,
         total,
         o_pos,
-        pos.len(),
+        pos_len,
         o_nrm,
-        nrm.len(),
+        nrm_len,
         o_col,
-        col.len(),
+        col_len,
         o_idx,
-        idx.len(),
+        idx_len,
         nv,
         f(lo[0]),
         f(lo[1]),
@@ -426,8 +461,33 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs: Option<&st
         w.write_all(&json)?;
         w.write_all(&(total as u32).to_le_bytes())?;
         w.write_all(b"BIN\0")?;
-        for part in [&pos, &nrm, &col, &idx] {
-            w.write_all(part)?;
+        // Positions, normals, colours (per face, four corners each), indices.
+        for q in &mesh.quads {
+            for corner in q.corners {
+                for v in yup(mesh.local(mesh.vertices[corner as usize])) {
+                    w.write_all(&v.to_le_bytes())?;
+                }
+            }
+        }
+        for q in &mesh.quads {
+            let n = yup(q.normal.map(f64::from));
+            for _ in 0..4 {
+                for v in n {
+                    w.write_all(&v.to_le_bytes())?;
+                }
+            }
+        }
+        for q in &mesh.quads {
+            let c = mats[mat_of[q.voxel as usize] as usize].rgb.map(|v| (v * 255.0).round() as u8);
+            for _ in 0..4 {
+                w.write_all(&[c[0], c[1], c[2], 255])?;
+            }
+        }
+        for k in 0..nq {
+            let b = (k * 4) as u32;
+            for i in [b, b + 1, b + 2, b, b + 2, b + 3] {
+                w.write_all(&i.to_le_bytes())?;
+            }
         }
         Ok(())
     })?;
@@ -506,9 +566,12 @@ mod tests {
     #[test]
     fn numbers_are_short() {
         let mut b = ryu_like::Buffer::default();
-        assert_eq!(b.format(3.0), "3");
-        assert_eq!(b.format(-0.00001), "0");
-        assert_eq!(b.format(0.25), "0.25");
-        assert_eq!(b.format(-12.5), "-12.5");
+        assert_eq!(b.format(3.0, 4), "3");
+        assert_eq!(b.format(-0.00001, 4), "0");
+        assert_eq!(b.format(0.25, 4), "0.25");
+        assert_eq!(b.format(-12.5, 4), "-12.5");
+        assert_eq!(b.format(650009.5, 3), "650009.5");
+        assert_eq!(b.format(0.0625, 3), "0.063");
+        assert_eq!(b.format(-0.0404, 3), "-0.04");
     }
 }
