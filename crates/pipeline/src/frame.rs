@@ -67,6 +67,11 @@ impl RoadFrame {
         self.length
     }
 
+    /// Largest |curvature| of the reference line (of the table), 1/m.
+    pub fn max_curvature(&self) -> f64 {
+        self.table.iter().map(|st| st.curvature.abs()).fold(0.0, f64::max)
+    }
+
     /// (s, t) of the file-frame point (x, y): the foot point on the reference line nearest the
     /// previous point's, or `None` when the foot lies beyond the road's ends.
     pub fn project(&mut self, x: f64, y: f64) -> Option<(f64, f64)> {

@@ -11,7 +11,7 @@
 
 use crate::frame::RoadFrame;
 use opendrive::{HeaderOffset, RoadEval};
-use voxel::{Ribbon, Side, VoxelGrid};
+use voxel::{Ribbon, Side, VoxelGrid, VoxelKey};
 
 /// Settings of the ribbons.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,8 +79,20 @@ pub struct RoadsideBuilder<'a> {
     buffer: f64,
     grid: Option<VoxelGrid>,
     ribbons: Option<[Ribbon; 2]>,
+    /// Keyed points of the last chunk, not yet in the grid.
+    pending: Option<Pending>,
+    /// Largest |curvature| of the reference line, 1/m.
+    kappa_max: f64,
     offered: u64,
     kept: u64,
+}
+
+/// Keyed points waiting for the grid.
+struct Pending {
+    keys: Vec<VoxelKey>,
+    intensity: Vec<u16>,
+    class: Vec<u8>,
+    rgb: Option<Vec<[u16; 3]>>,
 }
 
 impl std::fmt::Debug for RoadsideBuilder<'_> {
@@ -119,6 +131,7 @@ impl<'a> RoadsideBuilder<'a> {
     ) -> Result<RoadsideBuilder<'a>, String> {
         let eval = RoadEval::new(road);
         let frame = RoadFrame::new(&eval);
+        let kappa_max = frame.max_curvature();
         let offset = offset.unwrap_or_default();
         let rot = offset.hdg.sin_cos();
         if !(opts.buffer.is_finite() && opts.buffer > 0.0) {
@@ -158,6 +171,8 @@ impl<'a> RoadsideBuilder<'a> {
             buffer: opts.buffer,
             grid,
             ribbons,
+            pending: None,
+            kappa_max,
             offered: 0,
             kept: 0,
         })
@@ -174,25 +189,71 @@ impl<'a> RoadsideBuilder<'a> {
         }
         let (sin, cos) = self.rot;
         let (frame, road, offset, (s0, s1), buffer) = (&self.frame, &self.road, self.offset, self.s_range, self.buffer);
-        // (index, s, t, h) of the points kept, in order.
-        let runs = crate::par::runs(n, 8192, |range| {
-            let mut last = None;
-            let mut out: Vec<(u32, f64, f64, f64)> = Vec::new();
-            for i in range {
-                let (dx, dy) = (p.x[i] - offset.x, p.y[i] - offset.y);
-                let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
-                let Some((s, t)) = frame.project_from(&mut last, fx, fy) else { continue };
-                if t.abs() > buffer || s < s0 || s > s1 {
-                    continue;
+        let (keyer, want_st) = (self.grid.as_ref().map(VoxelGrid::keyer), self.ribbons.is_some());
+        // Per run, in order: the points kept (index, s, t, h) and their voxel keys.
+        type Run = (Vec<(u32, f64, f64, f64)>, Vec<VoxelKey>);
+        // Voxels alone need no (s, t), only whether a point is inside the corridor: a point
+        // within NEAR of the last point projected exactly (the anchor) is, when the anchor lies
+        // at least NEAR inside the buffer and 2·NEAR inside the s range and the reference line
+        // cannot stretch s by 2x there (|t| moves by at most the distance, s by at most twice
+        // it). Scan-ordered points are centimetres apart, so few are projected.
+        const NEAR: f64 = 1.0;
+        let kappa = self.kappa_max;
+        let inside = |s: f64, t: f64| {
+            t.abs() + NEAR <= buffer && s - 2.0 * NEAR >= s0 && s + 2.0 * NEAR <= s1 && kappa * (t.abs() + NEAR) <= 0.5
+        };
+        let project = || {
+            crate::par::runs(n, 8192, |range| -> Result<Run, String> {
+                let mut last = None;
+                let mut anchor: Option<(f64, f64)> = None;
+                let (mut kept, mut keys) = (Vec::new(), Vec::new());
+                for i in range {
+                    let (dx, dy) = (p.x[i] - offset.x, p.y[i] - offset.y);
+                    let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
+                    let near =
+                        anchor.is_some_and(|(ax, ay)| (fx - ax) * (fx - ax) + (fy - ay) * (fy - ay) <= NEAR * NEAR);
+                    let (s, t) = if near && !want_st {
+                        (f64::NAN, f64::NAN)
+                    } else {
+                        let Some((s, t)) = frame.project_from(&mut last, fx, fy) else { continue };
+                        if t.abs() > buffer || s < s0 || s > s1 {
+                            continue;
+                        }
+                        anchor = inside(s, t).then_some((fx, fy));
+                        (s, t)
+                    };
+                    let h = if want_st { p.z[i] - offset.z - road.elevation(s) } else { 0.0 };
+                    kept.push((i as u32, s, t, h));
+                    if let Some(g) = &keyer {
+                        keys.push(g.key(p.x[i], p.y[i], p.z[i]).map_err(|e| format!("point {i} of the chunk: {e}"))?);
+                    }
                 }
-                out.push((i as u32, s, t, p.z[i] - offset.z - road.elevation(s)));
-            }
-            out
-        })?;
+                Ok((kept, keys))
+            })
+        };
+        // The previous chunk's voxels fill on one thread while this chunk is projected.
+        let (grid, pending) = (&mut self.grid, self.pending.take());
+        let runs = std::thread::scope(|sc| {
+            let fill = sc.spawn(move || match (grid.as_mut(), pending) {
+                (Some(g), Some(p)) => {
+                    g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), 1).map_err(|e| e.to_string())
+                }
+                _ => Ok(()),
+            });
+            let runs = project();
+            (fill.join(), runs)
+        });
+        let (filled, runs) = runs;
+        filled.map_err(|_| "the voxel thread failed".to_string())??;
+        let runs = runs?;
         self.offered += n as u64;
-        let kept: Vec<(u32, f64, f64, f64)> = runs.into_iter().flatten().collect();
+        let (mut kept, mut keys) = (Vec::new(), Vec::new());
+        for r in runs {
+            let (k, g) = r?;
+            kept.extend(k);
+            keys.extend(g);
+        }
         self.kept += kept.len() as u64;
-        let col = |f: &dyn Fn(usize) -> f64| -> Vec<f64> { kept.iter().map(|k| f(k.0 as usize)).collect() };
         let intensity: Vec<u16> = kept.iter().map(|k| p.intensity[k.0 as usize]).collect();
         let rgb: Option<Vec<[u16; 3]>> = p.rgb.map(|c| kept.iter().map(|k| c[k.0 as usize]).collect());
         if let Some([left, right]) = self.ribbons.as_mut() {
@@ -207,16 +268,20 @@ impl<'a> RoadsideBuilder<'a> {
                 right.add(s, t, h, i, c);
             });
         }
-        if let Some(g) = self.grid.as_mut() {
-            let (x, y, z) = (col(&|i| p.x[i]), col(&|i| p.y[i]), col(&|i| p.z[i]));
+        if self.grid.is_some() {
             let class: Vec<u8> = kept.iter().map(|k| p.class[k.0 as usize]).collect();
-            g.add(&x, &y, &z, &intensity, &class, rgb.as_deref(), crate::par::threads()).map_err(|e| e.to_string())?;
+            self.pending = Some(Pending { keys, intensity, class, rgb });
         }
         Ok(())
     }
 
-    /// The products, with the stations of the voxel centres.
-    pub fn finish(self) -> Roadside {
+    /// The products, with the stations of the voxel centres; an error when the last chunk
+    /// cannot go into the grid.
+    pub fn finish(mut self) -> Result<Roadside, String> {
+        if let (Some(g), Some(p)) = (self.grid.as_mut(), self.pending.take()) {
+            g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), crate::par::threads())
+                .map_err(|e| e.to_string())?;
+        }
         let (sin, cos) = self.rot;
         let mut stations = Vec::new();
         if let Some(g) = &self.grid {
@@ -228,12 +293,12 @@ impl<'a> RoadsideBuilder<'a> {
                 stations.push(self.frame.project_from(&mut last, fx, fy));
             }
         }
-        Roadside {
+        Ok(Roadside {
             grid: self.grid,
             stations,
             ribbons: self.ribbons,
             points: (self.offered, self.kept),
             s_range: self.s_range,
-        }
+        })
     }
 }

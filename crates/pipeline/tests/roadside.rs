@@ -39,7 +39,7 @@ fn build(scene: &Scene, pts: &[scan::LasPoint], opts: &RoadsideOptions) -> Roads
         let c: Vec<u8> = chunk.iter().map(|p| p.class).collect();
         b.add(PointColumns { x: &x, y: &y, z: &z, intensity: &i, class: &c, rgb: None }).unwrap();
     }
-    b.finish()
+    b.finish().unwrap()
 }
 
 #[test]
@@ -120,4 +120,20 @@ fn facades_appear_at_their_offsets_and_the_sky_is_empty() {
         assert!(n > 5000);
         assert!(worst <= cell, "{:?}: facade off by {worst} m", rib.side);
     }
+}
+
+#[test]
+fn the_corridor_shortcut_keeps_exactly_the_points_inside() {
+    // Voxels alone skip the projection of points near an anchor well inside the corridor;
+    // with ribbons every point is projected. A buffer and an s range that cut through the
+    // survey must keep the same points either way.
+    let (scene, pts) = survey();
+    let voxels =
+        RoadsideOptions { buffer: 6.0, s_range: Some((30.0, 50.0)), voxel_size: Some(0.5), ..Default::default() };
+    let both = RoadsideOptions { ribbons: Some(RibbonOptions::default()), ..voxels.clone() };
+    let (a, b) = (build(&scene, &pts, &voxels), build(&scene, &pts, &both));
+    assert_eq!(a.points, b.points);
+    assert!(a.points.1 < a.points.0 * 9 / 10, "the corridor must cut: {:?}", a.points);
+    let (ga, gb) = (a.grid.unwrap(), b.grid.unwrap());
+    assert!(ga.sorted() == gb.sorted(), "different voxels");
 }
