@@ -94,7 +94,7 @@ fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, 
         let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
         b.add(cols).map_err(anyhow::Error::msg)
     })?;
-    Ok((b.finish(), info))
+    Ok((b.finish().map_err(anyhow::Error::msg)?, info))
 }
 
 /// What the verbs report of the inputs.
@@ -147,19 +147,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     let mesh_secs = t_mesh.elapsed().as_secs_f64();
     // The voxels as CSV: index, centre (map), count, intensity, colour, class, s, t.
     let csv = sibling(&a.out, ".voxels.csv");
-    voxel::write_atomic(&csv, |w| {
-        writeln!(w, "i,j,k,x,y,z,count,intensity,r,g,b,class,s,t")?;
-        for ((idx, v), st) in mesh.voxels.iter().zip(&side.stations) {
-            let c = grid.centre(*idx);
-            let (s, t) = st.map_or((String::new(), String::new()), |(s, t)| (format!("{s:.3}"), format!("{t:.3}")));
-            writeln!(
-                w,
-                "{},{},{},{:.3},{:.3},{:.3},{},{:.1},{},{},{},{},{s},{t}",
-                idx[0], idx[1], idx[2], c[0], c[1], c[2], v.count, v.intensity, v.rgb[0], v.rgb[1], v.rgb[2], v.class
-            )?;
-        }
-        Ok(())
-    })?;
+    voxel::write_csv(&mesh, &side.stations, &csv)?;
     let o = mesh.origin;
     let (crs, wkt) = info
         .crs
