@@ -2,9 +2,43 @@
 //! work, reprojected to the axis file's CRS where theirs differs, streamed in chunks with the
 //! reading on a thread of its own.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use scan::{CrsDef, LasReader, Points, Reprojection};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The arguments naming a road and the points along it.
+#[derive(clap::Args, Debug)]
+pub struct AxisInputs {
+    /// OpenDRIVE file with the road whose reference line is the frame (s, t; a CRG's u = s,
+    /// v = t).
+    #[arg(long)]
+    pub axis: PathBuf,
+    /// Road id in the axis file (default: its first road).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
+    /// than the axis file's geoReference are reprojected to it.
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// LAS/LAZ files (any number; read in the order given).
+    #[arg(long, num_args = 1.., required = true)]
+    pub input: Vec<PathBuf>,
+}
+
+impl AxisInputs {
+    /// The road of `odr` these arguments name.
+    pub fn road<'a>(&self, odr: &'a opendrive::OpenDrive) -> Result<&'a opendrive::Road> {
+        match &self.road {
+            Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", self.axis.display())),
+            None => odr.roads.first().with_context(|| format!("{}: no roads", self.axis.display())),
+        }
+    }
+
+    /// Opens the inputs against the axis file `odr` (read from `self.axis`).
+    pub fn open(&self, odr: &opendrive::OpenDrive, quiet: bool) -> Result<Inputs> {
+        Inputs::open(odr, &self.axis, self.crs.as_deref(), &self.input, quiet)
+    }
+}
 
 /// Opened inputs: each reader with its reprojection to the axis' CRS (if any) and the factor
 /// that turns its heights into metres.

@@ -1,6 +1,5 @@
 //! `roadscan voxel` and `roadscan ribbons`: the roadside of a road from LAS/LAZ points.
 
-use crate::inputs::Inputs;
 use crate::json_str;
 use anyhow::{bail, Context, Result};
 use pipeline::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
@@ -11,19 +10,8 @@ use voxel::{Colouring, Mesh};
 /// Arguments shared by the roadside verbs.
 #[derive(clap::Args, Debug)]
 pub struct RoadArgs {
-    /// OpenDRIVE file with the road whose reference line is the frame (s, t).
-    #[arg(long)]
-    pub axis: PathBuf,
-    /// Road id in the axis file (default: its first road).
-    #[arg(long)]
-    pub road: Option<String>,
-    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
-    /// than the axis file's geoReference are reprojected to it.
-    #[arg(long)]
-    pub crs: Option<String>,
-    /// LAS/LAZ files (any number; read in the order given).
-    #[arg(long, num_args = 1.., required = true)]
-    pub input: Vec<PathBuf>,
+    #[command(flatten)]
+    pub src: crate::inputs::AxisInputs,
     /// Keep points within this distance of the reference line (|t|), m.
     #[arg(long, default_value_t = 50.0)]
     pub buffer: f64,
@@ -78,16 +66,13 @@ pub struct RibbonsArgs {
 }
 
 /// Reads the inputs along the road into the roadside products.
-fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, Inputs0)> {
-    let odr = opendrive::read_file(&r.axis)?;
-    let road = match &r.road {
-        Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", r.axis.display()))?,
-        None => odr.roads.first().with_context(|| format!("{}: no roads", r.axis.display()))?,
-    };
-    let inputs = Inputs::open(&odr, &r.axis, r.crs.as_deref(), &r.input, quiet)?;
-    let info = Inputs0 { crs: inputs.crs.clone(), road: road.id.clone() };
+fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, InputInfo)> {
+    let odr = opendrive::read_file(&r.src.axis)?;
+    let road = r.src.road(&odr)?;
+    let inputs = r.src.open(&odr, quiet)?;
+    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let mut b = RoadsideBuilder::new(road, odr.header.offset, &opts)
-        .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.axis.display(), road.id))?;
+        .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.src.axis.display(), road.id))?;
     let progress = !quiet && std::io::stderr().is_terminal();
     inputs.stream(progress, |p| {
         let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
@@ -98,7 +83,7 @@ fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, 
 }
 
 /// What the verbs report of the inputs.
-struct Inputs0 {
+struct InputInfo {
     crs: Option<(String, Option<String>)>,
     road: String,
 }
@@ -141,7 +126,10 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     let mesh = Mesh::from_grid(grid);
     let obj = voxel::write_obj(&mesh, &a.out, colouring)?;
     let glb = match &a.glb {
-        Some(p) => Some(voxel::write_glb(&mesh, p, colouring, info.crs.as_ref().map(|c| c.0.as_str()))?),
+        Some(p) => {
+            let crs = info.crs.as_ref().map(|c| json_str(&c.0));
+            Some(voxel::write_glb(&mesh, p, colouring, crs.as_deref())?)
+        }
         None => None,
     };
     let mesh_secs = t_mesh.elapsed().as_secs_f64();
@@ -160,7 +148,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         o[1],
         o[2],
         size,
-        json_str(&a.road.axis.display().to_string()),
+        json_str(&a.road.src.axis.display().to_string()),
         json_str(&info.road),
         a.road.buffer,
         side.s_range.0,
@@ -249,7 +237,7 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
     let crs = info.crs.as_ref().map_or("null".into(), |c| json_str(&c.0));
     let json = format!(
         "{{\n  \"axis\": {},\n  \"road\": {},\n  \"crs\": {crs},\n  \"s0\": {},\n  \"cell\": {cell},\n  \"columns\": {},\n  \"rows\": {},\n  \"h_top\": {},\n  \"h_bottom\": {},\n  \"height_datum\": \"h = z in the axis file's frame minus the road's elevation profile at s (superelevation not applied)\",\n  \"layout\": \"row 0 = highest h (h_top - cell/2 at its centre), column 0 = s0 (s0 + cell/2 at its centre), s growing to the right on both sides\",\n  \"depth\": \"|t|, distance from the reference line on that side (left t > 0, right t < 0), of the nearest point in the pixel; PNG: uint16 millimetres, 0 = empty; TIFF: float32 metres, NaN = empty\",\n  \"depth_range\": [{}, {}],\n  \"points\": {{\"read\": {}, \"kept\": {}, \"left\": {}, \"right\": {}}},\n  \"filled\": {{\"left\": {:.4}, \"right\": {:.4}}},\n  \"files\": [{}]\n}}\n",
-        json_str(&a.road.axis.display().to_string()),
+        json_str(&a.road.src.axis.display().to_string()),
         json_str(&info.road),
         left.s0,
         left.ns,

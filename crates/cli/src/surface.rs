@@ -1,6 +1,6 @@
 //! `roadscan crg`: LAS/LAZ points of a road into a 1 cm road-surface CRG.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use pipeline::{Estimator, SurfaceBuilder, SurfaceOptions, ZMode};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -8,19 +8,8 @@ use std::path::{Path, PathBuf};
 /// The arguments of `crg`.
 #[derive(clap::Args, Debug)]
 pub struct CrgArgs {
-    /// OpenDRIVE file with the road whose reference line the grid follows (u = s, v = t).
-    #[arg(long)]
-    pub axis: PathBuf,
-    /// Road id in the axis file (default: its first road).
-    #[arg(long)]
-    pub road: Option<String>,
-    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
-    /// than the axis file's geoReference are reprojected to it.
-    #[arg(long)]
-    pub crs: Option<String>,
-    /// LAS/LAZ files (any number; read in the order given).
-    #[arg(long, num_args = 1.., required = true)]
-    pub input: Vec<PathBuf>,
+    #[command(flatten)]
+    pub src: crate::inputs::AxisInputs,
     /// Output CRG (KRBI), written atomically.
     #[arg(long)]
     pub out: PathBuf,
@@ -80,17 +69,14 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         (None, None) => None,
         _ => bail!("give both --width-left and --width-right, or neither (the road's lanes)"),
     };
-    let odr = opendrive::read_file(&a.axis)?;
-    let road = match &a.road {
-        Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", a.axis.display()))?,
-        None => odr.roads.first().with_context(|| format!("{}: no roads", a.axis.display()))?,
-    };
+    let odr = opendrive::read_file(&a.src.axis)?;
+    let road = a.src.road(&odr)?;
     if let Some((s0, s1)) = a.s_range {
         if s0 < 0.0 || s1 > road.length + 1e-9 {
             bail!("--s-range {s0}..{s1}: road {} is {} m long", road.id, road.length);
         }
     }
-    let inputs = crate::inputs::Inputs::open(&odr, &a.axis, a.crs.as_deref(), &a.input, quiet)?;
+    let inputs = a.src.open(&odr, quiet)?;
     if !(a.tile.is_finite() && a.tile >= 0.0) {
         bail!("--tile must be a number of metres (0 = one file), got {}", a.tile);
     }
@@ -120,7 +106,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             }
         });
     }
-    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.axis.display(), road.id);
+    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id);
     let (g, written) = if a.tile > 0.0 {
         let stem = a.out.with_extension("");
         let tile_path = |k: usize, _n: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));

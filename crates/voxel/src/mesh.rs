@@ -382,8 +382,9 @@ impl<W: Write> Write for Counting<'_, W> {
 
 /// Writes `mesh` as binary glTF 2.0 (.glb) at `path`, atomically: one mesh of triangles with
 /// positions (local frame, y up), flat normals and vertex colours (RGBA, 8-bit) per face;
-/// the origin, CRS and voxel size in the asset's `extras`.
-pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs: Option<&str>) -> Result<MeshStats, Error> {
+/// the origin, CRS (`crs_json`: JSON text, e.g. a string literal) and voxel size in the
+/// asset's `extras`.
+pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs_json: Option<&str>) -> Result<MeshStats, Error> {
     let (mat_of, mats) = materials(mesh, colouring)?;
     let nq = mesh.quads.len();
     if nq == 0 {
@@ -410,7 +411,7 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs: Option<&st
     let (o_pos, o_nrm, o_col, o_idx) = (0, pos_len, pos_len + nrm_len, pos_len + nrm_len + col_len);
     let total = o_idx + idx_len;
     let f = |v: f32| if v == 0.0 { "0".to_string() } else { format!("{v}") };
-    let crs = crs.map(json_string).unwrap_or_else(|| "null".into());
+    let crs = crs_json.unwrap_or("null");
     let json = format!(
         concat!(
             r#"{{"asset":{{"version":"2.0","generator":"roadscan voxel","extras":{{"origin":[{},{},{}],"crs":{},"voxel_size":{},"frame":"local map frame, y up: glTF (x, y, z) = (east, up, -north) minus origin"}}}},"#,
@@ -492,22 +493,6 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs: Option<&st
         Ok(())
     })?;
     Ok(MeshStats { vertices: nv, faces: nq, bytes: len as u64 })
-}
-
-/// A JSON string literal.
-pub(crate) fn json_string(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
 }
 
 #[cfg(test)]
