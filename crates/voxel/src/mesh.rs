@@ -560,3 +560,34 @@ mod tests {
         assert_eq!(b.format(-0.0404, 3), "-0.04");
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod colour_tests {
+    use super::*;
+
+    #[test]
+    fn colours_average_per_voxel_and_become_materials() {
+        let mut g = VoxelGrid::new(1.0, [0.0; 3]).unwrap();
+        // Two voxels: a red pair and a blue one; classes 6, 6, 2.
+        let (x, y, z) = ([0.2, 0.7, 3.5], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5]);
+        let rgb = [[65_535, 0, 0], [32_768, 0, 0], [0, 0, 65_535]];
+        g.add(&x, &y, &z, &[10, 20, 30], &[6, 6, 2], Some(&rgb), 2).unwrap();
+        let v = g.get([0, 0, 0]).unwrap();
+        assert_eq!((v.count, v.rgb(), v.intensity(), v.class()), (2, [49_152, 0, 0], 15.0, 6));
+        let m = Mesh::from_grid(&g);
+        let (of, mats) = materials(&m, Colouring::Rgb).unwrap();
+        assert_eq!(mats.len(), 2);
+        assert!(mats[of[0] as usize].rgb[0] > 0.7 && mats[of[1] as usize].rgb[2] > 0.9, "{mats:?}");
+        // Without colour in the points, colouring by RGB is an error.
+        let mut plain = VoxelGrid::new(1.0, [0.0; 3]).unwrap();
+        plain.add(&x, &y, &z, &[1, 1, 1], &[1, 1, 1], None, 1).unwrap();
+        assert!(materials(&Mesh::from_grid(&plain), Colouring::Rgb).is_err());
+        // Class and height colourings name every voxel's material.
+        for c in [Colouring::Class, Colouring::Height, Colouring::Intensity] {
+            let (of, mats) = materials(&m, c).unwrap();
+            assert_eq!(of.len(), 2);
+            assert!(of.iter().all(|&k| (k as usize) < mats.len()));
+        }
+    }
+}

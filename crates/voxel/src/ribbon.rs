@@ -420,3 +420,25 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod rgb_tests {
+    use super::*;
+
+    #[test]
+    fn the_colour_ribbon_holds_the_nearest_points_colour() {
+        let mut r = Ribbon::new(Side::Right, (0.0, 1.0), (0.0, 1.0), 1.0, (0.0, 50.0)).unwrap();
+        r.add(&[0.5, 0.5], &[-3.0, -2.0], &[0.5, 0.5], &[1, 2], Some(&[[65_535, 0, 0], [0, 65_535, 0]]));
+        assert_eq!(r.depth(0, 0), Some(2.0));
+        let dir = std::env::temp_dir().join(format!("voxel-rgb-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("rgb.png");
+        r.write_rgb_png(&p).unwrap();
+        let mut dec = png::Decoder::new(std::fs::File::open(&p).unwrap()).read_info().unwrap();
+        let mut buf = vec![0; dec.output_buffer_size()];
+        dec.next_frame(&mut buf).unwrap();
+        assert_eq!(&buf[..3], &[0, 255, 0], "the nearer point is green");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
