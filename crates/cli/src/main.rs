@@ -360,9 +360,16 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
+        // The reader of our output went away (`roadscan info f.laz | head`): not an error.
+        Err(e) if broken_pipe(&e) => ExitCode::from(exit::OK),
         Err(e) => {
             eprintln!("roadscan: error: {e:#}");
             ExitCode::from(exit::FAILURE)
         }
     }
+}
+
+/// Whether an error comes from writing to a closed pipe.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
 }

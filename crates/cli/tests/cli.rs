@@ -492,3 +492,21 @@ fn voxel_and_ribbons_of_a_virtual_survey() {
     assert!(!none.exists() && !d.join("none.mtl").exists() && !d.join("r2").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    // `roadscan eval ... | head -1`: far more output than a pipe holds, read one line, close.
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["eval", repo().join("data/opendrive/demo.xodr").to_str().unwrap(), "--step", "0.001"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(!first.is_empty());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "exit {:?}: {}", out.status.code(), stderr(&out));
+    assert!(out.stderr.is_empty(), "{}", stderr(&out));
+}
