@@ -10,7 +10,7 @@
 //! frame z minus the elevation profile; superelevation is not applied).
 
 use crate::frame::RoadFrame;
-use opendrive::{HeaderOffset, RoadEval};
+use opendrive::{HeaderOffset, Placement, RoadEval};
 use voxel::{Ribbon, Side, VoxelGrid, VoxelKey};
 
 /// Settings of the ribbons.
@@ -73,8 +73,7 @@ pub struct PointColumns<'p> {
 pub struct RoadsideBuilder<'a> {
     road: RoadEval<'a>,
     frame: RoadFrame,
-    offset: HeaderOffset,
-    rot: (f64, f64),
+    place: Placement,
     s_range: (f64, f64),
     buffer: f64,
     grid: Option<VoxelGrid>,
@@ -132,8 +131,7 @@ impl<'a> RoadsideBuilder<'a> {
         let eval = RoadEval::new(road);
         let frame = RoadFrame::new(&eval);
         let kappa_max = frame.max_curvature();
-        let offset = offset.unwrap_or_default();
-        let rot = offset.hdg.sin_cos();
+        let place = offset.unwrap_or_default().placement();
         if !(opts.buffer.is_finite() && opts.buffer > 0.0) {
             return Err(format!("buffer {}: must be a positive number of metres", opts.buffer));
         }
@@ -145,9 +143,7 @@ impl<'a> RoadsideBuilder<'a> {
             Some(size) => {
                 let origin = opts.origin.unwrap_or_else(|| {
                     let p = eval.pose(0.0);
-                    let (sin, cos) = rot;
-                    let (x, y) = (offset.x + p.x * cos - p.y * sin, offset.y + p.x * sin + p.y * cos);
-                    let z = offset.z + eval.elevation(0.0);
+                    let [x, y, z] = place.to_map([p.x, p.y, eval.elevation(0.0)]);
                     [(x / 100.0).floor() * 100.0, (y / 100.0).floor() * 100.0, (z / 10.0).floor() * 10.0]
                 });
                 Some(VoxelGrid::new(size, origin).map_err(|e| e.to_string())?)
@@ -165,8 +161,7 @@ impl<'a> RoadsideBuilder<'a> {
         Ok(RoadsideBuilder {
             road: eval,
             frame,
-            offset,
-            rot,
+            place,
             s_range,
             buffer: opts.buffer,
             grid,
@@ -187,8 +182,7 @@ impl<'a> RoadsideBuilder<'a> {
         {
             return Err("point columns of different lengths".into());
         }
-        let (sin, cos) = self.rot;
-        let (frame, road, offset, (s0, s1), buffer) = (&self.frame, &self.road, self.offset, self.s_range, self.buffer);
+        let (frame, road, place, (s0, s1), buffer) = (&self.frame, &self.road, self.place, self.s_range, self.buffer);
         let (keyer, want_st) = (self.grid.as_ref().map(VoxelGrid::keyer), self.ribbons.is_some());
         // Per run, in order: the points kept (index, s, t, h) and their voxel keys.
         type Run = (Vec<(u32, f64, f64, f64)>, Vec<VoxelKey>);
@@ -208,8 +202,7 @@ impl<'a> RoadsideBuilder<'a> {
                 let mut anchor: Option<(f64, f64)> = None;
                 let (mut kept, mut keys) = (Vec::new(), Vec::new());
                 for i in range {
-                    let (dx, dy) = (p.x[i] - offset.x, p.y[i] - offset.y);
-                    let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
+                    let [fx, fy, fz] = place.to_file([p.x[i], p.y[i], p.z[i]]);
                     let near =
                         anchor.is_some_and(|(ax, ay)| (fx - ax) * (fx - ax) + (fy - ay) * (fy - ay) <= NEAR * NEAR);
                     let (s, t) = if near && !want_st {
@@ -222,7 +215,7 @@ impl<'a> RoadsideBuilder<'a> {
                         anchor = inside(s, t).then_some((fx, fy));
                         (s, t)
                     };
-                    let h = if want_st { p.z[i] - offset.z - road.elevation(s) } else { 0.0 };
+                    let h = if want_st { fz - road.elevation(s) } else { 0.0 };
                     kept.push((i as u32, s, t, h));
                     if let Some(g) = &keyer {
                         keys.push(g.key(p.x[i], p.y[i], p.z[i]).map_err(|e| format!("point {i} of the chunk: {e}"))?);
@@ -282,14 +275,11 @@ impl<'a> RoadsideBuilder<'a> {
             g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), crate::par::threads())
                 .map_err(|e| e.to_string())?;
         }
-        let (sin, cos) = self.rot;
         let mut stations = Vec::new();
         if let Some(g) = &self.grid {
             let mut last = None;
             for (idx, _) in g.sorted() {
-                let c = g.centre(idx);
-                let (dx, dy) = (c[0] - self.offset.x, c[1] - self.offset.y);
-                let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
+                let [fx, fy, _] = self.place.to_file(g.centre(idx));
                 stations.push(self.frame.project_from(&mut last, fx, fy));
             }
         }

@@ -40,7 +40,7 @@
 
 use crate::frame::RoadFrame;
 use opencrg::Crg;
-use opendrive::{HeaderOffset, RoadEval};
+use opendrive::{HeaderOffset, Placement, RoadEval};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -233,8 +233,7 @@ impl Drop for Slabs {
 pub struct SurfaceBuilder<'a> {
     road: RoadEval<'a>,
     frame: RoadFrame,
-    offset: HeaderOffset,
-    rot: (f64, f64),
+    place: Placement,
     v_range: (f64, f64),
     s_range: Option<(f64, f64)>,
     opts: SurfaceOptions,
@@ -272,8 +271,7 @@ impl<'a> SurfaceBuilder<'a> {
         let eval = RoadEval::new(road);
         let frame = RoadFrame::new(&eval);
         let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval));
-        let offset = offset.unwrap_or_default();
-        let rot = offset.hdg.sin_cos();
+        let place = offset.unwrap_or_default().placement();
         let n = SPILL_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = opts
             .spill_dir
@@ -284,8 +282,7 @@ impl<'a> SurfaceBuilder<'a> {
         SurfaceBuilder {
             road: eval,
             frame,
-            offset,
-            rot,
+            place,
             v_range,
             s_range: opts.s_range,
             opts,
@@ -311,8 +308,7 @@ impl<'a> SurfaceBuilder<'a> {
         let this = Project {
             road: &self.road,
             frame: &self.frame,
-            offset: self.offset,
-            rot: self.rot,
+            place: self.place,
             v_range: self.v_range,
             s_range: self.s_range,
             margin: self.opts.radius + self.opts.cell,
@@ -403,8 +399,7 @@ impl<'a> SurfaceBuilder<'a> {
 struct Project<'r, 'a> {
     road: &'r RoadEval<'a>,
     frame: &'r RoadFrame,
-    offset: HeaderOffset,
-    rot: (f64, f64),
+    place: Placement,
     v_range: (f64, f64),
     s_range: Option<(f64, f64)>,
     margin: f64,
@@ -416,21 +411,18 @@ impl Project<'_, '_> {
     /// line (the first point looked up, the others from their predecessor), kept when within
     /// the grid's margins and `max_height` of the OpenDRIVE surface.
     fn candidates(&self, x: &[f64], y: &[f64], z: &[f64]) -> Vec<Candidate> {
-        let (sin, cos) = self.rot;
         let margin = self.margin;
         let (vr, vl) = (self.v_range.0 - margin, self.v_range.1 + margin);
         let (s_lo, s_hi) = self.s_range.map_or((f64::NEG_INFINITY, f64::INFINITY), |(a, b)| (a - margin, b + margin));
         let mut last = None;
         let mut out = Vec::new();
         for i in 0..x.len() {
-            // Map -> file frame: inverse of inertial = offset + R(hdg)·file.
-            let (dx, dy) = (x[i] - self.offset.x, y[i] - self.offset.y);
-            let (fx, fy) = (dx * cos + dy * sin, -dx * sin + dy * cos);
+            let [fx, fy, fz] = self.place.to_file([x[i], y[i], z[i]]);
             let Some((s, t)) = self.frame.project_from(&mut last, fx, fy) else { continue };
             if t < vr || t > vl || s < s_lo || s > s_hi {
                 continue;
             }
-            let h = z[i] - self.offset.z - base_z(self.road, s, t);
+            let h = fz - base_z(self.road, s, t);
             if h.abs() > self.max_height {
                 continue;
             }

@@ -142,9 +142,7 @@ pub fn measure(scene: &Scene, survey: &Survey) -> (Vec<scan::LasPoint>, String, 
 
 /// [`measure`] handing the points to `sink` in order, a chunk at a time.
 pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan::LasPoint])) -> (String, Summary) {
-    let off = scene.odr.header.offset.unwrap_or_default();
-    let (sin_o, cos_o) = off.hdg.sin_cos();
-    let to_map = |p: [f64; 3]| [off.x + p[0] * cos_o - p[1] * sin_o, off.y + p[0] * sin_o + p[1] * cos_o, off.z + p[2]];
+    let place = scene.odr.header.offset.unwrap_or_default().placement();
     let mut traj = String::from("time,x,y,z,roll,pitch,heading,pass\n");
     let road = scene.road();
     let (mut rays, mut profiles, mut points) = (0, 0, 0);
@@ -166,7 +164,7 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
             let z = scene.z_at(&station, pass.t).unwrap_or_else(|| station.base_z(pass.t)) + survey.scanner.height;
             let grade = road.grade(s);
             let heading = if dir > 0.0 { pose.hdg } else { pose.hdg + std::f64::consts::PI };
-            let m = to_map([xy[0], xy[1], z]);
+            let m = place.to_map([xy[0], xy[1], z]);
             let e = traj_error(survey, tk);
             let m = [m[0] + e[0], m[1] + e[1], m[2] + e[2]];
             let _ = writeln!(
@@ -185,7 +183,7 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
         scan_with(scene, &survey.scanner, pass, survey.seed, |pts: &[ScanPoint]| {
             las.clear();
             las.extend(pts.iter().map(|p| {
-                let m = to_map(p.xyz);
+                let m = place.to_map(p.xyz);
                 let e = traj_error(survey, p.time);
                 scan::LasPoint {
                     x: m[0] + e[0],

@@ -162,3 +162,50 @@ pub struct HeaderOffset {
     /// rad.
     pub hdg: f64,
 }
+
+impl HeaderOffset {
+    /// The offset prepared for transforming many points between the map and the file frame.
+    pub fn placement(&self) -> Placement {
+        let (sin, cos) = self.hdg.sin_cos();
+        Placement { offset: *self, sin, cos }
+    }
+}
+
+/// A header `<offset>` with its heading's sine and cosine: map = offset + R(hdg) · file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placement {
+    offset: HeaderOffset,
+    sin: f64,
+    cos: f64,
+}
+
+impl Placement {
+    /// File-frame coordinates of a map point.
+    pub fn to_file(&self, map: [f64; 3]) -> [f64; 3] {
+        let (dx, dy) = (map[0] - self.offset.x, map[1] - self.offset.y);
+        [dx * self.cos + dy * self.sin, -dx * self.sin + dy * self.cos, map[2] - self.offset.z]
+    }
+
+    /// Map coordinates of a file-frame point.
+    pub fn to_map(&self, file: [f64; 3]) -> [f64; 3] {
+        let o = &self.offset;
+        [o.x + file[0] * self.cos - file[1] * self.sin, o.y + file[0] * self.sin + file[1] * self.cos, o.z + file[2]]
+    }
+}
+
+#[cfg(test)]
+mod placement_tests {
+    use super::*;
+
+    #[test]
+    fn map_and_file_frames_round_trip() {
+        let place = HeaderOffset { x: 650_000.0, y: 240_000.0, z: 100.0, hdg: 0.7 }.placement();
+        let file = [12.5, -3.25, 1.5];
+        let map = place.to_map(file);
+        // The file's x axis turned by hdg, then shifted.
+        assert!((map[0] - (650_000.0 + 12.5 * 0.7f64.cos() + 3.25 * 0.7f64.sin())).abs() < 1e-9);
+        assert!((map[2] - 101.5).abs() < 1e-12);
+        let back = place.to_file(map);
+        assert!(back.iter().zip(file).all(|(a, b)| (a - b).abs() < 1e-9), "{back:?}");
+    }
+}
