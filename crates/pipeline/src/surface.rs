@@ -231,11 +231,7 @@ impl Drop for Slabs {
 
 /// Collects the surface candidates of a stream of map points.
 pub struct SurfaceBuilder<'a> {
-    road: RoadEval<'a>,
-    frame: RoadFrame,
-    place: Placement,
-    v_range: (f64, f64),
-    s_range: Option<(f64, f64)>,
+    proj: Project<'a>,
     opts: SurfaceOptions,
     slabs: Slabs,
     s_seen: (f64, f64),
@@ -247,8 +243,8 @@ pub struct SurfaceBuilder<'a> {
 impl std::fmt::Debug for SurfaceBuilder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SurfaceBuilder")
-            .field("road", &self.road.road().id)
-            .field("v_range", &self.v_range)
+            .field("road", &self.proj.road.road().id)
+            .field("v_range", &self.proj.v_range)
             .field("offered", &self.offered)
             .field("near", &self.near)
             .finish_non_exhaustive()
@@ -279,12 +275,17 @@ impl<'a> SurfaceBuilder<'a> {
             .unwrap_or_else(std::env::temp_dir)
             .join(format!(".roadscan-spill-{}-{n}", std::process::id()));
         let slabs = Slabs::new(dir, opts.spill_after);
-        SurfaceBuilder {
+        let proj = Project {
             road: eval,
             frame,
             place,
             v_range,
             s_range: opts.s_range,
+            margin: opts.radius + opts.cell,
+            max_height: opts.max_height,
+        };
+        SurfaceBuilder {
+            proj,
             opts,
             slabs,
             s_seen: (f64::INFINITY, f64::NEG_INFINITY),
@@ -305,16 +306,8 @@ impl<'a> SurfaceBuilder<'a> {
     /// start: the same candidates on any number of threads.
     pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), String> {
         let n = x.len().min(y.len()).min(z.len());
-        let this = Project {
-            road: &self.road,
-            frame: &self.frame,
-            place: self.place,
-            v_range: self.v_range,
-            s_range: self.s_range,
-            margin: self.opts.radius + self.opts.cell,
-            max_height: self.opts.max_height,
-        };
-        let found = crate::par::runs(n, 8192, |i| this.candidates(&x[i.clone()], &y[i.clone()], &z[i]))?;
+        let proj = &self.proj;
+        let found = crate::par::runs(n, 8192, |i| proj.candidates(&x[i.clone()], &y[i.clone()], &z[i]))?;
         self.offered += n as u64;
         // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
         let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
@@ -395,10 +388,11 @@ impl<'a> SurfaceBuilder<'a> {
     }
 }
 
-/// What projecting points into candidates needs (shared by the projection threads).
-struct Project<'r, 'a> {
-    road: &'r RoadEval<'a>,
-    frame: &'r RoadFrame,
+/// The road, its frame and the grid's extent: what projecting points into candidates needs
+/// (shared by the projection threads).
+struct Project<'a> {
+    road: RoadEval<'a>,
+    frame: RoadFrame,
     place: Placement,
     v_range: (f64, f64),
     s_range: Option<(f64, f64)>,
@@ -406,7 +400,7 @@ struct Project<'r, 'a> {
     max_height: f64,
 }
 
-impl Project<'_, '_> {
+impl Project<'_> {
     /// The surface candidates among a run of map points, in order: (s, t) from the reference
     /// line (the first point looked up, the others from their predecessor), kept when within
     /// the grid's margins and `max_height` of the OpenDRIVE surface.
@@ -422,7 +416,7 @@ impl Project<'_, '_> {
             if t < vr || t > vl || s < s_lo || s > s_hi {
                 continue;
             }
-            let h = fz - base_z(self.road, s, t);
+            let h = fz - base_z(&self.road, s, t);
             if h.abs() > self.max_height {
                 continue;
             }
@@ -552,7 +546,7 @@ impl<'a> RowStream<'a> {
         if !(cell > 0.0 && cell.is_finite()) {
             return Err(format!("cell size {cell}: must be a positive number of metres"));
         }
-        let (s0, s1) = match b.s_range {
+        let (s0, s1) = match b.proj.s_range {
             Some(r) => r,
             None => {
                 let (lo, hi) = b.s_seen;
@@ -564,7 +558,7 @@ impl<'a> RowStream<'a> {
                 ((lo / cell).floor() * cell, (hi / cell).ceil() * cell)
             }
         };
-        let (vr, vl) = ((b.v_range.0 / cell).floor() * cell, (b.v_range.1 / cell).ceil() * cell);
+        let (vr, vl) = ((b.proj.v_range.0 / cell).floor() * cell, (b.proj.v_range.1 / cell).ceil() * cell);
         let nu = ((s1 - s0) / cell + 1e-9).floor() as usize + 1;
         let nv = ((vl - vr) / cell).round() as usize + 1;
         if nu < 2 || nv < 2 {
@@ -584,7 +578,7 @@ impl<'a> RowStream<'a> {
             .map_err(|e| format!("cannot start the gridding thread: {e}"))?;
         Ok(RowStream {
             progress: b.progress,
-            road: b.road,
+            road: b.proj.road,
             g,
             gridded,
             block: Vec::new(),
