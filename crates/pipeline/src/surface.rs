@@ -763,46 +763,33 @@ fn estimate_rows(
     let hi = (rows.1 + pad).min(g.nu);
     let n_local = hi - lo;
     let cands = low_envelope(cands, o.layer);
-    // Points sorted by the node they are nearest (CSR over the local rows).
-    let keyed: Vec<(u64, f32, f32, f32)> = cands
-        .iter()
-        .filter_map(|p| {
-            let iu = ((p.s - g.s0) / cell).round();
-            let iv = ((p.t as f64 - g.vr) / cell).round();
-            if iu < lo as f64 || iu >= hi as f64 || iv < 0.0 || iv >= nv as f64 {
-                return None;
-            }
-            let (iu, iv) = (iu as usize, iv as usize);
-            let du = (p.s - (g.s0 + iu as f64 * cell)) as f32;
-            let dv = (p.t as f64 - (g.vr + iv as f64 * cell)) as f32;
-            Some((((iu - lo) * nv + iv) as u64, du, dv, p.h))
-        })
-        .collect();
+    // Points sorted by the node they are nearest (CSR over the local rows): x from the point's
+    // row of nodes, y from column 0, height.
+    let mut nodes: Vec<u32> = Vec::with_capacity(cands.len());
+    let mut items: Vec<[f32; 3]> = Vec::with_capacity(cands.len());
+    for p in &cands {
+        let iu = ((p.s - g.s0) / cell).round();
+        let iv = ((p.t as f64 - g.vr) / cell).round();
+        if iu < lo as f64 || iu >= hi as f64 || iv < 0.0 || iv >= nv as f64 {
+            continue;
+        }
+        let (iu, iv) = (iu as usize, iv as usize);
+        let du = (p.s - (g.s0 + iu as f64 * cell)) as f32;
+        let dv = (p.t as f64 - (g.vr + iv as f64 * cell)) as f32;
+        nodes.push(((iu - lo) * nv + iv) as u32);
+        items.push([du, dv + (iv as f64 * cell) as f32, p.h]);
+    }
+    drop(cands);
     // Kept: the candidates of the slab's own rows.
-    let kept = keyed
+    let kept = nodes
         .iter()
-        .filter(|k| {
-            let iu = k.0 as usize / nv + lo;
+        .filter(|&&k| {
+            let iu = k as usize / nv + lo;
             iu >= rows.0 && iu < rows.1
         })
         .count() as u64;
-    // Counting sort by node (stable: a node's points in the order given).
-    let mut start = vec![0u32; n_local * nv + 1];
-    for k in &keyed {
-        start[k.0 as usize + 1] += 1;
-    }
-    for i in 0..n_local * nv {
-        start[i + 1] += start[i];
-    }
-    let mut next = start.clone();
-    let mut pts = vec![[0f32; 3]; keyed.len()];
-    for k in &keyed {
-        let node = k.0 as usize;
-        pts[next[node] as usize] = [k.1, k.2 + ((node % nv) as f64 * cell) as f32, k.3];
-        next[node] += 1;
-    }
-    drop(next);
-    drop(keyed);
+    let (start, pts) = bucket_sort(&items, &nodes, n_local * nv);
+    drop((items, nodes));
 
     // Node estimates, rows in parallel (each node on its own: same bits on any threads).
     let n_rows = rows.1 - rows.0;
@@ -937,24 +924,12 @@ fn low_envelope(c: Vec<Candidate>, layer: f64) -> Vec<Candidate> {
             ((k.0 - lo.0) as usize * cols + (k.1 - lo.1) as usize) as u32
         })
         .collect();
-    let mut start = vec![0usize; cells + 1];
-    for &k in &keys {
-        start[k as usize + 1] += 1;
-    }
-    for i in 0..cells {
-        start[i + 1] += start[i];
-    }
-    let mut next = start.clone();
-    let mut sorted = vec![c[0]; c.len()];
-    for (p, &k) in c.iter().zip(&keys) {
-        sorted[next[k as usize]] = *p;
-        next[k as usize] += 1;
-    }
+    let (start, sorted) = bucket_sort(&c, &keys, cells);
     drop(c);
     let mut out = Vec::with_capacity(sorted.len());
     let mut hs: Vec<f32> = Vec::new();
     for cell in start.windows(2) {
-        let pts = &sorted[cell[0]..cell[1]];
+        let pts = &sorted[cell[0] as usize..cell[1] as usize];
         if pts.is_empty() {
             continue;
         }
@@ -965,6 +940,29 @@ fn low_envelope(c: Vec<Candidate>, layer: f64) -> Vec<Candidate> {
         out.extend(pts.iter().filter(|p| p.h as f64 <= top));
     }
     out
+}
+
+/// Counting sort of `items` by `keys` (each below `buckets`), stable: the start of every
+/// bucket (and the end of the last) and the items bucket by bucket.
+fn bucket_sort<T: Copy>(items: &[T], keys: &[u32], buckets: usize) -> (Vec<u32>, Vec<T>) {
+    let mut start = vec![0u32; buckets + 1];
+    for &k in keys {
+        start[k as usize + 1] += 1;
+    }
+    for i in 0..buckets {
+        start[i + 1] += start[i];
+    }
+    let mut next = start.clone();
+    let mut sorted = Vec::with_capacity(items.len());
+    // Every slot is written once below; fill with the first item to start.
+    if let Some(&first) = items.first() {
+        sorted.resize(items.len(), first);
+    }
+    for (item, &k) in items.iter().zip(keys) {
+        sorted[next[k as usize] as usize] = *item;
+        next[k as usize] += 1;
+    }
+    (start, sorted)
 }
 
 fn median(v: &mut [f32]) -> Option<f32> {
