@@ -136,7 +136,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     // The voxels as CSV: index, centre (map), count, intensity, colour, class, s, t.
     let csv = sibling(&a.out, ".voxels.csv");
     voxel::write_csv(&mesh, &side.stations, &csv)?;
-    let o = mesh.origin;
+    let o = mesh.lattice.origin();
     let (crs, wkt) = info
         .crs
         .clone()

@@ -183,7 +183,7 @@ impl<'a> RoadsideBuilder<'a> {
             return Err("point columns of different lengths".into());
         }
         let (frame, road, place, (s0, s1), buffer) = (&self.frame, &self.road, self.place, self.s_range, self.buffer);
-        let (keyer, want_st) = (self.grid.as_ref().map(VoxelGrid::keyer), self.ribbons.is_some());
+        let (lattice, want_st) = (self.grid.as_ref().map(VoxelGrid::lattice), self.ribbons.is_some());
         // Per run, in order: the points kept (index, s, t, h) and their voxel keys.
         type Run = (Vec<(u32, f64, f64, f64)>, Vec<VoxelKey>);
         // Voxels alone need no (s, t), only whether a point is inside the corridor: a point
@@ -217,7 +217,7 @@ impl<'a> RoadsideBuilder<'a> {
                     };
                     let h = if want_st { fz - road.elevation(s) } else { 0.0 };
                     kept.push((i as u32, s, t, h));
-                    if let Some(g) = &keyer {
+                    if let Some(g) = &lattice {
                         keys.push(g.key(p.x[i], p.y[i], p.z[i]).map_err(|e| format!("point {i} of the chunk: {e}"))?);
                     }
                 }
@@ -279,7 +279,7 @@ impl<'a> RoadsideBuilder<'a> {
         if let Some(g) = &self.grid {
             let mut last = None;
             for (idx, _) in g.sorted() {
-                let [fx, fy, _] = self.place.to_file(g.centre(idx));
+                let [fx, fy, _] = self.place.to_file(g.lattice().centre(idx));
                 stations.push(self.frame.project_from(&mut last, fx, fy));
             }
         }

@@ -52,7 +52,7 @@ fn voxel_occupancy_equals_a_brute_force_count() {
         let side = build(&scene, &pts, &opts);
         let grid = side.grid.as_ref().unwrap();
         assert_eq!(side.points, (pts.len() as u64, pts.len() as u64));
-        let o = grid.origin();
+        let o = grid.lattice().origin();
         let mut brute: BTreeMap<[i32; 3], (u32, u64, BTreeMap<u8, u32>)> = BTreeMap::new();
         for p in &pts {
             let k = [

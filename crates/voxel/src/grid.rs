@@ -50,13 +50,6 @@ impl Voxel {
     pub fn class(&self) -> u8 {
         self.classes.majority()
     }
-
-    /// Class codes and their counts, by code.
-    pub fn class_counts(&self) -> Vec<(u8, u32)> {
-        let mut v: Vec<(u8, u32)> = self.classes.iter().collect();
-        v.sort_unstable();
-        v
-    }
 }
 
 /// Class counts: four inline (most voxels hold one or two classes), the rest boxed.
@@ -133,19 +126,42 @@ fn shard_of(p: u64) -> usize {
     (p.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize % SHARDS
 }
 
-/// A voxel's key in a grid (its packed index), from [`VoxelGrid::key`].
+/// A voxel's key in a grid (its packed index), from [`Lattice::key`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VoxelKey(u64);
 
-/// Voxel keys of a grid's size and origin.
+/// Where a grid's voxels are: cubes of side `size`, axis-aligned in the local frame (map minus
+/// `origin`); voxel (i, j, k) spans `origin + [i, j, k] · size` to `origin + [i+1, j+1, k+1] ·
+/// size`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Keyer {
+pub struct Lattice {
     size: f64,
     origin: [f64; 3],
 }
 
-impl Keyer {
-    /// The key of the voxel holding a map point (see [`VoxelGrid::index_of`] for the errors).
+impl Lattice {
+    /// Voxel side, m.
+    pub fn size(&self) -> f64 {
+        self.size
+    }
+
+    /// Map coordinates of the local frame's origin.
+    pub fn origin(&self) -> [f64; 3] {
+        self.origin
+    }
+
+    /// Map coordinates of a voxel's centre.
+    pub fn centre(&self, index: [i32; 3]) -> [f64; 3] {
+        [0, 1, 2].map(|a| self.origin[a] + (index[a] as f64 + 0.5) * self.size)
+    }
+
+    /// Local coordinates of a lattice corner (a voxel's lowest corner), m.
+    pub fn local(&self, corner: [i32; 3]) -> [f64; 3] {
+        corner.map(|c| c as f64 * self.size)
+    }
+
+    /// The key of the voxel holding a map point, or an error when it lies beyond what a grid
+    /// indexes (±8.3 M cells across, ±32 k up) or is not finite.
     pub fn key(&self, x: f64, y: f64, z: f64) -> Result<VoxelKey, Error> {
         let inv = 1.0 / self.size;
         let (i, j, k) = ((x - self.origin[0]) * inv, (y - self.origin[1]) * inv, (z - self.origin[2]) * inv);
@@ -165,13 +181,10 @@ impl Keyer {
     }
 }
 
-/// A sparse grid of cubes of side `size`, axis-aligned in the local frame (map minus
-/// `origin`): voxel (i, j, k) spans `origin + [i, j, k] · size` to `origin + [i+1, j+1, k+1] ·
-/// size`.
+/// A sparse grid of voxels on a [`Lattice`].
 #[derive(Debug, Clone)]
 pub struct VoxelGrid {
-    size: f64,
-    origin: [f64; 3],
+    lattice: Lattice,
     shards: Vec<Shard>,
     has_rgb: bool,
     points: u64,
@@ -186,17 +199,14 @@ impl VoxelGrid {
         if origin.iter().any(|o| !o.is_finite()) {
             return Err(Error::Invalid(format!("voxel origin {origin:?}: not finite")));
         }
-        Ok(VoxelGrid { size, origin, shards: vec![Shard::default(); SHARDS], has_rgb: false, points: 0 })
+        let lattice = Lattice { size, origin };
+        Ok(VoxelGrid { lattice, shards: vec![Shard::default(); SHARDS], has_rgb: false, points: 0 })
     }
 
-    /// Voxel side, m.
-    pub fn size(&self) -> f64 {
-        self.size
-    }
-
-    /// Map coordinates of the local frame's origin.
-    pub fn origin(&self) -> [f64; 3] {
-        self.origin
+    /// Where the voxels are (and the keys of map points, apart from the grid, so keys can be
+    /// computed while the grid fills).
+    pub fn lattice(&self) -> Lattice {
+        self.lattice
     }
 
     /// Whether any added points carried colour.
@@ -219,22 +229,6 @@ impl VoxelGrid {
         self.points
     }
 
-    /// The voxel index of a map point, or an error when it lies beyond what the grid indexes
-    /// (±8.3 M cells across, ±32 k up) or is not finite.
-    pub fn index_of(&self, x: f64, y: f64, z: f64) -> Result<[i32; 3], Error> {
-        self.key(x, y, z).map(|k| unpack(k.0))
-    }
-
-    /// The key of the voxel holding a map point (see [`VoxelGrid::index_of`] for the errors).
-    pub fn key(&self, x: f64, y: f64, z: f64) -> Result<VoxelKey, Error> {
-        self.keyer().key(x, y, z)
-    }
-
-    /// What computes keys, apart from the grid (so keys can be computed while the grid fills).
-    pub fn keyer(&self) -> Keyer {
-        Keyer { size: self.size, origin: self.origin }
-    }
-
     /// Adds points (map coordinates, with intensity, class and optionally colour; all slices as
     /// long as `x`), on up to `threads` threads. An error names the first point (index within
     /// the call) that cannot be placed; nothing of the call is added then.
@@ -255,12 +249,12 @@ impl VoxelGrid {
         }
         // Keys first, so a bad point leaves the grid untouched.
         let keys: Vec<VoxelKey> = (0..n)
-            .map(|i| self.key(x[i], y[i], z[i]).map_err(|e| Error::Invalid(format!("point {i}: {e}"))))
+            .map(|i| self.lattice.key(x[i], y[i], z[i]).map_err(|e| Error::Invalid(format!("point {i}: {e}"))))
             .collect::<Result<_, _>>()?;
         self.add_keyed(&keys, intensity, class, rgb, threads)
     }
 
-    /// Adds points by their keys (from [`VoxelGrid::key`] of this grid), with intensity, class
+    /// Adds points by their keys (from [`Lattice::key`] of this grid's lattice), with intensity, class
     /// and optionally colour (all slices as long as `keys`), on up to `threads` threads, each
     /// filling its own shards.
     pub fn add_keyed(
@@ -324,22 +318,12 @@ impl VoxelGrid {
         self.shards[shard_of(key)].get(&key)
     }
 
-    /// Whether a voxel is occupied.
-    pub fn contains(&self, index: [i32; 3]) -> bool {
-        self.get(index).is_some()
-    }
-
     /// Every voxel with its index, sorted by index (x, then y, then z).
     pub fn sorted(&self) -> Vec<([i32; 3], &Voxel)> {
         let mut v: Vec<([i32; 3], &Voxel)> =
             self.shards.iter().flat_map(|s| s.iter().map(|(k, v)| (unpack(*k), v))).collect();
         v.sort_unstable_by_key(|e| e.0);
         v
-    }
-
-    /// Map coordinates of a voxel's centre.
-    pub fn centre(&self, index: [i32; 3]) -> [f64; 3] {
-        [0, 1, 2].map(|a| self.origin[a] + (index[a] as f64 + 0.5) * self.size)
     }
 }
 

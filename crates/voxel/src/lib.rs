@@ -18,7 +18,7 @@ pub use io::write_atomic;
 mod mesh;
 pub mod ribbon;
 
-pub use grid::{Keyer, Voxel, VoxelGrid, VoxelKey};
+pub use grid::{Lattice, Voxel, VoxelGrid, VoxelKey};
 pub use mesh::{write_csv, write_glb, write_obj, Colouring, Mesh, MeshStats};
 pub use ribbon::{Ribbon, Side};
 

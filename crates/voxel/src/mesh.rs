@@ -6,7 +6,7 @@
 //! map frame (x east, y north, z up, metres); glTF is y-up, so there (x, y, z) -> (x, z, -y).
 
 use crate::io::write_atomic;
-use crate::{Error, Voxel, VoxelGrid};
+use crate::{Error, Lattice, Voxel, VoxelGrid};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -36,10 +36,8 @@ pub struct Quad {
 /// The exposed faces of a grid.
 #[derive(Debug, Clone)]
 pub struct Mesh {
-    /// Voxel side, m.
-    pub size: f64,
-    /// Map coordinates of the local frame's origin.
-    pub origin: [f64; 3],
+    /// Where the voxels are.
+    pub lattice: Lattice,
     /// Voxels, sorted by index, with their mean intensity, colour and majority class.
     pub voxels: Vec<([i32; 3], VoxelSummary)>,
     /// Lattice corners (in voxel units) used by the faces, in order of first use.
@@ -112,18 +110,12 @@ impl Mesh {
             }
         }
         Mesh {
-            size: grid.size(),
-            origin: grid.origin(),
+            lattice: grid.lattice(),
             voxels: sorted.into_iter().map(|(i, v)| (i, VoxelSummary::from(v))).collect(),
             vertices,
             quads,
             has_rgb: grid.has_rgb(),
         }
-    }
-
-    /// Local coordinates of a lattice corner, m.
-    pub fn local(&self, corner: [i32; 3]) -> [f64; 3] {
-        corner.map(|c| c as f64 * self.size)
     }
 }
 
@@ -265,17 +257,17 @@ pub fn write_obj(mesh: &Mesh, path: &Path, colouring: Colouring) -> Result<MeshS
             w,
             "# roadscan voxels: {} voxels of {} m, {} vertices, {} faces\n# local frame: map minus origin {:.3} {:.3} {:.3} (see the .json sidecar)",
             mesh.voxels.len(),
-            mesh.size,
+            mesh.lattice.size(),
             mesh.vertices.len(),
             mesh.quads.len(),
-            mesh.origin[0],
-            mesh.origin[1],
-            mesh.origin[2]
+            mesh.lattice.origin()[0],
+            mesh.lattice.origin()[1],
+            mesh.lattice.origin()[2]
         )?;
         writeln!(w, "mtllib {mtl_name}")?;
-        let mut num = ryu_like::Buffer::default();
+        let mut num = fixed::Buffer::default();
         for v in &mesh.vertices {
-            let p = mesh.local(*v);
+            let p = mesh.lattice.local(*v);
             w.write_all(b"v")?;
             for c in p {
                 w.write_all(b" ")?;
@@ -307,13 +299,12 @@ pub fn write_csv(mesh: &Mesh, stations: &[Option<(f64, f64)>], path: &Path) -> R
     if stations.len() != mesh.voxels.len() {
         return Err(Error::Invalid(format!("{} stations for {} voxels", stations.len(), mesh.voxels.len())));
     }
-    let mut num = ryu_like::Buffer::default();
+    let mut num = fixed::Buffer::default();
     write_atomic(path, |w| {
         writeln!(w, "i,j,k,x,y,z,count,intensity,r,g,b,class,s,t")?;
         for ((idx, v), st) in mesh.voxels.iter().zip(stations) {
             write!(w, "{},{},{}", idx[0], idx[1], idx[2])?;
-            for (o, i) in mesh.origin.iter().zip(idx) {
-                let c = o + (*i as f64 + 0.5) * mesh.size;
+            for c in mesh.lattice.centre(*idx) {
                 w.write_all(b",")?;
                 w.write_all(num.format(c, 3).as_bytes())?;
             }
@@ -335,7 +326,7 @@ pub fn write_csv(mesh: &Mesh, stations: &[Option<(f64, f64)>], path: &Path) -> R
 
 /// Short decimal text of numbers: rounded to a number of decimals, no trailing zeros (fixed point on
 /// integers: the float formatter's exact path is slow for millions of vertices).
-mod ryu_like {
+mod fixed {
     #[derive(Debug, Default)]
     pub struct Buffer(String);
 
@@ -399,7 +390,7 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs_json: Optio
     let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
     for q in &mesh.quads {
         for corner in q.corners {
-            let p = yup(mesh.local(mesh.vertices[corner as usize]));
+            let p = yup(mesh.lattice.local(mesh.vertices[corner as usize]));
             for a in 0..3 {
                 lo[a] = lo[a].min(p[a]);
                 hi[a] = hi[a].max(p[a]);
@@ -422,11 +413,11 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs_json: Optio
             r#""bufferViews":[{{"buffer":0,"byteOffset":{},"byteLength":{},"byteStride":12,"target":34962}},{{"buffer":0,"byteOffset":{},"byteLength":{},"byteStride":12,"target":34962}},{{"buffer":0,"byteOffset":{},"byteLength":{},"byteStride":4,"target":34962}},{{"buffer":0,"byteOffset":{},"byteLength":{},"target":34963}}],"#,
             r#""accessors":[{{"bufferView":0,"componentType":5126,"count":{},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}},{{"bufferView":1,"componentType":5126,"count":{},"type":"VEC3"}},{{"bufferView":2,"componentType":5121,"normalized":true,"count":{},"type":"VEC4"}},{{"bufferView":3,"componentType":5125,"count":{},"type":"SCALAR"}}]}}"#
         ),
-        mesh.origin[0],
-        mesh.origin[1],
-        mesh.origin[2],
+        mesh.lattice.origin()[0],
+        mesh.lattice.origin()[1],
+        mesh.lattice.origin()[2],
         crs,
-        mesh.size,
+        mesh.lattice.size(),
         total,
         o_pos,
         pos_len,
@@ -465,7 +456,7 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs_json: Optio
         // Positions, normals, colours (per face, four corners each), indices.
         for q in &mesh.quads {
             for corner in q.corners {
-                for v in yup(mesh.local(mesh.vertices[corner as usize])) {
+                for v in yup(mesh.lattice.local(mesh.vertices[corner as usize])) {
                     w.write_all(&v.to_le_bytes())?;
                 }
             }
@@ -516,7 +507,7 @@ mod tests {
     fn volume(m: &Mesh) -> f64 {
         let mut v = 0.0;
         for q in &m.quads {
-            let p = q.corners.map(|c| m.local(m.vertices[c as usize]));
+            let p = q.corners.map(|c| m.lattice.local(m.vertices[c as usize]));
             for (a, b, c) in [(p[0], p[1], p[2]), (p[0], p[2], p[3])] {
                 v += a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
                     + a[2] * (b[0] * c[1] - b[1] * c[0]);
@@ -550,7 +541,7 @@ mod tests {
 
     #[test]
     fn numbers_are_short() {
-        let mut b = ryu_like::Buffer::default();
+        let mut b = fixed::Buffer::default();
         assert_eq!(b.format(3.0, 4), "3");
         assert_eq!(b.format(-0.00001, 4), "0");
         assert_eq!(b.format(0.25, 4), "0.25");
