@@ -215,6 +215,14 @@ struct ScanArgs {
     traj_drift: [f64; 3],
 }
 
+/// `v` when it is a positive number of metres, else an error naming the option `--name`.
+pub(crate) fn positive(name: &str, v: f64) -> anyhow::Result<f64> {
+    if !(v.is_finite() && v > 0.0) {
+        anyhow::bail!("--{name} must be a positive number of metres, got {v}");
+    }
+    Ok(v)
+}
+
 /// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
 pub(crate) fn json_str(s: &str) -> String {
     let mut o = String::from("\"");

@@ -88,18 +88,11 @@ struct InputInfo {
     road: String,
 }
 
-fn positive(name: &str, v: f64) -> Result<f64> {
-    if !(v.is_finite() && v > 0.0) {
-        bail!("--{name} must be a positive number of metres, got {v}");
-    }
-    Ok(v)
-}
-
 /// Runs `voxel`.
 pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
-    let size = positive("size", a.size)?;
-    positive("buffer", a.road.buffer)?;
+    let size = crate::positive("size", a.size)?;
+    crate::positive("buffer", a.road.buffer)?;
     let colouring = match a.colour.as_str() {
         "class" => Colouring::Class,
         "intensity" => Colouring::Intensity,
@@ -202,8 +195,8 @@ fn sibling(path: &Path, suffix: &str) -> PathBuf {
 /// Runs `ribbons`.
 pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
-    let cell = positive("cell", a.cell)?;
-    positive("buffer", a.road.buffer)?;
+    let cell = crate::positive("cell", a.cell)?;
+    crate::positive("buffer", a.road.buffer)?;
     if !(a.min_depth.is_finite() && a.min_depth >= 0.0 && a.min_depth < a.road.buffer) {
         bail!("--min-depth must be between 0 and --buffer, got {}", a.min_depth);
     }

@@ -43,17 +43,10 @@ pub struct CrgArgs {
     pub tile: f64,
 }
 
-fn positive(name: &str, v: f64) -> Result<f64> {
-    if !(v.is_finite() && v > 0.0) {
-        bail!("--{name} must be a positive number of metres, got {v}");
-    }
-    Ok(v)
-}
-
 /// Runs `crg`.
 pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
-    let cell = positive("cell", a.cell)?;
-    let max_gap = if a.max_gap == 0.0 { 0.0 } else { positive("max-gap", a.max_gap)? };
+    let cell = crate::positive("cell", a.cell)?;
+    let max_gap = if a.max_gap == 0.0 { 0.0 } else { crate::positive("max-gap", a.max_gap)? };
     let z = match a.z.as_str() {
         "absolute" => ZMode::Absolute,
         "residual" => ZMode::Residual,
@@ -65,7 +58,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         other => bail!("--estimator must be robust or median, got {other}"),
     };
     let v_range = match (a.width_right, a.width_left) {
-        (Some(r), Some(l)) => Some((-positive("width-right", r)?, positive("width-left", l)?)),
+        (Some(r), Some(l)) => Some((-crate::positive("width-right", r)?, crate::positive("width-left", l)?)),
         (None, None) => None,
         _ => bail!("give both --width-left and --width-right, or neither (the road's lanes)"),
     };
