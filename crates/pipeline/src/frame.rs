@@ -93,28 +93,19 @@ impl RoadFrame {
         let mut walked = 0;
         let (ds, t) = loop {
             let (ds, t) = local(&self.table[i], x, y);
-            if ds > 0.5 * STEP && i + 1 < self.table.len() {
-                i += 1;
-            } else if ds < -0.5 * STEP && i > 0 {
-                i -= 1;
-            } else {
-                break (ds, t);
+            match self.toward(i, ds) {
+                Some(j) => i = j,
+                None => break (ds, t),
             }
             walked += 1;
             if walked == 256 {
                 i = self.nearest(x, y);
                 // Settle from the nearest entry without another restart.
-                let mut guard = 0;
-                loop {
-                    let (ds, _) = local(&self.table[i], x, y);
-                    if ds > 0.5 * STEP && i + 1 < self.table.len() && guard < 8 {
-                        i += 1;
-                    } else if ds < -0.5 * STEP && i > 0 && guard < 8 {
-                        i -= 1;
-                    } else {
-                        break;
+                for _ in 0..8 {
+                    match self.toward(i, local(&self.table[i], x, y).0) {
+                        Some(j) => i = j,
+                        None => break,
                     }
-                    guard += 1;
                 }
                 break local(&self.table[i], x, y);
             }
@@ -122,6 +113,18 @@ impl RoadFrame {
         *last = Some(i);
         let s = self.table[i].s + ds;
         (s >= -1e-9 && s <= self.length + 1e-9).then_some((s.clamp(0.0, self.length), t))
+    }
+
+    /// The neighbouring entry towards the foot point when it lies `ds` from entry `i`, beyond
+    /// that entry's half-step (and there is one); `None` when entry `i` holds it.
+    fn toward(&self, i: usize, ds: f64) -> Option<usize> {
+        if ds > 0.5 * STEP && i + 1 < self.table.len() {
+            Some(i + 1)
+        } else if ds < -0.5 * STEP && i > 0 {
+            Some(i - 1)
+        } else {
+            None
+        }
     }
 
     /// The entry nearest (x, y): rings of index cells around the point until no nearer entry
