@@ -535,11 +535,9 @@ fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
     // Column by column: each pass is a simple loop over the records, which the compiler
     // keeps free of per-push capacity checks.
     let recs = || buf.chunks_exact(stride).take(n);
-    let i32_at = |r: &[u8], a: usize| i32::from_le_bytes([r[a], r[a + 1], r[a + 2], r[a + 3]]);
-    let u16_at = |r: &[u8], a: usize| u16::from_le_bytes([r[a], r[a + 1]]);
     for (k, col) in [&mut out.x, &mut out.y, &mut out.z].into_iter().enumerate() {
         let (scale, offset) = (h.scale[k], h.offset[k]);
-        col.extend(recs().map(|r| i32_at(r, 4 * k) as f64 * scale + offset));
+        col.extend(recs().map(|r| u32_at(r, 4 * k) as i32 as f64 * scale + offset));
     }
     out.intensity.extend(recs().map(|r| u16_at(r, 12)));
     if new {
@@ -556,11 +554,7 @@ fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
         out.source.extend(recs().map(|r| u16_at(r, 18)));
     }
     match gps_at {
-        Some(a) => out.gps_time.extend(recs().map(|r| {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&r[a..a + 8]);
-            f64::from_le_bytes(b)
-        })),
+        Some(a) => out.gps_time.extend(recs().map(|r| f64_at(r, a))),
         None => out.gps_time.resize(out.gps_time.len() + recs().count(), f64::NAN),
     }
     if let Some(a) = rgb_at {
