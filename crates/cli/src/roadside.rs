@@ -128,7 +128,8 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     let mesh_secs = t_mesh.elapsed().as_secs_f64();
     // The voxels as CSV: index, centre (map), count, intensity, colour, class, s, t.
     let csv = sibling(&a.out, ".voxels.csv");
-    voxel::write_csv(&mesh, &side.stations, &csv)?;
+    let stations = side.stations(mesh.voxels.iter().map(|(idx, _)| mesh.lattice.centre(*idx)));
+    voxel::write_csv(&mesh, &stations, &csv)?;
     let o = mesh.lattice.origin();
     let (crs, wkt) = info
         .crs

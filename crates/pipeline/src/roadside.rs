@@ -110,9 +110,9 @@ impl std::fmt::Debug for RoadsideBuilder<'_> {
 pub struct Roadside {
     /// The voxels, if asked for.
     pub grid: Option<VoxelGrid>,
-    /// Station s and offset t of each voxel's centre (in `grid.sorted()` order), None where
-    /// the centre's foot lies beyond the road's ends.
-    pub stations: Vec<Option<(f64, f64)>>,
+    /// The road frame, for [`Roadside::stations`].
+    frame: RoadFrame,
+    place: Placement,
     /// Left and right ribbons, if asked for.
     pub ribbons: Option<[Ribbon; 2]>,
     /// Points offered, and kept (within the buffer and the s range).
@@ -268,27 +268,35 @@ impl<'a> RoadsideBuilder<'a> {
         Ok(())
     }
 
-    /// The products, with the stations of the voxel centres; an error when the last chunk
-    /// cannot go into the grid.
+    /// The products; an error when the last chunk cannot go into the grid.
     pub fn finish(mut self) -> Result<Roadside, String> {
         if let (Some(g), Some(p)) = (self.grid.as_mut(), self.pending.take()) {
             g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), crate::par::threads())
                 .map_err(|e| e.to_string())?;
         }
-        let mut stations = Vec::new();
-        if let Some(g) = &self.grid {
-            let mut last = None;
-            for (idx, _) in g.sorted() {
-                let [fx, fy, _] = self.place.to_file(g.lattice().centre(idx));
-                stations.push(self.frame.project_from(&mut last, fx, fy));
-            }
-        }
         Ok(Roadside {
             grid: self.grid,
-            stations,
+            frame: self.frame,
+            place: self.place,
             ribbons: self.ribbons,
             points: (self.offered, self.kept),
             s_range: self.s_range,
         })
+    }
+}
+
+impl Roadside {
+    /// Station s and offset t of map points (e.g. voxel centres, best in a spatial order: each
+    /// search starts from the previous point's station), None where the foot lies beyond the
+    /// road's ends.
+    pub fn stations(&self, points: impl IntoIterator<Item = [f64; 3]>) -> Vec<Option<(f64, f64)>> {
+        let mut last = None;
+        points
+            .into_iter()
+            .map(|p| {
+                let [fx, fy, _] = self.place.to_file(p);
+                self.frame.project_from(&mut last, fx, fy)
+            })
+            .collect()
     }
 }
