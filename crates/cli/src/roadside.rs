@@ -117,11 +117,12 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     }
     let t_mesh = std::time::Instant::now();
     let mesh = Mesh::from_grid(grid);
-    let obj = voxel::write_obj(&mesh, &a.out, colouring)?;
+    let palette = voxel::Palette::new(&mesh, colouring)?;
+    let obj = voxel::write_obj(&mesh, &palette, &a.out)?;
     let glb = match &a.glb {
         Some(p) => {
             let crs = info.crs.as_ref().map(|c| json_str(&c.0));
-            Some(voxel::write_glb(&mesh, p, colouring, crs.as_deref())?)
+            Some(voxel::write_glb(&mesh, &palette, p, crs.as_deref())?)
         }
         None => None,
     };

@@ -19,7 +19,7 @@ mod mesh;
 pub mod ribbon;
 
 pub use grid::{Lattice, Voxel, VoxelGrid, VoxelKey};
-pub use mesh::{write_csv, write_glb, write_obj, Colouring, Mesh, MeshStats};
+pub use mesh::{write_csv, write_glb, write_obj, Colouring, Mesh, MeshStats, Palette};
 pub use ribbon::{Ribbon, Side};
 
 /// What can go wrong.

@@ -171,6 +171,29 @@ pub(crate) fn ramp(t: f64) -> [f64; 3] {
     [0, 1, 2].map(|c| STOPS[i][c] + f * (STOPS[i + 1][c] - STOPS[i][c]))
 }
 
+/// The faces' colours: a material per voxel, computed once for every writer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Palette {
+    colouring: Colouring,
+    /// Material index of every voxel of the mesh.
+    of: Vec<u32>,
+    materials: Vec<Material>,
+}
+
+impl Palette {
+    /// The materials of `mesh`'s voxels under `colouring`; an error for RGB when the points
+    /// had no colour.
+    pub fn new(mesh: &Mesh, colouring: Colouring) -> Result<Palette, Error> {
+        let (of, materials) = materials(mesh, colouring)?;
+        Ok(Palette { colouring, of, materials })
+    }
+
+    /// The material of a voxel (its position in [`Mesh::voxels`]).
+    fn of(&self, voxel: u32) -> &Material {
+        &self.materials[self.of[voxel as usize] as usize]
+    }
+}
+
 /// Material index of every voxel, and the materials.
 fn materials(mesh: &Mesh, colouring: Colouring) -> Result<(Vec<u32>, Vec<Material>), Error> {
     let mut by_name: HashMap<String, u32> = HashMap::new();
@@ -232,13 +255,13 @@ fn materials(mesh: &Mesh, colouring: Colouring) -> Result<(Vec<u32>, Vec<Materia
 
 /// Writes `mesh` as OBJ at `path` with its MTL beside it (same stem, `.mtl`), faces grouped by
 /// material, vertices in the local frame; both files atomically.
-pub fn write_obj(mesh: &Mesh, path: &Path, colouring: Colouring) -> Result<MeshStats, Error> {
-    let (mat_of, mats) = materials(mesh, colouring)?;
+pub fn write_obj(mesh: &Mesh, palette: &Palette, path: &Path) -> Result<MeshStats, Error> {
+    let (mat_of, mats, colouring) = (&palette.of, &palette.materials, palette.colouring);
     let mtl_path = path.with_extension("mtl");
     let mtl_name = mtl_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     write_atomic(&mtl_path, |w| {
         writeln!(w, "# roadscan voxel materials ({colouring:?})")?;
-        for m in &mats {
+        for m in mats {
             writeln!(
                 w,
                 "newmtl {}\nKd {:.4} {:.4} {:.4}\nKa 0 0 0\nd 1\nillum 1\n",
@@ -375,8 +398,7 @@ impl<W: Write> Write for Counting<'_, W> {
 /// positions (local frame, y up), flat normals and vertex colours (RGBA, 8-bit) per face;
 /// the origin, CRS (`crs_json`: JSON text, e.g. a string literal) and voxel size in the
 /// asset's `extras`.
-pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs_json: Option<&str>) -> Result<MeshStats, Error> {
-    let (mat_of, mats) = materials(mesh, colouring)?;
+pub fn write_glb(mesh: &Mesh, palette: &Palette, path: &Path, crs_json: Option<&str>) -> Result<MeshStats, Error> {
     let nq = mesh.quads.len();
     if nq == 0 {
         return Err(Error::Invalid("no voxels: nothing to write".into()));
@@ -470,7 +492,7 @@ pub fn write_glb(mesh: &Mesh, path: &Path, colouring: Colouring, crs_json: Optio
             }
         }
         for q in &mesh.quads {
-            let c = mats[mat_of[q.voxel as usize] as usize].rgb.map(|v| (v * 255.0).round() as u8);
+            let c = palette.of(q.voxel).rgb.map(|v| (v * 255.0).round() as u8);
             for _ in 0..4 {
                 w.write_all(&[c[0], c[1], c[2], 255])?;
             }
