@@ -23,6 +23,7 @@
 pub mod convert;
 mod error;
 pub mod eval;
+pub mod fit;
 pub mod model;
 mod read;
 pub mod validate;

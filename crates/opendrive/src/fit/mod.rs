@@ -1,0 +1,410 @@
+//! Reference lines and profiles fitted to survey data: a chain of lines, arcs and clothoids
+//! whose heading and curvature are continuous, and cubic profiles (elevation, crossfall), each
+//! within a tolerance and with few records.
+//!
+//! # Method
+//! A chain of lines, arcs and clothoids is a curvature κ(s) that is continuous and linear
+//! between knots, plus a start pose. Along a polyline of arc length s and chord headings φ(s),
+//! a curve of heading θ(s) close to it lies at the lateral offset d(s) ≈ d(0) + ∫(θ - φ) ds
+//! (small angles). So D(s) = d(0) + ∫θ ds, a C² cubic spline whose second derivative is κ, is
+//! fitted to Φ(s) = ∫φ ds at the vertices, and the residuals are the lateral distances: a
+//! linear least-squares problem on banded equations (`spline.rs`). The knots are chosen by
+//! removal and relocation within the tolerance; pieces become lines (D'' = 0) and arcs
+//! (D''' = 0) where the fit allows. The chain is then built from D (start offset D(0),
+//! heading D'(0), knot curvatures D''), the vertices' exact distances to it are measured, and
+//! if the small-angle step left any above the tolerance a Gauss-Newton polish on the exact
+//! curve follows (`polish.rs`), then a tighter spline if still needed.
+//!
+//! Profiles are the same spline fitted to (s, value) directly: lines are constant grades,
+//! parabolas vertical curves.
+
+mod polish;
+mod spline;
+
+use crate::eval::Curve;
+use crate::model::{Extras, Geometry, GeometryKind, Poly3};
+use polish::{Model, Polish};
+use spline::{Piece, Samples, Spline};
+
+/// Settings of a fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitOptions {
+    /// Largest distance of an input point from the fitted line (or profile), m.
+    pub tolerance: f64,
+    /// Shortest record, m.
+    pub min_length: f64,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions { tolerance: 0.01, min_length: 1.0 }
+    }
+}
+
+/// How well one record fits the input points whose nearest point on the line lies in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RecordFit {
+    /// Largest distance, m.
+    pub max: f64,
+    /// Root mean square distance, m.
+    pub rms: f64,
+    /// Input points.
+    pub points: usize,
+}
+
+/// A fitted reference line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AxisFit {
+    /// The records, from s = 0.
+    pub geometries: Vec<Geometry>,
+    /// Per record: distances of the input points.
+    pub records: Vec<RecordFit>,
+    /// Per input point: its station s on the fitted line and its signed offset t (left
+    /// positive), m.
+    pub stations: Vec<[f64; 2]>,
+    /// Largest distance of any input point, m.
+    pub max: f64,
+    /// Root mean square distance, m.
+    pub rms: f64,
+}
+
+impl AxisFit {
+    /// Whether every input point lies within `tolerance`.
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.max <= tolerance
+    }
+}
+
+/// A fitted profile (elevation, superelevation, lane width): cubic records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileFit {
+    /// Records from the first sample's s, in ascending s (`s` absolute).
+    pub records: Vec<Poly3>,
+    /// Largest |residual|.
+    pub max: f64,
+    /// Root mean square residual.
+    pub rms: f64,
+}
+
+/// Why a fit cannot be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FitError {
+    /// Fewer than two distinct points, or too short.
+    #[error("{0} distinct points over {1:.3} m: too few to fit")]
+    TooShort(usize, f64),
+    /// A coordinate is not finite.
+    #[error("point {0}: coordinate not finite")]
+    NotFinite(usize),
+    /// Stations that go backwards.
+    #[error("point {0}: s goes backwards")]
+    Unordered(usize),
+    /// A bad option.
+    #[error("{0}")]
+    Options(String),
+}
+
+fn check_options(opts: &FitOptions) -> Result<(), FitError> {
+    let ok = |v: f64| v > 0.0 && v.is_finite();
+    if ok(opts.tolerance) && ok(opts.min_length) {
+        Ok(())
+    } else {
+        Err(FitError::Options(format!(
+            "tolerance {} and shortest record {}: both must be positive numbers of metres",
+            opts.tolerance, opts.min_length
+        )))
+    }
+}
+
+/// Fits a chain of lines, arcs and clothoids to `points` (x, y in metres, in order along the
+/// road). The result may exceed the tolerance where the points cannot be followed by records
+/// of at least `min_length` (check [`AxisFit::max`]).
+pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, FitError> {
+    check_options(opts)?;
+    if let Some(i) = points.iter().position(|p| !(p[0].is_finite() && p[1].is_finite())) {
+        return Err(FitError::NotFinite(i));
+    }
+    // Distinct vertices, their arc length, chord headings (unwrapped) and Φ = ∫φ ds.
+    let mut q: Vec<[f64; 2]> = Vec::with_capacity(points.len());
+    // Per input point, its vertex.
+    let mut vertex_of = Vec::with_capacity(points.len());
+    for p in points {
+        if q.last().is_none_or(|v| dist(*v, *p) > 1e-6) {
+            q.push(*p);
+        }
+        vertex_of.push(q.len() - 1);
+    }
+    let mut s = vec![0.0];
+    let mut phi_int = vec![0.0];
+    let mut phi0 = 0.0;
+    let mut prev: Option<f64> = None;
+    for w in q.windows(2) {
+        let len = dist(w[0], w[1]);
+        let mut h = (w[1][1] - w[0][1]).atan2(w[1][0] - w[0][0]);
+        match prev {
+            Some(p) => h = p + wrap(h - p),
+            None => phi0 = h,
+        }
+        prev = Some(h);
+        s.push(s[s.len() - 1] + len);
+        phi_int.push(phi_int[phi_int.len() - 1] + (h - phi0) * len);
+    }
+    let length = s[s.len() - 1];
+    if q.len() < 2 || length < 2.0 * opts.min_length {
+        return Err(FitError::TooShort(q.len(), length));
+    }
+    let spacing = length / (q.len() - 1) as f64;
+    let data = Samples { s: &s, y: &phi_int };
+    // A first reference: a dense spline (no knot selection), chained. Along the noisy
+    // polyline, arc length runs ahead of the curve's (chords zigzag), which the small-angle
+    // step would read as lateral error; against this smooth reference it does not.
+    let dense = data.dense((4.0 * spacing).max(2.0 * opts.min_length));
+    let reference = chain(&model_of(&dense, q[0], phi0, phi0), &q, &identity(q.len()), &s);
+    let (sigma, y) = against(&reference, phi0);
+    let (start, hdg) = (reference.geometries[0].clone(), reference.geometries[0].hdg);
+    let data = Samples { s: &sigma, y: &y };
+    let polish = Polish { q: &q, grid_step: 0.25 };
+    let mut best: Option<AxisFit> = None;
+    // The spline's own tolerance leaves room for the small-angle step; tighter on retries.
+    for margin in [0.8, 0.6, 0.4] {
+        let sp = fit_spline(&data, margin * opts.tolerance, spacing, opts.min_length);
+        let mut m = model_of(&sp, [start.x, start.y], hdg, phi0);
+        let mut fit = chain(&m, points, &vertex_of, &sigma);
+        if fit.max > opts.tolerance {
+            let mut params = sigma.clone();
+            polish.refine(&mut m, &mut params, false);
+            let polished = chain(&m, points, &vertex_of, &sigma);
+            if polished.max < fit.max {
+                fit = polished;
+            }
+        }
+        let done = fit.max <= opts.tolerance;
+        if best.as_ref().is_none_or(|b| fit.max < b.max) {
+            best = Some(fit);
+        }
+        if done {
+            break;
+        }
+    }
+    best.ok_or(FitError::TooShort(q.len(), length))
+}
+
+fn identity(n: usize) -> Vec<usize> {
+    (0..n).collect()
+}
+
+/// The vertices against a reference line fitted to them: their stations σ (made
+/// non-decreasing) and y = ∫₀^σ (θ - φ0) ds + t, where θ is the reference's heading and t the
+/// vertex's offset from it. A spline D fitted to (σ, y) is then ∫(θ' - φ0) of a line θ' that
+/// passes the vertices, as for Φ along the polyline, without the polyline's zigzag.
+fn against(reference: &AxisFit, phi0: f64) -> (Vec<f64>, Vec<f64>) {
+    let g = &reference.geometries;
+    // ∫(θ - φ0) up to each record's start.
+    let mut at_start = vec![0.0];
+    let within = |r: usize, u: f64| {
+        let (ka, kb) = curvatures(&g[r].kind);
+        (g[r].hdg - phi0) * u + 0.5 * ka * u * u + (kb - ka) * u * u * u / (6.0 * g[r].length)
+    };
+    for r in 0..g.len() {
+        at_start.push(at_start[r] + within(r, g[r].length));
+    }
+    let mut sigma = Vec::with_capacity(reference.stations.len());
+    let mut y = Vec::with_capacity(reference.stations.len());
+    // The line starts at the first vertex's foot.
+    let mut last = 0.0;
+    for st in &reference.stations {
+        let u = if sigma.is_empty() { 0.0 } else { st[0].max(last) };
+        last = u;
+        let r = g.partition_point(|x| x.s <= u).clamp(1, g.len()) - 1;
+        sigma.push(u);
+        y.push(at_start[r] + within(r, u - g[r].s) + st[1]);
+    }
+    (sigma, y)
+}
+
+/// Start and end curvature of a line, arc or spiral.
+fn curvatures(kind: &GeometryKind) -> (f64, f64) {
+    match *kind {
+        GeometryKind::Arc { curvature } => (curvature, curvature),
+        GeometryKind::Spiral { curv_start, curv_end } => (curv_start, curv_end),
+        _ => (0.0, 0.0),
+    }
+}
+
+/// The spline with fewest pieces within `tol`, starting from pieces of a few sample spacings;
+/// where even dense pieces cannot reach `tol`, the densest fit.
+fn fit_spline(data: &Samples, tol: f64, spacing: f64, min_len: f64) -> Spline {
+    let mut start = (4.0 * spacing).max(2.0 * min_len);
+    loop {
+        if let Some(sp) = data.fit(tol, start, min_len) {
+            return sp;
+        }
+        if start <= min_len {
+            break;
+        }
+        start = (start / 2.0).max(min_len);
+    }
+    data.dense(min_len)
+}
+
+/// The curvature profile of a spline D fitted to ∫(θ - φ0): knots at its breaks, curvatures
+/// D'' tied across arcs and zero at lines; start at the offset D(0) from `origin` across the
+/// heading `hdg` there, heading φ0 + D'(0).
+fn model_of(sp: &Spline, origin: [f64; 2], hdg: f64, phi0: f64) -> Model {
+    let kn = sp.breaks.len();
+    let kappa: Vec<f64> = (0..kn).map(|k| sp.eval_in(k.min(kn - 2), sp.breaks[k])[2]).collect();
+    // Classes of knots sharing a curvature: runs joined by arcs.
+    let mut class = vec![0usize; kn];
+    let mut zero = vec![false; kn];
+    for (k, p) in sp.pieces.iter().enumerate() {
+        class[k + 1] = if *p == Piece::Parabola { class[k] } else { class[k] + 1 };
+        if *p == Piece::Line {
+            zero[k] = true;
+            zero[k + 1] = true;
+        }
+    }
+    for k in 0..kn {
+        if zero[k] {
+            for j in 0..kn {
+                if class[j] == class[k] {
+                    zero[j] = true;
+                }
+            }
+        }
+    }
+    let (mut var_of, mut vars, mut counts) = (vec![None; kn], Vec::new(), Vec::new());
+    let mut var_of_class: Vec<Option<usize>> = vec![None; kn + 1];
+    for k in 0..kn {
+        if zero[k] {
+            continue;
+        }
+        let v = *var_of_class[class[k]].get_or_insert_with(|| {
+            vars.push(0.0);
+            counts.push(0.0);
+            vars.len() - 1
+        });
+        vars[v] += kappa[k];
+        counts[v] += 1.0;
+        var_of[k] = Some(v);
+    }
+    for (v, c) in vars.iter_mut().zip(&counts) {
+        *v /= c;
+    }
+    let d = sp.eval(sp.breaks[0]);
+    Model {
+        x0: origin[0] - d[0] * hdg.sin(),
+        y0: origin[1] + d[0] * hdg.cos(),
+        hdg0: phi0 + d[1],
+        knots: sp.breaks.clone(),
+        var_of,
+        vars,
+        length: sp.breaks[kn - 1] - sp.breaks[0],
+    }
+}
+
+/// Fits cubic records to a profile sampled at `s` (ascending): the fewest pieces (greedily)
+/// within `tolerance`, each at least `min_length` long, value and slope continuous.
+pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<ProfileFit, FitError> {
+    check_options(opts)?;
+    if s.len() != value.len() || s.len() < 2 {
+        return Err(FitError::TooShort(s.len().min(value.len()), 0.0));
+    }
+    if let Some(i) = (0..s.len()).find(|&i| !(s[i].is_finite() && value[i].is_finite())) {
+        return Err(FitError::NotFinite(i));
+    }
+    if let Some(i) = (1..s.len()).find(|&i| s[i] < s[i - 1]) {
+        return Err(FitError::Unordered(i));
+    }
+    let length = s[s.len() - 1] - s[0];
+    if length < 2.0 * opts.min_length {
+        return Err(FitError::TooShort(s.len(), length));
+    }
+    let spacing = length / (s.len() - 1) as f64;
+    let data = Samples { s, y: value };
+    let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
+    let records = (0..sp.pieces.len())
+        .map(|k| {
+            let [a, b, c, d] = sp.poly(k);
+            Poly3 { s: sp.breaks[k], a, b, c, d }
+        })
+        .collect();
+    let rms = (sp.sse / s.len() as f64).sqrt();
+    Ok(ProfileFit { records, max: sp.max, rms })
+}
+
+fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// An angle in (-π, π].
+fn wrap(a: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let w = a.rem_euclid(TAU);
+    if w > PI {
+        w - TAU
+    } else {
+        w
+    }
+}
+
+/// The model as records chained exactly, and the input points' distances to them
+/// (`vertex_of`: each point's vertex; `s`: the vertices' arc lengths, the first guess of
+/// their stations).
+fn chain(m: &Model, points: &[[f64; 2]], vertex_of: &[usize], s: &[f64]) -> AxisFit {
+    let mut geometries: Vec<Geometry> = Vec::new();
+    let (mut x, mut y, mut hdg) = (m.x0, m.y0, m.hdg0);
+    for k in 1..m.knots.len() {
+        let (a, b) = (m.knots[k - 1], m.knots[k]);
+        let (ka, kb) = (m.kappa_at_knot(k - 1), m.kappa_at_knot(k));
+        let kind = if m.var_of[k - 1].is_none() && m.var_of[k].is_none() {
+            GeometryKind::Line
+        } else if m.var_of[k - 1] == m.var_of[k] {
+            GeometryKind::Arc { curvature: ka }
+        } else {
+            GeometryKind::Spiral { curv_start: ka, curv_end: kb }
+        };
+        let g = Geometry { s: a - m.knots[0], x, y, hdg, length: b - a, kind, extras: Extras::default() };
+        let end = Curve::new(&g).pose(b - a);
+        (x, y, hdg) = (end.x, end.y, end.hdg);
+        geometries.push(g);
+    }
+    let curves: Vec<Curve> = geometries.iter().map(Curve::new).collect();
+    let total: f64 = geometries.iter().map(|g| g.length).sum();
+    let scale = total / s[s.len() - 1].max(1e-12);
+    let pose = |u: f64| {
+        let r = geometries.partition_point(|g| g.s <= u).clamp(1, geometries.len()) - 1;
+        (r, curves[r].pose(u - geometries[r].s))
+    };
+    let mut per: Vec<(f64, f64, usize)> = vec![(0.0, 0.0, 0); curves.len()];
+    let mut stations = Vec::with_capacity(points.len());
+    let (mut max, mut sq) = (0.0f64, 0.0);
+    for (p, &v) in points.iter().zip(vertex_of) {
+        // Newton steps along the line to the foot of the perpendicular.
+        let mut u = s[v] * scale;
+        for _ in 0..12 {
+            let (_, c) = pose(u);
+            let along = (p[0] - c.x) * c.hdg.cos() + (p[1] - c.y) * c.hdg.sin();
+            let next = (u + along).clamp(0.0, total);
+            let step = (next - u).abs();
+            u = next;
+            if step < 1e-9 {
+                break;
+            }
+        }
+        let (r, c) = pose(u);
+        let (dx, dy) = (p[0] - c.x, p[1] - c.y);
+        let d = dx.hypot(dy);
+        let t = -dx * c.hdg.sin() + dy * c.hdg.cos();
+        stations.push([u, t]);
+        let e = &mut per[r];
+        e.0 = e.0.max(d);
+        e.1 += d * d;
+        e.2 += 1;
+        max = max.max(d);
+        sq += d * d;
+    }
+    let records = per
+        .iter()
+        .map(|&(mx, s2, n)| RecordFit { max: mx, rms: if n > 0 { (s2 / n as f64).sqrt() } else { 0.0 }, points: n })
+        .collect();
+    AxisFit { geometries, records, stations, max, rms: (sq / points.len().max(1) as f64).sqrt() }
+}

@@ -1,0 +1,599 @@
+//! Cubic regression splines: clamped cubic B-splines fitted to samples (s, y) by least squares
+//! on banded normal equations, with as few pieces as a tolerance on the largest residual needs.
+//!
+//! A piece may be constrained to a parabola (third derivative zero: an arc when the spline is
+//! the integral of a heading, a vertical curve for an elevation) or to a line (second
+//! derivative zero: a straight, a constant grade). Constraints are rows of a large weight, so
+//! every solve stays banded and costs O(samples + pieces).
+//!
+//! Pieces are found by knot removal: start from knots a few samples apart, remove the knots
+//! whose removal changes the spline least (smallest jump of the third derivative times the
+//! span cubed) while the largest residual stays within the tolerance, move each remaining knot
+//! to where the squared residuals are least, and remove again until nothing changes.
+
+/// How a piece is constrained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Piece {
+    /// A cubic.
+    Cubic,
+    /// Third derivative zero.
+    Parabola,
+    /// Second derivative zero.
+    Line,
+}
+
+/// A fitted spline and how well it fits.
+#[derive(Debug, Clone)]
+pub(crate) struct Spline {
+    /// Breakpoints ξ_0 < ... < ξ_K (K pieces).
+    pub breaks: Vec<f64>,
+    pub pieces: Vec<Piece>,
+    /// B-spline coefficients (K + 3).
+    coef: Vec<f64>,
+    /// Largest |residual|.
+    pub max: f64,
+    /// Sum of squared residuals.
+    pub sse: f64,
+}
+
+/// Share of the tolerance that knot removal may use.
+const SLACK: f64 = 0.8;
+
+/// Weight of a constraint row against a sample row of weight 1.
+const HARD: f64 = 1e5;
+
+impl Spline {
+    /// One straight piece at zero.
+    pub fn flat(a: f64, b: f64) -> Spline {
+        Spline {
+            breaks: vec![a, b],
+            pieces: vec![Piece::Line],
+            coef: vec![0.0; 4],
+            max: f64::INFINITY,
+            sse: f64::INFINITY,
+        }
+    }
+
+    fn knot_vector(breaks: &[f64]) -> Vec<f64> {
+        let (a, b) = (breaks[0], breaks[breaks.len() - 1]);
+        let mut t = vec![a; 4];
+        t.extend_from_slice(&breaks[1..breaks.len() - 1]);
+        t.extend([b; 4]);
+        t
+    }
+
+    /// Value and first three derivatives at `x` (clamped to the breaks).
+    pub fn eval(&self, x: f64) -> [f64; 4] {
+        let t = Self::knot_vector(&self.breaks);
+        let x = x.clamp(self.breaks[0], self.breaks[self.breaks.len() - 1]);
+        let i = span(&self.breaks, x);
+        let d = ders(&t, i, x);
+        let mut out = [0.0; 4];
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = (0..4).map(|r| d[k][r] * self.coef[i - 3 + r]).sum();
+        }
+        out
+    }
+
+    /// Piece `k` as a cubic in ds from its start: [a, b, c, d].
+    pub fn poly(&self, k: usize) -> [f64; 4] {
+        let d = self.eval_in(k, self.breaks[k]);
+        [d[0], d[1], 0.5 * d[2], d[3] / 6.0]
+    }
+
+    /// Like `eval`, but taken from piece `k` (its right-hand limits at its start).
+    pub fn eval_in(&self, k: usize, x: f64) -> [f64; 4] {
+        let t = Self::knot_vector(&self.breaks);
+        let i = k + 3;
+        let d = ders(&t, i, x);
+        let mut out = [0.0; 4];
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (0..4).map(|r| d[j][r] * self.coef[i - 3 + r]).sum();
+        }
+        out
+    }
+}
+
+/// The span index i (3 ≤ i ≤ K + 2) of x: piece i - 3.
+fn span(breaks: &[f64], x: f64) -> usize {
+    let k = breaks.partition_point(|&b| b <= x).clamp(1, breaks.len() - 1) - 1;
+    k + 3
+}
+
+/// Values and derivatives (0..=3) of the four cubic B-splines nonzero on span `i` at `x`
+/// (de Boor's recurrence with the derivative triangle).
+fn ders(t: &[f64], i: usize, x: f64) -> [[f64; 4]; 4] {
+    const P: usize = 3;
+    let mut ndu = [[0.0; 4]; 4];
+    let (mut left, mut right) = ([0.0; 4], [0.0; 4]);
+    ndu[0][0] = 1.0;
+    for j in 1..=P {
+        left[j] = x - t[i + 1 - j];
+        right[j] = t[i + j] - x;
+        let mut saved = 0.0;
+        for r in 0..j {
+            ndu[j][r] = right[r + 1] + left[j - r];
+            let temp = ndu[r][j - 1] / ndu[j][r];
+            ndu[r][j] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        ndu[j][j] = saved;
+    }
+    let mut out = [[0.0; 4]; 4];
+    for j in 0..=P {
+        out[0][j] = ndu[j][P];
+    }
+    for r in 0..=P as isize {
+        let mut a = [[0.0; 4]; 2];
+        let (mut s1, mut s2) = (0, 1);
+        a[0][0] = 1.0;
+        for k in 1..=P as isize {
+            let mut d = 0.0;
+            let (rk, pk) = (r - k, P as isize - k);
+            if r >= k {
+                a[s2][0] = a[s1][0] / ndu[(pk + 1) as usize][rk as usize];
+                d = a[s2][0] * ndu[rk as usize][pk as usize];
+            }
+            let j1 = if rk >= -1 { 1 } else { -rk };
+            let j2 = if r - 1 <= pk { k - 1 } else { P as isize - r };
+            for j in j1..=j2 {
+                let j = j as usize;
+                let rj = (rk + j as isize) as usize;
+                a[s2][j] = (a[s1][j] - a[s1][j - 1]) / ndu[(pk + 1) as usize][rj];
+                d += a[s2][j] * ndu[rj][pk as usize];
+            }
+            if r <= pk {
+                let k = k as usize;
+                a[s2][k] = -a[s1][k - 1] / ndu[(pk + 1) as usize][r as usize];
+                d += a[s2][k] * ndu[r as usize][pk as usize];
+            }
+            out[k as usize][r as usize] = d;
+            std::mem::swap(&mut s1, &mut s2);
+        }
+    }
+    let mut f = P as f64;
+    for (k, row) in out.iter_mut().enumerate().skip(1) {
+        for v in row.iter_mut() {
+            *v *= f;
+        }
+        f *= (P - k) as f64;
+    }
+    out
+}
+
+/// Symmetric banded normal equations (half bandwidth 3).
+struct Normal {
+    band: Vec<[f64; 4]>,
+    rhs: Vec<f64>,
+}
+
+impl Normal {
+    fn new(n: usize) -> Normal {
+        Normal { band: vec![[0.0; 4]; n], rhs: vec![0.0; n] }
+    }
+
+    /// Adds the row Σ v[r]·c[first + r] = y with weight w (squared).
+    fn add(&mut self, first: usize, v: &[f64; 4], y: f64, w2: f64) {
+        for p in 0..4 {
+            for q in p..4 {
+                self.band[first + p][q - p] += w2 * v[p] * v[q];
+            }
+            self.rhs[first + p] += w2 * v[p] * y;
+        }
+    }
+
+    /// Cholesky of the band, the two triangular solves, then two rounds of iterative
+    /// refinement (constraint rows make the system stiff; refinement wins back the digits).
+    fn solve(self) -> Option<Vec<f64>> {
+        let n = self.rhs.len();
+        // low[i][d] = L[i][i - d].
+        let mut low = vec![[0.0; 4]; n];
+        for i in 0..n {
+            for d in (0..4).rev() {
+                if d > i {
+                    continue;
+                }
+                let j = i - d;
+                // A[i][j] = band[j][d], less Σ over k = j - m ≥ i - 3 of L[i][k]·L[j][k].
+                let mut sum = self.band[j][d];
+                for m in 1..4 {
+                    if m > j || d + m > 3 {
+                        continue;
+                    }
+                    sum -= low[i][d + m] * low[j][m];
+                }
+                if d == 0 {
+                    if sum <= 0.0 || !sum.is_finite() {
+                        return None;
+                    }
+                    low[i][0] = sum.sqrt();
+                } else {
+                    low[i][d] = sum / low[j][0];
+                }
+            }
+        }
+        let substitute = |b: &mut [f64]| {
+            for i in 0..n {
+                let mut s = b[i];
+                for d in 1..4.min(i + 1) {
+                    s -= low[i][d] * b[i - d];
+                }
+                b[i] = s / low[i][0];
+            }
+            for i in (0..n).rev() {
+                let mut s = b[i];
+                for d in 1..4 {
+                    if i + d < n {
+                        s -= low[i + d][d] * b[i + d];
+                    }
+                }
+                b[i] = s / low[i][0];
+            }
+        };
+        let mut x = self.rhs.clone();
+        substitute(&mut x);
+        for _ in 0..2 {
+            let mut r = self.rhs.clone();
+            for (i, ri) in r.iter_mut().enumerate() {
+                for d in 0..4 {
+                    if i + d < n {
+                        *ri -= self.band[i][d] * x[i + d];
+                    }
+                    if d > 0 && d <= i {
+                        *ri -= self.band[i - d][d] * x[i - d];
+                    }
+                }
+            }
+            substitute(&mut r);
+            for (xi, ri) in x.iter_mut().zip(&r) {
+                *xi += ri;
+            }
+        }
+        x.iter().all(|v| v.is_finite()).then_some(x)
+    }
+}
+
+/// Samples (s ascending) to fit.
+pub(crate) struct Samples<'a> {
+    pub s: &'a [f64],
+    pub y: &'a [f64],
+}
+
+impl Samples<'_> {
+    /// The least-squares spline on `breaks` with `pieces` constrained; None if singular.
+    pub fn solve(&self, breaks: &[f64], pieces: &[Piece]) -> Option<Spline> {
+        let kn = breaks.len() - 1;
+        let n = kn + 3;
+        let t = Spline::knot_vector(breaks);
+        let mut ne = Normal::new(n);
+        let mut rows: Vec<(usize, [f64; 4])> = Vec::with_capacity(self.s.len());
+        for (&x, &y) in self.s.iter().zip(self.y) {
+            let i = span(breaks, x);
+            let v = ders(&t, i, x)[0];
+            ne.add(i - 3, &v, y, 1.0);
+            rows.push((i - 3, v));
+        }
+        // Scale of a second difference of coefficients against one sample.
+        let h0 = (breaks[kn] - breaks[0]) / kn as f64;
+        for (k, piece) in pieces.iter().enumerate() {
+            let i = k + 3;
+            let h = breaks[k + 1] - breaks[k];
+            match piece {
+                Piece::Cubic => {}
+                Piece::Parabola => {
+                    let d = ders(&t, i, breaks[k] + 0.5 * h);
+                    ne.add(i - 3, &d[3], 0.0, (HARD * h * h * h).powi(2));
+                }
+                Piece::Line => {
+                    for x in [breaks[k], breaks[k + 1]] {
+                        let d = ders(&t, i, x);
+                        ne.add(i - 3, &d[2], 0.0, (HARD * h * h).powi(2));
+                    }
+                }
+            }
+        }
+        // A faint pull on second differences of the coefficients keeps pieces without
+        // samples defined.
+        for j in 0..n.saturating_sub(2) {
+            let w2 = 1e-12 / (h0 * h0).max(1e-12);
+            if j + 3 < n {
+                ne.add(j, &[1.0, -2.0, 1.0, 0.0], 0.0, w2);
+            } else if j > 0 {
+                ne.add(j - 1, &[0.0, 1.0, -2.0, 1.0], 0.0, w2);
+            }
+        }
+        let coef = ne.solve()?;
+        let (mut max, mut sse) = (0.0f64, 0.0);
+        for ((first, v), &y) in rows.iter().zip(self.y) {
+            let e = (0..4).map(|r| v[r] * coef[first + r]).sum::<f64>() - y;
+            max = max.max(e.abs());
+            sse += e * e;
+        }
+        Some(Spline { breaks: breaks.to_vec(), pieces: pieces.to_vec(), coef, max, sse })
+    }
+
+    /// The least-squares spline on pieces about `len` long (a faint smoothing row keeps it
+    /// solvable; if it still fails, one straight piece at zero).
+    pub fn dense(&self, len: f64) -> Spline {
+        let (a, b) = (self.s[0], self.s[self.s.len() - 1]);
+        let k = (((b - a) / len).round() as usize).max(1);
+        let breaks: Vec<f64> = (0..=k).map(|i| a + (b - a) * i as f64 / k as f64).collect();
+        self.solve(&breaks, &vec![Piece::Cubic; k])
+            .or_else(|| self.solve(&[a, b], &[Piece::Line]))
+            .unwrap_or_else(|| Spline::flat(a, b))
+    }
+
+    /// Fewest pieces (greedily) within `tol`, each at least `min_len` long, starting from
+    /// pieces about `start` long. `None` if even the start does not fit within `tol`.
+    pub fn fit(&self, tol: f64, start: f64, min_len: f64) -> Option<Spline> {
+        let mut sp = self.dense(start);
+        if sp.max.is_nan() || sp.max > tol {
+            return None;
+        }
+        // Knots go while the fit stays within a tighter bound, leaving slack for the
+        // constraints (lines and arcs fit as well when the knots sit at the true joints).
+        let tight = SLACK * tol;
+        for _ in 0..12 {
+            let removed = self.remove_knots(&mut sp, tight);
+            // Merged pieces of one kind keep it.
+            let constrained = self.constrain(&mut sp, tol);
+            let moved = self.move_knots(&mut sp, tol, min_len);
+            let merged = self.merge_knots(&mut sp, tight, min_len);
+            if !removed && !moved && !merged && !constrained {
+                break;
+            }
+        }
+        Some(sp)
+    }
+
+    /// The place in [lo, hi] for a knot (given by `place`, which builds the breaks and
+    /// pieces for a position) with the least squared residuals, if the fit there stays
+    /// within `tol`: a coarse grid, then finer grids around the best.
+    fn best_place(&self, lo: f64, hi: f64, tol: f64, place: impl Fn(f64) -> (Vec<f64>, Vec<Piece>)) -> Option<Spline> {
+        let mut best: Option<(Spline, f64)> = None;
+        let (mut a, mut b) = (lo, hi);
+        for level in 0..5 {
+            let n = if level == 0 { 24 } else { 6 };
+            for i in 0..=n {
+                let x = a + (b - a) * i as f64 / n as f64;
+                let (breaks, pieces) = place(x);
+                if let Some(t) = self.solve(&breaks, &pieces) {
+                    if best.as_ref().is_none_or(|(s, _)| t.sse < s.sse) {
+                        best = Some((t, x));
+                    }
+                }
+            }
+            let w = (b - a) / n as f64;
+            let c = best.as_ref()?.1;
+            (a, b) = ((c - w).max(lo), (c + w).min(hi));
+        }
+        best.map(|(s, _)| s).filter(|s| s.max <= tol)
+    }
+
+    /// Replaces two neighbouring knots by one at the best place between their neighbours,
+    /// shortest pieces first, while the fit stays within `tol`. True if any merged.
+    fn merge_knots(&self, sp: &mut Spline, tol: f64, min_len: f64) -> bool {
+        let mut any = false;
+        loop {
+            let mut order: Vec<(f64, usize)> =
+                (1..sp.breaks.len().saturating_sub(2)).map(|k| (sp.breaks[k + 1] - sp.breaks[k], k)).collect();
+            order.sort_by(|x, y| x.0.total_cmp(&y.0));
+            let mut merged = false;
+            for (_, k) in order {
+                let (lo, hi) = (sp.breaks[k - 1] + min_len, sp.breaks[k + 2] - min_len);
+                if hi <= lo {
+                    continue;
+                }
+                let place = |x: f64| {
+                    let mut breaks = sp.breaks.clone();
+                    breaks[k] = x;
+                    breaks.remove(k + 1);
+                    let mut pieces = sp.pieces.clone();
+                    pieces.remove(k);
+                    (breaks, pieces)
+                };
+                if let Some(t) = self.best_place(lo, hi, tol, place) {
+                    *sp = t;
+                    merged = true;
+                    any = true;
+                    break;
+                }
+            }
+            if !merged {
+                return any;
+            }
+        }
+    }
+
+    /// Knots in the order their removal should cost least.
+    fn removal_order(sp: &Spline) -> Vec<usize> {
+        let mut score: Vec<(f64, usize)> = (1..sp.breaks.len() - 1)
+            .map(|k| {
+                let jump = sp.eval_in(k, sp.breaks[k])[3] - sp.eval_in(k - 1, sp.breaks[k])[3];
+                let w = 0.5 * (sp.breaks[k + 1] - sp.breaks[k - 1]);
+                (jump.abs() * w * w * w, k)
+            })
+            .collect();
+        score.sort_by(|x, y| x.0.total_cmp(&y.0));
+        score.into_iter().map(|(_, k)| k).collect()
+    }
+
+    /// Breaks and pieces without the knots in `drop` (sorted); merged pieces keep a common
+    /// constraint, else become cubics.
+    fn without(sp: &Spline, drop: &[usize]) -> (Vec<f64>, Vec<Piece>) {
+        let mut breaks = vec![sp.breaks[0]];
+        let mut pieces = vec![sp.pieces[0]];
+        for k in 1..sp.breaks.len() - 1 {
+            if drop.binary_search(&k).is_ok() {
+                let last = pieces.len() - 1;
+                if pieces[last] != sp.pieces[k] {
+                    pieces[last] = Piece::Cubic;
+                }
+            } else {
+                breaks.push(sp.breaks[k]);
+                pieces.push(sp.pieces[k]);
+            }
+        }
+        breaks.push(sp.breaks[sp.breaks.len() - 1]);
+        (breaks, pieces)
+    }
+
+    /// Removes knots while the fit stays within `tol`: batches of non-adjacent cheap knots,
+    /// halved on failure, down to single knots tried in order. True if any went.
+    fn remove_knots(&self, sp: &mut Spline, tol: f64) -> bool {
+        let mut any = false;
+        let mut batch = (sp.breaks.len() / 4).max(1);
+        loop {
+            let order = Self::removal_order(sp);
+            if order.is_empty() {
+                return any;
+            }
+            let mut done = false;
+            while !done {
+                // The cheapest `batch` knots, no two adjacent.
+                let mut pick: Vec<usize> = Vec::new();
+                for &k in &order {
+                    if pick.len() >= batch {
+                        break;
+                    }
+                    if !pick.iter().any(|&p| p.abs_diff(k) <= 1) {
+                        pick.push(k);
+                    }
+                }
+                let tries: Vec<Vec<usize>> =
+                    if batch == 1 { order.iter().take(12).map(|&k| vec![k]).collect() } else { vec![pick] };
+                for mut drop in tries {
+                    drop.sort_unstable();
+                    let (breaks, pieces) = Self::without(sp, &drop);
+                    if let Some(t) = self.solve(&breaks, &pieces) {
+                        if t.max <= tol {
+                            *sp = t;
+                            any = true;
+                            done = true;
+                            break;
+                        }
+                    }
+                }
+                if !done {
+                    if batch == 1 {
+                        return any;
+                    }
+                    batch /= 2;
+                }
+            }
+        }
+    }
+
+    /// Moves every interior knot, one at a time, to the place between its neighbours with the
+    /// least squared residuals within `tol`. True if any moved by more than 1 mm.
+    fn move_knots(&self, sp: &mut Spline, tol: f64, min_len: f64) -> bool {
+        let mut any = false;
+        for k in 1..sp.breaks.len() - 1 {
+            let (lo, hi) = (sp.breaks[k - 1] + min_len, sp.breaks[k + 1] - min_len);
+            if hi <= lo {
+                continue;
+            }
+            let place = |x: f64| {
+                let mut breaks = sp.breaks.clone();
+                breaks[k] = x;
+                (breaks, sp.pieces.clone())
+            };
+            if let Some(t) = self.best_place(lo, hi, tol, place) {
+                if t.sse < sp.sse && (t.breaks[k] - sp.breaks[k]).abs() > 1e-3 {
+                    *sp = t;
+                    any = true;
+                }
+            }
+        }
+        any
+    }
+
+    /// Lines, then parabolas, where the fit stays within `tol`: pieces tried in the order of
+    /// how little the constraint changes them. True if any was constrained.
+    fn constrain(&self, sp: &mut Spline, tol: f64) -> bool {
+        let mut any = false;
+        for target in [Piece::Line, Piece::Parabola] {
+            let mut order: Vec<(f64, usize)> = (0..sp.pieces.len())
+                .filter(|&k| sp.pieces[k] == Piece::Cubic)
+                .map(|k| {
+                    let h = sp.breaks[k + 1] - sp.breaks[k];
+                    let (a, b) = (sp.eval_in(k, sp.breaks[k]), sp.eval_in(k, sp.breaks[k + 1]));
+                    let cost = match target {
+                        Piece::Line => a[2].abs().max(b[2].abs()) * h * h,
+                        _ => a[3].abs() * h * h * h,
+                    };
+                    (cost, k)
+                })
+                .collect();
+            order.sort_by(|x, y| x.0.total_cmp(&y.0));
+            for (_, k) in order {
+                let mut pieces = sp.pieces.clone();
+                pieces[k] = target;
+                if let Some(t) = self.solve(&sp.breaks, &pieces) {
+                    if t.max <= tol {
+                        *sp = t;
+                        any = true;
+                    }
+                }
+            }
+        }
+        any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basis_functions_sum_to_one_and_derivatives_match_differences() {
+        let breaks = [0.0, 1.0, 2.5, 4.0, 7.0];
+        let t = Spline::knot_vector(&breaks);
+        let coef = vec![0.3, -1.0, 2.0, 0.5, 1.5, -0.7, 0.2];
+        let sp = Spline { breaks: breaks.to_vec(), pieces: vec![Piece::Cubic; 4], coef, max: 0.0, sse: 0.0 };
+        for x in [0.0, 0.4, 1.0, 2.2, 3.9, 5.5, 7.0] {
+            let i = span(&breaks, x);
+            let d = ders(&t, i, x);
+            assert!((d[0].iter().sum::<f64>() - 1.0).abs() < 1e-12, "partition of unity at {x}");
+            let h = 1e-5;
+            let (lo, hi) = (sp.eval((x - h).max(0.0)), sp.eval((x + h).min(7.0)));
+            let w = (x + h).min(7.0) - (x - h).max(0.0);
+            let e = sp.eval(x);
+            for k in 0..3 {
+                let fd = (hi[k] - lo[k]) / w;
+                // Knots break the third derivative; compare away from them.
+                if !breaks.iter().any(|b| (b - x).abs() < 2.0 * h) || k < 2 {
+                    assert!(
+                        (fd - e[k + 1]).abs() < 1e-3 * (1.0 + fd.abs()),
+                        "derivative {} at {x}: {} vs {fd}",
+                        k + 1,
+                        e[k + 1]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_piecewise_cubic_is_found_with_its_pieces() {
+        // A line, a cubic and a parabola joined with C2 continuity, sampled every 0.5 m.
+        let a3 = 1e-4;
+        let f = |x: f64| -> f64 {
+            if x < 40.0 {
+                0.1 * x
+            } else if x < 60.0 {
+                0.1 * x + a3 * (x - 40.0).powi(3)
+            } else {
+                0.1 * x + a3 * 8000.0 + 3.0 * a3 * 400.0 * (x - 60.0) + 0.006 * (x - 60.0).powi(2)
+            }
+        };
+        let s: Vec<f64> = (0..=200).map(|i| i as f64 * 0.5).collect();
+        let y: Vec<f64> = s.iter().map(|&x| f(x)).collect();
+        let sp = Samples { s: &s, y: &y }.fit(1e-4, 2.0, 0.5).expect("fits");
+        assert!(sp.max <= 1e-4);
+        assert_eq!(sp.pieces, [Piece::Line, Piece::Cubic, Piece::Parabola], "{:?}", sp.breaks);
+        assert!((sp.breaks[1] - 40.0).abs() < 0.5 && (sp.breaks[2] - 60.0).abs() < 0.5, "{:?}", sp.breaks);
+        let p = sp.poly(0);
+        assert!((p[2]).abs() < 1e-9 && (p[1] - 0.1).abs() < 1e-6, "{p:?}");
+    }
+}
