@@ -346,6 +346,7 @@ def out(*cols: str) -> None:
 
 
 SCHEMA_ONLY = False
+STRICT = False
 
 
 def evaluate(output: str, source: Optional[str], results: Dict[str, RunResult],
@@ -418,6 +419,8 @@ def evaluate(output: str, source: Optional[str], results: Dict[str, RunResult],
         else:
             verdict = "INFO"
             totals.l3 += 1
+        if STRICT and verdict in ("KNOWN", "WARN", "INFO"):
+            verdict = "FAIL"
         if verdict == "FAIL":
             passed = False
         out(verdict, output, short_checker(i.checker), str(i.level), i.rule_uid, i.description, i.location)
@@ -489,6 +492,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print the baseline ruleUIDs per file")
     ap.add_argument("--schema-only", action="store_true",
                     help="fail only on schema/basic issues; new level-1 issues are warnings (for 1.6/1.7 outputs)")
+    ap.add_argument("--strict", action="store_true",
+                    help="fail on any issue of any level (for roads we derive ourselves, which have no source)")
     a = ap.parse_args(argv)
 
     if not a.qc or not os.path.isfile(a.qc) or not os.access(a.qc, os.X_OK):
@@ -540,8 +545,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         totals = Totals()
         for o, s in pairs:
-            global SCHEMA_ONLY
+            global SCHEMA_ONLY, STRICT
             SCHEMA_ONLY = a.schema_only
+            STRICT = a.strict
             evaluate(o, s, results, bumped, totals, a.verbose)
 
         ok = totals.failed_files == 0

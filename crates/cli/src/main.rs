@@ -1,6 +1,7 @@
 //! `roadscan`: survey point clouds to driving-simulator inputs. This binary is only argument
 //! parsing, progress and exit codes; the work is in the library crates.
 
+mod axis;
 mod crg;
 mod inputs;
 mod las;
@@ -16,7 +17,8 @@ use std::process::ExitCode;
 pub mod exit {
     /// Success.
     pub const OK: u8 = 0;
-    /// The command ran and found problems of severity error (`check`).
+    /// The command ran and found problems of severity error (`check`), or the fit misses its
+    /// tolerance (`axis`, the file is written).
     pub const FINDINGS: u8 = 1;
     /// Bad input, bad arguments or an I/O failure: nothing was written.
     pub const FAILURE: u8 = 2;
@@ -27,7 +29,7 @@ pub mod exit {
     name = "roadscan",
     version,
     about = "Mobile laser scans of roads to driving-simulator inputs (OpenDRIVE, OpenCRG, voxels).",
-    after_help = "Exit codes: 0 success, 1 findings of severity error (check), 2 bad input or failure (nothing written).\n\n\
+    after_help = "Exit codes: 0 success, 1 findings of severity error (check) or a missed tolerance (axis, written anyway), 2 bad input or failure (nothing written).\n\n\
 Examples:\n  roadscan check map.xodr\n  roadscan eval map.xodr --step 1 > samples.txt\n  roadscan convert old.xodr new.xodr --version 1.8"
 )]
 struct Cli {
@@ -149,6 +151,15 @@ enum Command {
         after_help = "Examples:\n  roadscan ribbons --axis survey/truth/road.xodr --input survey/scan.las --out ribbons\n  roadscan ribbons --axis road.xodr --input scan.laz --out ribbons --cell 0.05 --h-range 0..12 --min-depth 4"
     )]
     Ribbons(roadside::RibbonsArgs),
+    /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
+    /// existing road: lines, arcs and clothoids with continuous heading and curvature within
+    /// --tolerance and with few records, the elevation as cubic records where the input has
+    /// heights, one driving lane each side. Prints each record's max and RMS deviation; exits
+    /// 1 (file written) when the tolerance cannot be met.
+    #[command(
+        after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
+    )]
+    Axis(axis::AxisArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -354,6 +365,7 @@ fn main() -> ExitCode {
         }
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::Crg(args) => surface::run(&args, cli.quiet),
+        Command::Axis(args) => axis::run(&args, cli.quiet),
         Command::Voxel(args) => roadside::voxel(&args, cli.quiet),
         Command::Ribbons(args) => roadside::ribbons(&args, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),

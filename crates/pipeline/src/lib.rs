@@ -8,6 +8,7 @@
 //! reference line, t along its horizontal left normal (the placement of a CRG, u = s, v = t);
 //! h = height above the OpenDRIVE surface (elevation + t·tan(superelevation)/√(1+grade²)).
 
+pub mod axis;
 pub mod frame;
 mod par;
 pub mod roadside;

@@ -59,6 +59,17 @@ impl CrsDef {
         u16::try_from(code).ok().and_then(crs_definitions::from_code).map(|d| d.wkt)
     }
 
+    /// The PROJ string (from the built-in table for an EPSG code), for an OpenDRIVE
+    /// `<geoReference>`; None for a code only the C PROJ library knows.
+    pub fn proj_string(&self) -> Option<String> {
+        match self.epsg {
+            Some(code) => {
+                u16::try_from(code).ok().and_then(crs_definitions::from_code).map(|d| d.proj4.trim().to_string())
+            }
+            None => Some(self.label.clone()),
+        }
+    }
+
     /// Whether coordinates are longitude/latitude (degrees), as far as proj4rs knows.
     pub fn is_geographic(&self) -> bool {
         self.proj.as_ref().is_some_and(|p| p.is_latlong())

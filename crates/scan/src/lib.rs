@@ -1,8 +1,10 @@
 //! Point clouds: LAS/LAZ input and output, CRS, trajectories. Reading streams LAS 1.0-1.4 and
 //! LAZ in column chunks (`read.rs`); writing makes LAS 1.4 / LAZ point format 6 with a WKT CRS
 //! (the virtual survey's output, `write.rs`); `crs.rs` reprojects between CRSs given by EPSG
-//! code or PROJ string (pure Rust).
+//! code or PROJ string (pure Rust); `axis.rs` reads axis sources (polylines, trajectories, OSM
+//! ways).
 
+pub mod axis;
 mod crs;
 mod read;
 mod write;
@@ -33,6 +35,16 @@ pub enum Error {
         path: std::path::PathBuf,
         /// Byte offset of the bad field.
         byte: Option<u64>,
+        /// What is wrong.
+        message: String,
+    },
+    /// A text file (CSV, JSON, XML) has a bad line.
+    #[error("{path}:{line}: {message}")]
+    Text {
+        /// The file.
+        path: std::path::PathBuf,
+        /// 1-based line.
+        line: usize,
         /// What is wrong.
         message: String,
     },

@@ -84,7 +84,12 @@ pub struct ProfileFit {
     pub max: f64,
     /// Root mean square residual.
     pub rms: f64,
+    /// Samples left out as outliers (max and rms are over the rest).
+    pub rejected: usize,
 }
+
+/// Share of the tolerance beyond which a profile sample is left out.
+const REJECT: f64 = 0.7;
 
 /// Why a fit cannot be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -302,7 +307,9 @@ fn model_of(sp: &Spline, origin: [f64; 2], hdg: f64, phi0: f64) -> Model {
 }
 
 /// Fits cubic records to a profile sampled at `s` (ascending): the fewest pieces (greedily)
-/// within `tolerance`, each at least `min_length` long, value and slope continuous.
+/// within `tolerance`, each at least `min_length` long, value, slope and curvature continuous.
+/// Samples that a fit with pieces of a few sample spacings (at least twice `min_length`)
+/// misses by more than 0.7 of the tolerance are left out and counted.
 pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<ProfileFit, FitError> {
     check_options(opts)?;
     if s.len() != value.len() || s.len() < 2 {
@@ -319,7 +326,28 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
         return Err(FitError::TooShort(s.len(), length));
     }
     let spacing = length / (s.len() - 1) as f64;
-    let data = Samples { s, y: value };
+    // Samples that pieces of the starting length miss by more than most of the tolerance (a
+    // pothole under a trajectory, a stray point) go first, the worst half of them round by
+    // round, so that the rest can be fitted with room to spare.
+    let start = (4.0 * spacing).max(2.0 * opts.min_length);
+    let (mut s, mut value) = (s.to_vec(), value.to_vec());
+    let mut rejected = 0;
+    for _ in 0..12 {
+        let dense = Samples { s: &s, y: &value }.dense(start);
+        let r: Vec<f64> = s.iter().zip(&value).map(|(&x, &v)| (dense.eval(x)[0] - v).abs()).collect();
+        let worst = r.iter().copied().fold(0.0, f64::max);
+        if worst <= REJECT * opts.tolerance {
+            break;
+        }
+        let cut = (0.5 * worst).max(REJECT * opts.tolerance);
+        let before = s.len();
+        (s, value) = s.iter().zip(&value).zip(&r).filter(|(_, &e)| e <= cut).map(|((&x, &v), _)| (x, v)).unzip();
+        rejected += before - s.len();
+        if s.len() < 2 {
+            return Err(FitError::TooShort(s.len(), length));
+        }
+    }
+    let data = Samples { s: &s, y: &value };
     let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
     let records = (0..sp.pieces.len())
         .map(|k| {
@@ -328,7 +356,7 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
         })
         .collect();
     let rms = (sp.sse / s.len() as f64).sqrt();
-    Ok(ProfileFit { records, max: sp.max, rms })
+    Ok(ProfileFit { records, max: sp.max, rms, rejected })
 }
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {

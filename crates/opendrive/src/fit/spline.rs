@@ -514,7 +514,7 @@ impl Samples<'_> {
         let mut any = false;
         for target in [Piece::Line, Piece::Parabola] {
             let mut order: Vec<(f64, usize)> = (0..sp.pieces.len())
-                .filter(|&k| sp.pieces[k] == Piece::Cubic)
+                .filter(|&k| sp.pieces[k] != Piece::Line && sp.pieces[k] != target)
                 .map(|k| {
                     let h = sp.breaks[k + 1] - sp.breaks[k];
                     let (a, b) = (sp.eval_in(k, sp.breaks[k]), sp.eval_in(k, sp.breaks[k + 1]));

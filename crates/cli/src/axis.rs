@@ -1,0 +1,261 @@
+//! `roadscan axis`: an OpenDRIVE reference line fitted to a trajectory, a polyline, an
+//! OpenStreetMap way or an existing road.
+
+use crate::{exit, json_str, positive};
+use anyhow::{bail, Context, Result};
+use opendrive::GeometryKind;
+use pipeline::axis::{build_axis, AxisOptions};
+use scan::axis::Polyline;
+use scan::{CrsDef, Reprojection};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// The arguments of `axis`.
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["trajectory", "polyline", "osm", "xodr"])))]
+pub struct AxisArgs {
+    /// A vehicle trajectory CSV with a header naming x, y (or easting, northing) and
+    /// optionally z and pass.
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Trajectory: the road centre's distance to the left of the vehicle's track, m (negative:
+    /// to the right).
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, requires = "trajectory")]
+    pub offset: f64,
+    /// Trajectory: the pass to use (its `pass` column; default: the first row's).
+    #[arg(long, requires = "trajectory")]
+    pub pass: Option<String>,
+    /// Trajectory: the sensor's height above the road, subtracted from z for the elevation, m.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, requires = "trajectory")]
+    pub sensor_height: f64,
+    /// A polyline: CSV rows x,y[,z] or a GeoJSON LineString (.geojson/.json, lon/lat).
+    #[arg(long)]
+    pub polyline: Option<PathBuf>,
+    /// An OpenStreetMap XML file (with --way).
+    #[arg(long, requires = "way")]
+    pub osm: Option<PathBuf>,
+    /// The OSM way id.
+    #[arg(long, requires = "osm")]
+    pub way: Option<String>,
+    /// An OpenDRIVE file whose road (--road) is sampled every --step metres and fitted again.
+    #[arg(long, requires = "road")]
+    pub xodr: Option<PathBuf>,
+    /// The road id in --xodr; also the id of the written road (default 1).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// Sampling step along an --xodr road, m.
+    #[arg(long, default_value_t = 1.0)]
+    pub step: f64,
+    /// Output OpenDRIVE file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Largest distance of an input vertex from the fitted line (and of a height from the
+    /// elevation), m.
+    #[arg(long, default_value_t = 0.01)]
+    pub tolerance: f64,
+    /// Shortest record, m.
+    #[arg(long, default_value_t = 1.0)]
+    pub min_length: f64,
+    /// The project CRS (projected; EPSG:NNNN or a PROJ string), written as geoReference.
+    /// Default: the source's own CRS.
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// The CRS of a CSV source when it differs from --crs.
+    #[arg(long)]
+    pub source_crs: Option<String>,
+    /// Width of the one driving lane written on each side, m.
+    #[arg(long, default_value_t = 3.5)]
+    pub lane_width: f64,
+    /// Print the fit report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
+    positive("tolerance", a.tolerance)?;
+    positive("min-length", a.min_length)?;
+    positive("lane-width", a.lane_width)?;
+    positive("step", a.step)?;
+    let t0 = std::time::Instant::now();
+    let (line, source) = read_source(a)?;
+    // The project CRS and the source's.
+    let project = match (&a.crs, &line.crs) {
+        (Some(c), _) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
+        (None, Some(c)) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
+        (None, None) => None,
+    };
+    if project.as_ref().is_some_and(CrsDef::is_geographic) {
+        bail!("{source} is in longitude/latitude: give a projected --crs (e.g. EPSG:25833) for the axis");
+    }
+    let from = a.source_crs.as_deref().or(line.crs.as_deref());
+    let mut xyz = line.xyz;
+    if let (Some(from), Some(to)) = (from, project.as_ref()) {
+        let from = CrsDef::parse(from).map_err(anyhow::Error::msg)?;
+        let to_again = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
+        let r = Reprojection::new(from, to_again).map_err(anyhow::Error::msg)?;
+        if !r.is_identity() {
+            let (mut x, mut y): (Vec<f64>, Vec<f64>) = xyz.iter().map(|p| (p[0], p[1])).unzip();
+            r.apply(&mut x, &mut y).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+            for (p, (x, y)) in xyz.iter_mut().zip(x.into_iter().zip(y)) {
+                p[0] = x;
+                p[1] = y;
+            }
+        }
+    } else if from.is_some() && project.is_none() {
+        bail!("{source}: the source CRS is known but not the project's: give --crs");
+    }
+    let opts = AxisOptions {
+        fit: opendrive::fit::FitOptions { tolerance: a.tolerance, min_length: a.min_length },
+        road_id: a.road.clone().unwrap_or_else(|| "1".into()),
+        lane_width: a.lane_width,
+        geo_reference: project.as_ref().and_then(CrsDef::proj_string),
+        z_offset: if a.trajectory.is_some() { a.sensor_height } else { 0.0 },
+    };
+    let built = build_axis(&xyz, &opts).with_context(|| format!("{source}: fitting the axis"))?;
+    // What is written must read back as fitted.
+    let text = opendrive::write(&built.odr, &Default::default())?;
+    pipeline::axis::check_written(&text, &built).map_err(|e| anyhow::anyhow!("internal: {e}"))?;
+    opendrive::write_file(&built.odr, &a.out, &Default::default())?;
+    let fit = &built.plan;
+    let within = fit.max <= a.tolerance && built.elevation.as_ref().is_none_or(|e| e.max <= a.tolerance);
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        report_json(&mut out, a, &built, &source)?;
+    } else if !quiet {
+        report_text(&mut out, &built)?;
+    }
+    if !quiet {
+        eprintln!(
+            "roadscan: wrote {} ({} records, {:.1} m, max {:.1} mm from the {} vertices) in {:.2} s",
+            a.out.display(),
+            fit.geometries.len(),
+            fit.geometries.iter().map(|g| g.length).sum::<f64>(),
+            fit.max * 1e3,
+            fit.stations.len(),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    if !within {
+        eprintln!(
+            "roadscan: warning: the fit misses --tolerance {} m (plan view max {:.4} m{}); records of at least --min-length {} m cannot follow the input closer",
+            a.tolerance,
+            fit.max,
+            built.elevation.as_ref().map_or(String::new(), |e| format!(", elevation max {:.4} m", e.max)),
+            a.min_length
+        );
+        return Ok(exit::FINDINGS);
+    }
+    Ok(exit::OK)
+}
+
+/// The vertices of the chosen source, and its name for messages.
+fn read_source(a: &AxisArgs) -> Result<(Polyline, String)> {
+    if let Some(p) = &a.trajectory {
+        return Ok((scan::axis::read_trajectory(p, a.pass.as_deref(), a.offset)?, p.display().to_string()));
+    }
+    if let Some(p) = &a.polyline {
+        let json = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("geojson") || e.eq_ignore_ascii_case("json"));
+        let line = if json { scan::axis::read_geojson(p)? } else { scan::axis::read_polyline_csv(p)? };
+        return Ok((line, p.display().to_string()));
+    }
+    if let (Some(p), Some(way)) = (&a.osm, &a.way) {
+        return Ok((scan::axis::read_osm_way(p, way)?, p.display().to_string()));
+    }
+    if let (Some(p), Some(id)) = (&a.xodr, &a.road) {
+        let odr = opendrive::read_file(p)?;
+        let road = odr.road(id).with_context(|| format!("{}: no road {id}", p.display()))?;
+        let xyz = pipeline::axis::sample_road(&odr, road, a.step);
+        let crs = odr.header.geo_reference.as_ref().map(|g| g.trim().to_string()).filter(|g| CrsDef::parse(g).is_ok());
+        return Ok((Polyline { xyz, crs }, format!("{} road {id}", p.display())));
+    }
+    bail!("give one of --trajectory, --polyline, --osm with --way, or --xodr with --road")
+}
+
+fn kind_name(k: &GeometryKind) -> &'static str {
+    match k {
+        GeometryKind::Line => "line",
+        GeometryKind::Arc { .. } => "arc",
+        GeometryKind::Spiral { .. } => "spiral",
+        GeometryKind::Poly3 { .. } => "poly3",
+        GeometryKind::ParamPoly3 { .. } => "paramPoly3",
+    }
+}
+
+fn curvatures(k: &GeometryKind) -> (f64, f64) {
+    match *k {
+        GeometryKind::Arc { curvature } => (curvature, curvature),
+        GeometryKind::Spiral { curv_start, curv_end } => (curv_start, curv_end),
+        _ => (0.0, 0.0),
+    }
+}
+
+fn report_text(out: &mut impl Write, b: &pipeline::axis::AxisRoad) -> Result<()> {
+    writeln!(out, "record  kind     s (m)       length (m)  curvature (1/m)        max (mm)  rms (mm)  vertices")?;
+    for (i, (g, r)) in b.plan.geometries.iter().zip(&b.plan.records).enumerate() {
+        let (k0, k1) = curvatures(&g.kind);
+        writeln!(
+            out,
+            "{:>6}  {:<7} {:>10.3}  {:>10.3}  {:>+9.6} {:>+9.6}  {:>8.2}  {:>8.2}  {:>8}",
+            i,
+            kind_name(&g.kind),
+            g.s,
+            g.length,
+            k0,
+            k1,
+            r.max * 1e3,
+            r.rms * 1e3,
+            r.points
+        )?;
+    }
+    writeln!(out, "plan view: max {:.2} mm, rms {:.2} mm", b.plan.max * 1e3, b.plan.rms * 1e3)?;
+    if let Some(e) = &b.elevation {
+        writeln!(
+            out,
+            "elevation: {} records, max {:.2} mm, rms {:.2} mm, {} heights left out as outliers",
+            e.records.len(),
+            e.max * 1e3,
+            e.rms * 1e3,
+            e.rejected
+        )?;
+    }
+    Ok(())
+}
+
+fn report_json(out: &mut impl Write, a: &AxisArgs, b: &pipeline::axis::AxisRoad, source: &str) -> Result<()> {
+    writeln!(out, "{{")?;
+    writeln!(out, "  \"source\": {},", json_str(source))?;
+    writeln!(out, "  \"out\": {},", json_str(&a.out.display().to_string()))?;
+    writeln!(out, "  \"tolerance_m\": {},", a.tolerance)?;
+    writeln!(out, "  \"origin\": [{}, {}, {}],", b.origin[0], b.origin[1], b.origin[2])?;
+    writeln!(out, "  \"max_m\": {}, \"rms_m\": {},", b.plan.max, b.plan.rms)?;
+    match &b.elevation {
+        Some(e) => writeln!(
+            out,
+            "  \"elevation\": {{\"records\": {}, \"max_m\": {}, \"rms_m\": {}, \"rejected\": {}}},",
+            e.records.len(),
+            e.max,
+            e.rms,
+            e.rejected
+        )?,
+        None => writeln!(out, "  \"elevation\": null,")?,
+    }
+    writeln!(out, "  \"records\": [")?;
+    let n = b.plan.geometries.len();
+    for (i, (g, r)) in b.plan.geometries.iter().zip(&b.plan.records).enumerate() {
+        let (k0, k1) = curvatures(&g.kind);
+        writeln!(
+            out,
+            "    {{\"kind\": \"{}\", \"s\": {}, \"length\": {}, \"curv_start\": {k0}, \"curv_end\": {k1}, \"max_m\": {}, \"rms_m\": {}, \"vertices\": {}}}{}",
+            kind_name(&g.kind),
+            g.s,
+            g.length,
+            r.max,
+            r.rms,
+            r.points,
+            if i + 1 < n { "," } else { "" }
+        )?;
+    }
+    writeln!(out, "  ]")?;
+    writeln!(out, "}}")?;
+    Ok(())
+}

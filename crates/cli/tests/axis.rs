@@ -1,0 +1,174 @@
+//! End-to-end tests of `roadscan axis`: a virtual survey's trajectory over a real road back to
+//! its designed reference line, an OpenStreetMap way made here, bad input.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use opendrive::eval::Curve;
+use opendrive::{GeometryKind, RoadEval};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn roadscan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("roadscan-cli-axis-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The pose of a written road at s, in the map frame.
+fn map_pose(odr: &opendrive::OpenDrive, eval: &RoadEval, s: f64) -> [f64; 3] {
+    let p = eval.pose(s);
+    let m = odr.header.offset.unwrap_or_default().placement().to_map([p.x, p.y, eval.elevation(s)]);
+    [m[0], m[1], m[2]]
+}
+
+/// esmini's curves.xodr road 1 (line, clothoids, arcs), surveyed over s 0..600 along lane -1;
+/// the trajectory of the first pass, moved to the reference line by the lane's offset, gives
+/// back the designed line within 1 cm with at most 1.5x its records, curvature continuous.
+#[test]
+fn a_survey_trajectory_gives_back_the_designed_reference_line() {
+    let Some(data) = roadscan_tests::shared_data() else { return };
+    let curves = data.join("opendrive/esmini/curves.xodr");
+    let d = tmp("traj");
+    let survey = d.join("survey");
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        s(&curves),
+        "--road",
+        "1",
+        "--s-range",
+        "0..600",
+        "--out",
+        s(&survey),
+        "--points-per-rev",
+        "8",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let truth_odr = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
+    let truth_road = truth_odr.road("1").unwrap();
+    let truth = RoadEval::new(truth_road);
+    let tplace = truth_odr.header.offset.unwrap_or_default().placement();
+    // The drive's lateral offset, as the survey crew knows it: the first row against the road.
+    let traj = std::fs::read_to_string(survey.join("trajectory.csv")).unwrap();
+    let row: Vec<f64> = traj.lines().nth(1).unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+    let f = tplace.to_file([row[1], row[2], row[3]]);
+    let offset = -truth.xy_to_st(f[0], f[1], 10.0).unwrap().t;
+    let out = d.join("axis.xodr");
+    let o = roadscan(&[
+        "axis",
+        "--trajectory",
+        s(&survey.join("trajectory.csv")),
+        "--offset",
+        &offset.to_string(),
+        "--sensor-height",
+        "2.2",
+        "--crs",
+        "EPSG:23700",
+        "--out",
+        s(&out),
+    ]);
+    let report = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{report}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(report.contains("plan view: max"), "{report}");
+    let odr = opendrive::read_file(&out).unwrap();
+    assert!(odr.header.geo_reference.as_deref().unwrap().starts_with("+proj=somerc"), "EOV's PROJ string");
+    let road = &odr.roads[0];
+    let eval = RoadEval::new(road);
+    // Every 0.25 m of the fitted line within 1 cm of the designed one; heights within 1 cm.
+    let n = (road.length / 0.25).ceil() as usize;
+    let (mut worst, mut worst_z) = (0.0f64, 0.0f64);
+    for i in 0..=n {
+        let m = map_pose(&odr, &eval, (i as f64 * 0.25).min(road.length));
+        let f = tplace.to_file(m);
+        let st = truth.xy_to_st(f[0], f[1], 5.0).unwrap();
+        worst = worst.max(st.t.abs());
+        worst_z = worst_z.max((m[2] - tplace.to_map([0.0, 0.0, truth.elevation(st.s)])[2]).abs());
+    }
+    eprintln!("{report}fitted vs designed: max {worst:.4} m, heights {worst_z:.4} m");
+    assert!(worst <= 0.01, "{worst} m from the designed line");
+    assert!(worst_z <= 0.01, "heights {worst_z} m off");
+    // The designed records over s 0..600 (those that start before it ends).
+    let designed = truth_road.plan_view.geometries.iter().filter(|g| g.s < road.length).count();
+    let records = road.plan_view.geometries.len();
+    assert!(records as f64 <= 1.5 * designed as f64, "{records} records for {designed}");
+    // Position, heading and curvature continuous at every joint.
+    let curves: Vec<Curve> = road.plan_view.geometries.iter().map(Curve::new).collect();
+    for w in curves.windows(2) {
+        let (a, b) = (w[0].pose(w[0].length), w[1].pose(0.0));
+        assert!((a.x - b.x).hypot(a.y - b.y) < 1e-6, "gap");
+        assert!((a.hdg - b.hdg).abs() < 1e-9 && (a.curvature - b.curvature).abs() < 1e-9, "kink at a joint");
+    }
+    // The first designed record is a 50 m line; so is ours, within 0.5 m.
+    let g0 = &road.plan_view.geometries[0];
+    assert!(matches!(g0.kind, GeometryKind::Line) && (g0.length - 50.0).abs() < 0.5, "{g0:?}");
+}
+
+/// A way along UTM zone 33's central meridian (15° E) from 45° N: in EPSG:32633 it starts at
+/// E 500000, N 4982950.40 (0.9996 of the WGS84 meridian arc) and runs north for 222.17 m.
+#[test]
+fn an_osm_way_is_projected_into_the_project_crs() {
+    let d = tmp("osm");
+    let osm = d.join("map.osm");
+    std::fs::write(
+        &osm,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<osm version="0.6" generator="roadscan test">
+  <node id="10" lat="45.0" lon="15.0"/>
+  <node id="11" lat="45.001" lon="15.0"/>
+  <node id="12" lat="45.002" lon="15.0"/>
+  <node id="99" lat="46.0" lon="16.0"/>
+  <way id="5"><nd ref="10"/><nd ref="11"/><nd ref="12"/><tag k="highway" v="secondary"/></way>
+</osm>"#,
+    )
+    .unwrap();
+    let out = d.join("axis.xodr");
+    let o = roadscan(&["axis", "--osm", s(&osm), "--way", "5", "--crs", "EPSG:32633", "--out", s(&out), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let odr = opendrive::read_file(&out).unwrap();
+    let eval = RoadEval::new(&odr.roads[0]);
+    let start = map_pose(&odr, &eval, 0.0);
+    assert!((start[0] - 500_000.0).abs() < 0.01 && (start[1] - 4_982_950.40).abs() < 0.01, "{start:?}");
+    assert!((eval.pose(0.0).hdg - std::f64::consts::FRAC_PI_2).abs() < 1e-6);
+    assert!((odr.roads[0].length - 222.175).abs() < 0.01, "{}", odr.roads[0].length);
+    // lon/lat without a projected --crs is refused.
+    let o = roadscan(&["axis", "--osm", s(&osm), "--way", "5", "--out", s(&d.join("no.xodr"))]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give a projected --crs"));
+    assert!(!d.join("no.xodr").exists());
+}
+
+#[test]
+fn bad_polylines_are_one_line_errors_and_leave_no_file() {
+    let d = tmp("bad");
+    let csv = d.join("line.csv");
+    std::fs::write(&csv, "x,y\n0,0\n10,0\n20,inf\n").unwrap();
+    let out = d.join("axis.xodr");
+    let o = roadscan(&["axis", "--polyline", s(&csv), "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("line.csv:4: y 'inf' is not a finite number"), "{err}");
+    assert!(!out.exists());
+    // Two distinct points 1 m apart: too short for records of 1 m.
+    std::fs::write(&csv, "0,0\n1,0\n1,0\n").unwrap();
+    let o = roadscan(&["axis", "--polyline", s(&csv), "--out", s(&out)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("too few to fit"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.exists());
+}
