@@ -7,7 +7,7 @@ use scan::{CrsDef, LasReader, Points, Reprojection};
 use std::path::{Path, PathBuf};
 
 /// The arguments naming a road and the points along it.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct AxisInputs {
     /// OpenDRIVE file with the road whose reference line is the frame (s, t; a CRG's u = s,
     /// v = t).

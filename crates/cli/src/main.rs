@@ -7,6 +7,7 @@ mod inputs;
 mod las;
 mod roadside;
 mod surface;
+mod surveyed;
 mod xodr;
 
 use clap::{Parser, Subcommand};
@@ -160,6 +161,15 @@ enum Command {
         after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
     )]
     Axis(axis::AxisArgs),
+    /// The surveyed road: an axis road (from `roadscan axis`) completed from LAS/LAZ points:
+    /// elevation and superelevation of the road surface, curbs (height steps), marking lines
+    /// (intensity contrast; solid or broken, width), lanes between them with widths as cubic
+    /// records and sections where a border starts or ends; with --crg, potholes and manholes
+    /// as objects and the `<surface><CRG>` link.
+    #[command(
+        after_help = "Examples:\n  roadscan xodr --axis axis.xodr --input survey/scan.las --out road.xodr\n  roadscan xodr --axis axis.xodr --input a.laz b.laz --crg road.crg --out road.xodr --json"
+    )]
+    Xodr(surveyed::XodrArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -366,6 +376,7 @@ fn main() -> ExitCode {
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
         Command::Crg(args) => surface::run(&args, cli.quiet),
         Command::Axis(args) => axis::run(&args, cli.quiet),
+        Command::Xodr(args) => surveyed::run(&args, cli.quiet),
         Command::Voxel(args) => roadside::voxel(&args, cli.quiet),
         Command::Ribbons(args) => roadside::ribbons(&args, cli.quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),

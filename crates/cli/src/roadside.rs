@@ -66,7 +66,7 @@ pub struct RibbonsArgs {
 }
 
 /// Reads the inputs along the road into the roadside products.
-fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, InputInfo)> {
+pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, InputInfo)> {
     let odr = opendrive::read_file(&r.src.axis)?;
     let road = r.src.road(&odr)?;
     let inputs = r.src.open(&odr, quiet)?;
@@ -83,7 +83,7 @@ fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, 
 }
 
 /// What the verbs report of the inputs.
-struct InputInfo {
+pub(crate) struct InputInfo {
     crs: Option<(String, Option<String>)>,
     road: String,
 }
@@ -109,6 +109,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         voxel_size: Some(size),
         origin: a.origin,
         ribbons: None,
+        sections: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
     let Some(grid) = &side.grid else { bail!("no voxel grid was built") };
@@ -209,6 +210,7 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         voxel_size: None,
         origin: None,
         ribbons: Some(ropts),
+        sections: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };

@@ -11,7 +11,9 @@
 pub mod axis;
 pub mod frame;
 mod par;
+pub mod road;
 pub mod roadside;
+pub mod section;
 pub mod surface;
 
 pub use frame::{RoadFrame, Station};

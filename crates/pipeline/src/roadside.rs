@@ -10,6 +10,7 @@
 //! frame z minus the elevation profile; superelevation is not applied).
 
 use crate::frame::RoadFrame;
+use crate::section::{SectionGrid, SectionOptions};
 use opendrive::{HeaderOffset, Placement, RoadEval};
 use voxel::{Ribbon, Side, VoxelGrid, VoxelKey};
 
@@ -44,11 +45,20 @@ pub struct RoadsideOptions {
     pub origin: Option<[f64; 3]>,
     /// Ribbons (None: none).
     pub ribbons: Option<RibbonOptions>,
+    /// Cross sections (None: none).
+    pub sections: Option<SectionOptions>,
 }
 
 impl Default for RoadsideOptions {
     fn default() -> Self {
-        RoadsideOptions { buffer: 50.0, s_range: None, voxel_size: Some(1.0), origin: None, ribbons: None }
+        RoadsideOptions {
+            buffer: 50.0,
+            s_range: None,
+            voxel_size: Some(1.0),
+            origin: None,
+            ribbons: None,
+            sections: None,
+        }
     }
 }
 
@@ -78,6 +88,7 @@ pub struct RoadsideBuilder<'a> {
     buffer: f64,
     grid: Option<VoxelGrid>,
     ribbons: Option<[Ribbon; 2]>,
+    sections: Option<SectionGrid>,
     /// Keyed points of the last chunk, not yet in the grid.
     pending: Option<Pending>,
     /// Largest |curvature| of the reference line, 1/m.
@@ -115,6 +126,8 @@ pub struct Roadside {
     place: Placement,
     /// Left and right ribbons, if asked for.
     pub ribbons: Option<[Ribbon; 2]>,
+    /// Cross sections, if asked for.
+    pub sections: Option<SectionGrid>,
     /// Points offered, and kept (within the buffer and the s range).
     pub points: (u64, u64),
     /// The s range covered, m.
@@ -158,6 +171,7 @@ impl<'a> RoadsideBuilder<'a> {
             }
             None => None,
         };
+        let sections = opts.sections.as_ref().map(|o| SectionGrid::new(s_range, o)).transpose()?;
         Ok(RoadsideBuilder {
             road: eval,
             frame,
@@ -166,6 +180,7 @@ impl<'a> RoadsideBuilder<'a> {
             buffer: opts.buffer,
             grid,
             ribbons,
+            sections,
             pending: None,
             kappa_max,
             offered: 0,
@@ -183,7 +198,8 @@ impl<'a> RoadsideBuilder<'a> {
             return Err("point columns of different lengths".into());
         }
         let (frame, road, place, (s0, s1), buffer) = (&self.frame, &self.road, self.place, self.s_range, self.buffer);
-        let (lattice, want_st) = (self.grid.as_ref().map(VoxelGrid::lattice), self.ribbons.is_some());
+        let (lattice, want_st) =
+            (self.grid.as_ref().map(VoxelGrid::lattice), self.ribbons.is_some() || self.sections.is_some());
         // Per run, in order: the points kept (index, s, t, h) and their voxel keys.
         type Run = (Vec<(u32, f64, f64, f64)>, Vec<VoxelKey>);
         // Voxels alone need no (s, t), only whether a point is inside the corridor: a point
@@ -249,17 +265,22 @@ impl<'a> RoadsideBuilder<'a> {
         self.kept += kept.len() as u64;
         let intensity: Vec<u16> = kept.iter().map(|k| p.intensity[k.0 as usize]).collect();
         let rgb: Option<Vec<[u16; 3]>> = p.rgb.map(|c| kept.iter().map(|k| c[k.0 as usize]).collect());
-        if let Some([left, right]) = self.ribbons.as_mut() {
+        if want_st {
             let (s, t, h): (Vec<f64>, Vec<f64>, Vec<f64>) = (
                 kept.iter().map(|k| k.1).collect(),
                 kept.iter().map(|k| k.2).collect(),
                 kept.iter().map(|k| k.3).collect(),
             );
             let (s, t, h, i, c) = (&s, &t, &h, &intensity, rgb.as_deref());
-            std::thread::scope(|sc| {
-                sc.spawn(move || left.add(s, t, h, i, c));
-                right.add(s, t, h, i, c);
-            });
+            if let Some([left, right]) = self.ribbons.as_mut() {
+                std::thread::scope(|sc| {
+                    sc.spawn(move || left.add(s, t, h, i, c));
+                    right.add(s, t, h, i, c);
+                });
+            }
+            if let Some(g) = self.sections.as_mut() {
+                g.add(s, t, h, i);
+            }
         }
         if self.grid.is_some() {
             let class: Vec<u8> = kept.iter().map(|k| p.class[k.0 as usize]).collect();
@@ -279,6 +300,7 @@ impl<'a> RoadsideBuilder<'a> {
             frame: self.frame,
             place: self.place,
             ribbons: self.ribbons,
+            sections: self.sections,
             points: (self.offered, self.kept),
             s_range: self.s_range,
         })

@@ -79,7 +79,12 @@ impl CrsDef {
     pub fn same_as(&self, other: &CrsDef) -> bool {
         match (self.epsg, other.epsg) {
             (Some(a), Some(b)) => a == b,
-            _ => self.label == other.label,
+            // An EPSG code and the PROJ string of its table entry (as `roadscan axis` writes
+            // into geoReference) are the same CRS.
+            _ => {
+                let norm = |c: &CrsDef| c.proj_string().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "));
+                self.label == other.label || norm(self).is_some_and(|a| Some(a) == norm(other))
+            }
         }
     }
 }
@@ -200,6 +205,16 @@ mod tests {
         }
         assert!(CrsDef::parse("EPSG:99999").is_err());
         assert!(CrsDef::parse("WGS84").is_err());
+    }
+
+    #[test]
+    fn an_epsg_code_and_its_proj_string_are_the_same_crs() {
+        let eov = CrsDef::from_epsg(23700).unwrap();
+        let text = eov.proj_string().unwrap();
+        assert!(text.starts_with("+proj=somerc"), "{text}");
+        let again = CrsDef::parse(&text).unwrap();
+        assert!(again.same_as(&eov) && eov.same_as(&again));
+        assert!(!again.same_as(&CrsDef::from_epsg(32634).unwrap()));
     }
 
     #[cfg(feature = "proj")]

@@ -343,7 +343,38 @@ impl Samples<'_> {
                 break;
             }
         }
+        self.drop_redundant(&mut sp, tol);
         Some(sp)
+    }
+
+    /// Removes knots where nothing changes (the third derivative continuous: two pieces of
+    /// one line, or of one parabola), keeping the stricter constraint of the two.
+    fn drop_redundant(&self, sp: &mut Spline, tol: f64) {
+        loop {
+            let scale = sp.breaks[sp.breaks.len() - 1] - sp.breaks[0];
+            let Some(k) = (1..sp.breaks.len() - 1).find(|&k| {
+                let jump = sp.eval_in(k, sp.breaks[k])[3] - sp.eval_in(k - 1, sp.breaks[k])[3];
+                let w = sp.breaks[k + 1] - sp.breaks[k - 1];
+                jump.abs() * w * w * w < 1e-6 * tol.min(1e-3 * scale)
+            }) else {
+                return;
+            };
+            let strict = |p: Piece| match p {
+                Piece::Line => 2,
+                Piece::Parabola => 1,
+                Piece::Cubic => 0,
+            };
+            let mut breaks = sp.breaks.clone();
+            let mut pieces = sp.pieces.clone();
+            breaks.remove(k);
+            let keep = if strict(pieces[k]) > strict(pieces[k - 1]) { pieces[k] } else { pieces[k - 1] };
+            pieces.remove(k);
+            pieces[k - 1] = keep;
+            match self.solve(&breaks, &pieces) {
+                Some(t) if t.max <= tol => *sp = t,
+                _ => return,
+            }
+        }
     }
 
     /// The place in [lo, hi] for a knot (given by `place`, which builds the breaks and

@@ -1,0 +1,119 @@
+//! End-to-end test of the surveyed road: the demo scene surveyed, its axis fitted from the
+//! trajectory (`axis`), the road completed from the points (`xodr`), a residual CRG made on it
+//! (`crg`) and linked and searched (`xodr --crg`); everything against the scene's truth.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use opendrive::RoadEval;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn roadscan(args: &[&str]) -> Output {
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "roadscan {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("roadscan-cli-surveyed-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_demo_survey_gives_back_its_road() {
+    let d = tmp("demo");
+    let survey = d.join("survey");
+    roadscan(&["synth", "--scene", "demo", "--out", s(&survey), "--seed", "3", "-q"]);
+    let (axis, road, crg, road2) = (d.join("axis.xodr"), d.join("road.xodr"), d.join("road.crg"), d.join("road2.xodr"));
+    let scan = survey.join("scan.las");
+    // Pass 1 drives lane -1, 1.625 m right of the reference line, the scanner 2.2 m up.
+    roadscan(&[
+        "axis",
+        "--trajectory",
+        s(&survey.join("trajectory.csv")),
+        "--offset",
+        "1.625",
+        "--sensor-height",
+        "2.2",
+        "--crs",
+        "EPSG:23700",
+        "--out",
+        s(&axis),
+        "-q",
+    ]);
+    roadscan(&["xodr", "--axis", s(&axis), "--input", s(&scan), "--out", s(&road), "-q"]);
+    roadscan(&["crg", "--axis", s(&road), "--input", s(&scan), "--out", s(&crg), "--z", "residual", "-q"]);
+    let o = roadscan(&["xodr", "--axis", s(&axis), "--input", s(&scan), "--crg", s(&crg), "--out", s(&road2)]);
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    eprintln!("{report}");
+
+    let truth_odr = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
+    let truth = RoadEval::new(&truth_odr.roads[0]);
+    let tplace = truth_odr.header.offset.unwrap_or_default().placement();
+    let odr = opendrive::read_file(&road2).unwrap();
+    let ours = RoadEval::new(&odr.roads[0]);
+    let place = odr.header.offset.unwrap_or_default().placement();
+
+    // Elevation within 1 cm and superelevation within 0.003 rad of the design, every metre;
+    // the outer borders of lanes 1 and -1 within 5 cm.
+    let (mut dz, mut dx, mut dw) = (0.0f64, 0.0f64, 0.0f64);
+    // (From 0.5 m: the fitted start may lie a millimetre before the designed one.)
+    for i in 0..=149 {
+        let sv = i as f64 + 0.5;
+        let p = ours.pose(sv);
+        let m = place.to_map([p.x, p.y, ours.elevation(sv)]);
+        let f = tplace.to_file(m);
+        let st = truth.xy_to_st(f[0], f[1], 5.0).unwrap();
+        dz = dz.max((f[2] - truth.elevation(st.s)).abs());
+        dx = dx.max((ours.superelevation(sv) - truth.superelevation(st.s)).abs());
+        let border = |e: &RoadEval, s: f64, id: i32| e.lane_borders(s).into_iter().find(|b| b.0 == id).map(|b| b.1);
+        for id in [1, -1] {
+            let (a, b) = (border(&ours, sv, id).unwrap(), border(&truth, st.s, id).unwrap());
+            dw = dw.max((a + st.t - b).abs());
+        }
+    }
+    eprintln!("elevation {dz:.4} m, superelevation {dx:.5} rad, lane borders {dw:.4} m");
+    assert!(dz <= 0.01, "elevation {dz} m off");
+    assert!(dx <= 0.003, "superelevation {dx} rad off");
+    assert!(dw <= 0.05, "lane border {dw} m off");
+
+    // Lanes and marks: one section, a broken centre line, solid lines on lanes 1 and -1.
+    let r = &odr.roads[0];
+    assert_eq!(r.lanes.lane_sections.len(), 1, "{report}");
+    let sec = &r.lanes.lane_sections[0];
+    let mark = |id: i32| sec.lanes().find(|l| l.id == id).unwrap().road_marks[0].clone();
+    assert_eq!(mark(0).kind, "broken");
+    assert_eq!((mark(1).kind.as_str(), mark(-1).kind.as_str()), ("solid", "solid"));
+    for id in [0, 1, -1] {
+        assert!((mark(id).width.unwrap() - 0.12).abs() <= 0.03, "lane {id}: {:?}", mark(id));
+    }
+    assert!(report.contains("dash 3.0 m gap 6.0 m"), "{report}");
+
+    // The scene's manhole (s 55, t -1.6, r 0.3) and pothole (s 75, t 1.6, 5 cm), nothing else.
+    let objs = &r.objects.objects;
+    assert_eq!(objs.len(), 2, "{objs:?}");
+    let find = |sub: &str| objs.iter().find(|o| o.subtype.as_deref() == Some(sub)).unwrap();
+    let (mh, ph) = (find("manhole"), find("pothole"));
+    assert!((mh.s - 55.0).abs() < 0.1 && (mh.t + 1.6).abs() < 0.1, "{mh:?}");
+    assert!((mh.radius.unwrap() - 0.3).abs() < 0.05, "{mh:?}");
+    assert!((ph.s - 75.0).abs() < 0.1 && (ph.t - 1.6).abs() < 0.1, "{ph:?}");
+    assert!((ph.height.unwrap() - 0.05).abs() < 0.01, "{ph:?}");
+
+    // The CRG link: the file beside the road, its u range, attached (residual heights).
+    let link = &r.surface.crgs[0];
+    let grid = opencrg::read_file(&crg).unwrap();
+    assert_eq!(link.file, "road.crg");
+    assert_eq!((link.s_start, link.s_end, link.mode.as_str()), (grid.u_first(), grid.u_last(), "attached"));
+}

@@ -1,0 +1,758 @@
+//! The surveyed road: an axis road completed from the cross sections of its points
+//! (`section.rs`) and, optionally, its road-surface CRGs.
+//!
+//! Per 0.5 m row of cross sections:
+//! - the road surface is a line h = a + b·t fitted to the cell heights near the reference
+//!   line (Tukey's biweight, so cars and people do not pull it): the elevation gains a, the
+//!   superelevation is atan(b);
+//! - a curb is the first rise of at least 6 cm within 0.3 m, outward from the carriageway, in
+//!   the heights left after that line (median of five rows, so a passing car hides nothing);
+//! - markings are runs of cells at road level whose intensity stands out from the median of
+//!   the cells within 0.6 m (contrast, so the scanner's range and incidence fall out).
+//!
+//! Markings seen in successive rows at the same t are tracked into lines; a line with regular
+//! gaps is broken (dash and gap lengths measured), else solid. Lane borders are the centre
+//! line's marking, the other marking lines and the curbs (a marking within 0.35 m of a curb
+//! marks the curb's border); lanes lie between them, widths as cubic records, a new lane
+//! section where a border starts or ends. Potholes and manholes are depressions in a CRG
+//! against its 2 m x 2 m local mean.
+
+use crate::section::SectionGrid;
+use opendrive::fit::{fit_profile, FitOptions, ProfileFit};
+use opendrive::{
+    Extras, Lane, LaneSection, LaneSide, Lanes, Object, OpenDrive, Poly3, Road, RoadCrg, RoadEval, RoadMark,
+};
+
+/// Settings of the surveyed road.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurveyOptions {
+    /// Elevation records within this, m.
+    pub elevation_tolerance: f64,
+    /// Superelevation records within this, rad.
+    pub superelevation_tolerance: f64,
+    /// Lane width records within this, m.
+    pub width_tolerance: f64,
+    /// Half width of the carriageway used for the surface line before curbs are known, m.
+    pub carriageway: f64,
+    /// A marking cell's intensity over the local median.
+    pub contrast: f64,
+}
+
+impl Default for SurveyOptions {
+    fn default() -> Self {
+        SurveyOptions {
+            elevation_tolerance: 0.01,
+            superelevation_tolerance: 0.002,
+            width_tolerance: 0.02,
+            carriageway: 2.5,
+            contrast: 1.5,
+        }
+    }
+}
+
+/// A marking line found in the points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkingLine {
+    /// Median t, m.
+    pub t: f64,
+    /// s where it starts and ends, m.
+    pub s_range: (f64, f64),
+    /// "solid" or "broken".
+    pub kind: &'static str,
+    /// Median width, m.
+    pub width: f64,
+    /// Dash and gap lengths of a broken line, m.
+    pub dash_gap: Option<(f64, f64)>,
+    /// (s, t) of each row it was seen in.
+    pub samples: Vec<(f64, f64)>,
+}
+
+/// A curb found in the points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curb {
+    /// Median t, m.
+    pub t: f64,
+    /// Median height of the step, m.
+    pub height: f64,
+    /// (s, t) per row it was found in.
+    pub samples: Vec<(f64, f64)>,
+}
+
+/// A depression found in a CRG.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurfaceFeature {
+    /// "pothole" or "manhole".
+    pub kind: &'static str,
+    /// Centre, m.
+    pub s: f64,
+    /// Centre, m.
+    pub t: f64,
+    /// Extent along s and across, m.
+    pub length: f64,
+    /// m.
+    pub width: f64,
+    /// Deepest point below the local surface, m (negative: a lid standing proud).
+    pub depth: f64,
+}
+
+/// A road-surface CRG to link and search.
+#[derive(Debug, Clone)]
+pub struct CrgInput<'c> {
+    /// The file name written into `<CRG file>`.
+    pub file: String,
+    /// The grid.
+    pub crg: &'c opencrg::Crg,
+}
+
+/// What was measured.
+#[derive(Debug, Clone)]
+pub struct SurveyReport {
+    /// Elevation fit (None when no row had road points).
+    pub elevation: Option<ProfileFit>,
+    /// Superelevation fit.
+    pub superelevation: Option<ProfileFit>,
+    /// Curbs, left then right.
+    pub curbs: [Option<Curb>; 2],
+    /// Marking lines, by t.
+    pub markings: Vec<MarkingLine>,
+    /// Potholes and manholes.
+    pub features: Vec<SurfaceFeature>,
+    /// Rows with a road surface, of all rows.
+    pub rows: (usize, usize),
+}
+
+/// The road of `axis` (road `road` of it) completed from `grid` and `crgs`.
+pub fn survey_road(
+    axis: &OpenDrive,
+    road: &Road,
+    grid: &SectionGrid,
+    crgs: &[CrgInput<'_>],
+    opts: &SurveyOptions,
+) -> Result<(OpenDrive, SurveyReport), String> {
+    let eval = RoadEval::new(road);
+    // 1. The surface line per row.
+    let lines: Vec<Option<[f64; 2]>> = (0..grid.rows).map(|r| surface_line(grid, r, opts.carriageway)).collect();
+    // 2. Curbs, then the surface again between them.
+    let curbs = [find_curb(grid, &lines, 1.0), find_curb(grid, &lines, -1.0)];
+    let lines: Vec<Option<[f64; 2]>> = (0..grid.rows)
+        .map(|r| {
+            let inner = |c: &Option<Curb>| c.as_ref().map_or(opts.carriageway, |c| (c.t.abs() - 0.3).max(0.5));
+            let half = inner(&curbs[0]).min(inner(&curbs[1]));
+            surface_line(grid, r, half).or(lines[r])
+        })
+        .collect();
+    let rows_with = lines.iter().filter(|l| l.is_some()).count();
+    // 3. Elevation and superelevation.
+    let (mut s_e, mut z_e, mut x_e) = (Vec::new(), Vec::new(), Vec::new());
+    for (r, l) in lines.iter().enumerate() {
+        if let Some([a, b]) = l {
+            let s = grid.s_of(r);
+            s_e.push(s);
+            z_e.push(eval.elevation(s) + a);
+            x_e.push(b.atan());
+        }
+    }
+    let fit = |s: &[f64], v: &[f64], tol: f64| -> Option<ProfileFit> {
+        fit_profile(s, v, &FitOptions { tolerance: tol, min_length: 1.0 }).ok()
+    };
+    let elevation = fit(&s_e, &z_e, opts.elevation_tolerance);
+    let superelevation = fit(&s_e, &x_e, opts.superelevation_tolerance);
+    // 4. Markings.
+    let markings = find_markings(grid, &lines, &curbs, opts);
+    // 5. Surface features.
+    let mut features = Vec::new();
+    for c in crgs {
+        features.extend(find_depressions(c.crg));
+    }
+    features.sort_by(|a, b| a.s.total_cmp(&b.s).then(a.t.total_cmp(&b.t)));
+    // 6. The road.
+    let mut out = road.clone();
+    if let Some(e) = &elevation {
+        out.elevation_profile.elevations = from_zero(&e.records);
+    }
+    if let Some(x) = &superelevation {
+        out.lateral_profile.superelevations = from_zero(&x.records);
+    }
+    out.lanes = lanes(grid, road.length, &markings, &curbs, opts);
+    out.objects.objects = features
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Object {
+            id: format!("{}-{}", f.kind, i + 1),
+            s: f.s,
+            t: f.t,
+            z_offset: -f.depth,
+            kind: Some("roadSurface".into()),
+            subtype: Some(f.kind.into()),
+            name: Some(f.kind.into()),
+            hdg: Some(0.0),
+            pitch: Some(0.0),
+            roll: Some(0.0),
+            // A manhole is round: its radius; a pothole its extent.
+            radius: (f.kind == "manhole").then_some(0.25 * (f.length + f.width)),
+            length: (f.kind != "manhole").then_some(f.length),
+            width: (f.kind != "manhole").then_some(f.width),
+            height: Some(f.depth.abs()),
+            orientation: Some("none".into()),
+            ..Default::default()
+        })
+        .collect();
+    out.surface.crgs = crgs
+        .iter()
+        .map(|c| {
+            let residual = c.crg.comment.iter().any(|l| l.contains("z residual"));
+            RoadCrg {
+                file: c.file.clone(),
+                s_start: c.crg.u_first(),
+                s_end: c.crg.u_last(),
+                orientation: "same".into(),
+                mode: if residual { "attached" } else { "genuine" }.into(),
+                purpose: Some("elevation".into()),
+                s_offset: None,
+                t_offset: Some(0.0),
+                z_offset: Some(0.0),
+                z_scale: Some(1.0),
+                h_offset: None,
+                extras: Extras::default(),
+            }
+        })
+        .collect();
+    let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
+    let report = SurveyReport { elevation, superelevation, curbs, markings, features, rows: (rows_with, grid.rows) };
+    Ok((odr, report))
+}
+
+/// Profile records re-based so the first starts at s = 0 (the same cubic).
+fn from_zero(records: &[Poly3]) -> Vec<Poly3> {
+    let mut r = records.to_vec();
+    if let Some(f) = r.first_mut() {
+        let ds = f.s;
+        if ds != 0.0 {
+            let (a, b, c, d) = (f.a, f.b, f.c, f.d);
+            f.a = a - b * ds + c * ds * ds - d * ds * ds * ds;
+            f.b = b - 2.0 * c * ds + 3.0 * d * ds * ds;
+            f.c = c - 3.0 * d * ds;
+            f.s = 0.0;
+        }
+    }
+    r
+}
+
+/// Median of a slice (sorted in place); None when empty.
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) })
+}
+
+/// The line h = a + b·t through the row's cells with |t| ≤ half, by Tukey's biweight.
+fn surface_line(g: &SectionGrid, r: usize, half: f64) -> Option<[f64; 2]> {
+    let pts: Vec<(f64, f64)> = (0..g.cols)
+        .filter(|&c| g.t_of(c).abs() <= half)
+        .filter_map(|c| g.mean_h(r, c).map(|h| (g.t_of(c), h)))
+        .collect();
+    if pts.len() < 10 {
+        return None;
+    }
+    // Cells count once each (a car roof holds many more points than the road beside it);
+    // the start is the median height, level, so the road's majority wins.
+    let mut w: Vec<f64> = vec![1.0; pts.len()];
+    let mut line = [median(&mut pts.iter().map(|p| p.1).collect::<Vec<_>>())?, 0.0];
+    for it in 0..10 {
+        if it == 0 {
+            let mut res: Vec<f64> = pts.iter().map(|p| (p.1 - line[0]).abs()).collect();
+            let c = 4.685 * (1.4826 * median(&mut res)?).max(0.002);
+            for (p, wi) in pts.iter().zip(w.iter_mut()) {
+                let u = (p.1 - line[0]) / c;
+                *wi = if u.abs() < 1.0 { (1.0 - u * u).powi(2) } else { 0.0 };
+            }
+        }
+        let (mut sw, mut st, mut sh, mut stt, mut sth) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (p, wi) in pts.iter().zip(&w) {
+            sw += wi;
+            st += wi * p.0;
+            sh += wi * p.1;
+            stt += wi * p.0 * p.0;
+            sth += wi * p.0 * p.1;
+        }
+        let det = sw * stt - st * st;
+        if sw <= 0.0 || det.abs() < 1e-12 {
+            return None;
+        }
+        line = [(sh * stt - st * sth) / det, (sw * sth - st * sh) / det];
+        let mut res: Vec<f64> = pts.iter().map(|p| (p.1 - line[0] - line[1] * p.0).abs()).collect();
+        let scale = (1.4826 * median(&mut res)?).max(0.002);
+        let c = 4.685 * scale;
+        for (p, wi) in pts.iter().zip(w.iter_mut()) {
+            let u = (p.1 - line[0] - line[1] * p.0) / c;
+            *wi = if u.abs() < 1.0 { (1.0 - u * u).powi(2) } else { 0.0 };
+        }
+    }
+    Some(line)
+}
+
+/// Heights above the row's surface line, per column (NaN where empty or no line); the median
+/// of five rows.
+fn residuals(g: &SectionGrid, lines: &[Option<[f64; 2]>], r: usize) -> Vec<f64> {
+    let (lo, hi) = (r.saturating_sub(2), (r + 3).min(g.rows));
+    (0..g.cols)
+        .map(|c| {
+            let mut v: Vec<f64> = (lo..hi)
+                .filter_map(|rr| Some(g.mean_h(rr, c)? - lines[rr].map(|l| l[0] + l[1] * g.t_of(c))?))
+                .collect();
+            median(&mut v).unwrap_or(f64::NAN)
+        })
+        .collect()
+}
+
+/// The curb on one side (`side` +1 left, -1 right): per row the first rise of 6 cm within
+/// 0.3 m outward from 1 m, where the 0.3 m before it are at road level.
+fn find_curb(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64) -> Option<Curb> {
+    let cols: Vec<usize> = {
+        let mut c: Vec<usize> = (0..g.cols).filter(|&c| g.t_of(c) * side >= 1.0).collect();
+        if side < 0.0 {
+            c.reverse();
+        }
+        c
+    };
+    let (before, after) = ((0.3 / g.dt).round() as usize, (0.3 / g.dt).round() as usize);
+    let mut samples = Vec::new();
+    let mut heights = Vec::new();
+    for r in 0..g.rows {
+        if lines[r].is_none() {
+            continue;
+        }
+        let res = residuals(g, lines, r);
+        let prof: Vec<f64> = cols.iter().map(|&c| res[c]).collect();
+        for j in before..prof.len().saturating_sub(after) {
+            let mut b: Vec<f64> = prof[j - before..j].iter().copied().filter(|v| v.is_finite()).collect();
+            let mut a: Vec<f64> = prof[j..j + after].iter().copied().filter(|v| v.is_finite()).collect();
+            if b.len() < before / 2 || a.len() < after / 2 {
+                continue;
+            }
+            let (mb, ma) = (median(&mut b).unwrap_or(f64::NAN), median(&mut a).unwrap_or(f64::NAN));
+            if mb.abs() < 0.03 && ma - mb >= 0.06 {
+                // The step: the first column past half the rise.
+                let mid = 0.5 * (ma + mb);
+                let k = (j.saturating_sub(before / 2)..j + after).find(|&k| prof[k] > mid).unwrap_or(j);
+                samples.push((g.s_of(r), g.t_of(cols[k]) - 0.5 * g.dt * side));
+                heights.push(ma - mb);
+                break;
+            }
+        }
+    }
+    // A curb is seen along most of the rows that have a surface.
+    let rows_with = lines.iter().filter(|l| l.is_some()).count();
+    if samples.len() < 10 || samples.len() * 2 < rows_with {
+        return None;
+    }
+    // Drop samples far from the running median (a car's sill, a bin).
+    let ts: Vec<f64> = samples.iter().map(|p| p.1).collect();
+    let kept: Vec<(f64, f64)> = samples
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            let mut w: Vec<f64> = ts[i.saturating_sub(5)..(i + 6).min(ts.len())].to_vec();
+            median(&mut w).is_some_and(|m| (p.1 - m).abs() < 0.1)
+        })
+        .map(|(_, p)| *p)
+        .collect();
+    let t = median(&mut kept.iter().map(|p| p.1).collect::<Vec<_>>())?;
+    let height = median(&mut heights)?;
+    Some(Curb { t, height, samples: kept })
+}
+
+/// Marking hits per row, tracked into lines.
+fn find_markings(
+    g: &SectionGrid,
+    lines: &[Option<[f64; 2]>],
+    curbs: &[Option<Curb>; 2],
+    opts: &SurveyOptions,
+) -> Vec<MarkingLine> {
+    let reach = |c: &Option<Curb>| c.as_ref().map_or(f64::INFINITY, |c| c.t.abs() + 0.1);
+    let (left_max, right_max) = (reach(&curbs[0]), reach(&curbs[1]));
+    let win = (0.6 / g.dt).round() as usize;
+    struct Track {
+        hits: Vec<(usize, f64, f64)>,
+    }
+    let mut tracks: Vec<Track> = Vec::new();
+    for (r, line) in lines.iter().enumerate() {
+        let Some(line) = *line else { continue };
+        let inten: Vec<f64> = (0..g.cols)
+            .map(|c| {
+                let t = g.t_of(c);
+                let inside = if t >= 0.0 { t <= left_max } else { -t <= right_max };
+                let level = g.mean_h(r, c).is_some_and(|h| (h - line[0] - line[1] * t).abs() < 0.05);
+                if inside && level {
+                    g.mean_intensity(r, c).unwrap_or(f64::NAN)
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        let mut hits = Vec::new();
+        let mut c = 0;
+        while c < g.cols {
+            let bright = |c: usize| -> Option<f64> {
+                let i = inten[c];
+                if !i.is_finite() {
+                    return None;
+                }
+                let mut bg: Vec<f64> = inten[c.saturating_sub(win)..(c + win + 1).min(g.cols)]
+                    .iter()
+                    .copied()
+                    .filter(|v| v.is_finite())
+                    .collect();
+                let b = median(&mut bg)?;
+                (b > 0.0 && i > opts.contrast * b).then_some(i - b)
+            };
+            if bright(c).is_none() {
+                c += 1;
+                continue;
+            }
+            // A run of bright cells (one dim cell allowed inside).
+            let start = c;
+            let (mut sw, mut swt, mut end) = (0.0, 0.0, c);
+            while c < g.cols {
+                match bright(c) {
+                    Some(e) => {
+                        sw += e;
+                        swt += e * g.t_of(c);
+                        end = c;
+                        c += 1;
+                    }
+                    None if c + 1 < g.cols && bright(c + 1).is_some() => c += 1,
+                    None => break,
+                }
+            }
+            let width = (end - start + 1) as f64 * g.dt;
+            if (0.06..=0.6).contains(&width) && sw > 0.0 {
+                hits.push((swt / sw, width));
+            }
+            c = end + 1;
+        }
+        for (t, w) in hits {
+            let near = tracks
+                .iter_mut()
+                // Across 20 m of lost sight, or 40 m (an occlusion, cobbles) right on line.
+                .filter(|tr| {
+                    tr.hits.last().is_some_and(|h| {
+                        let (gap, dt) = ((r - h.0) as f64 * g.ds, (h.1 - t).abs());
+                        (gap <= 20.0 && dt < 0.2) || (gap <= 40.0 && dt < 0.08)
+                    })
+                })
+                .min_by(|a, b| {
+                    let da = (a.hits[a.hits.len() - 1].1 - t).abs();
+                    let db = (b.hits[b.hits.len() - 1].1 - t).abs();
+                    da.total_cmp(&db)
+                });
+            match near {
+                Some(tr) if tr.hits.last().is_some_and(|h| h.0 != r) => tr.hits.push((r, t, w)),
+                _ => tracks.push(Track { hits: vec![(r, t, w)] }),
+            }
+        }
+    }
+    let mut out: Vec<MarkingLine> = tracks
+        .into_iter()
+        .filter(|tr| tr.hits.len() >= 10 && (tr.hits[tr.hits.len() - 1].0 - tr.hits[0].0) as f64 * g.ds >= 10.0)
+        .map(|tr| {
+            let (r0, r1) = (tr.hits[0].0, tr.hits[tr.hits.len() - 1].0);
+            // Runs of rows with and without the line.
+            let mut present = vec![false; r1 - r0 + 1];
+            for h in &tr.hits {
+                present[h.0 - r0] = true;
+            }
+            let (mut on, mut off) = (Vec::new(), Vec::new());
+            let mut run = (present[0], 0usize);
+            for &p in &present {
+                if p == run.0 {
+                    run.1 += 1;
+                } else {
+                    if run.0 {
+                        on.push(run.1)
+                    } else {
+                        off.push(run.1)
+                    }
+                    run = (p, 1);
+                }
+            }
+            if run.0 {
+                on.push(run.1);
+            }
+            let absent = present.iter().filter(|p| !**p).count() as f64 / present.len() as f64;
+            let broken = off.iter().filter(|&&n| n >= 2).count() >= 3 && (0.25..0.85).contains(&absent);
+            let to_m = |v: Vec<usize>| median(&mut v.into_iter().map(|n| n as f64 * g.ds).collect::<Vec<_>>());
+            let dash_gap = if broken { to_m(on).zip(to_m(off)) } else { None };
+            let mut ts: Vec<f64> = tr.hits.iter().map(|h| h.1).collect();
+            let mut ws: Vec<f64> = tr.hits.iter().map(|h| h.2).collect();
+            MarkingLine {
+                t: median(&mut ts).unwrap_or(0.0),
+                s_range: (g.s0 + r0 as f64 * g.ds, g.s0 + (r1 + 1) as f64 * g.ds),
+                kind: if broken { "broken" } else { "solid" },
+                width: (median(&mut ws).unwrap_or(0.12) * 100.0).round() / 100.0,
+                dash_gap,
+                samples: tr.hits.iter().map(|h| (g.s_of(h.0), h.1)).collect(),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.t.total_cmp(&b.t));
+    out
+}
+
+/// A lane border: samples of t(s), its extent, and the mark drawn on it.
+struct Border {
+    samples: Vec<(f64, f64)>,
+    s_range: (f64, f64),
+    mark: RoadMark,
+}
+
+fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
+    RoadMark {
+        s_offset: 0.0,
+        kind: kind.into(),
+        weight: (kind != "curb").then(|| "standard".into()),
+        color: if kind == "curb" { "standard" } else { "white" }.into(),
+        width: Some(width),
+        lane_change: (kind != "curb").then(|| if kind == "broken" { "both" } else { "none" }.into()),
+        height,
+        ..Default::default()
+    }
+}
+
+/// Lanes between the borders of each side; sections where a border starts or ends.
+fn lanes(
+    g: &SectionGrid,
+    length: f64,
+    markings: &[MarkingLine],
+    curbs: &[Option<Curb>; 2],
+    opts: &SurveyOptions,
+) -> Lanes {
+    let (s_lo, s_hi) = (g.s0, g.s0 + g.rows as f64 * g.ds);
+    let centre = markings.iter().find(|m| m.t.abs() < 0.5);
+    let mut sides: [Vec<Border>; 2] = [Vec::new(), Vec::new()];
+    for (k, sign) in [(0usize, 1.0f64), (1, -1.0)] {
+        let curb = curbs[k].as_ref();
+        for m in markings.iter().filter(|m| m.t * sign >= 0.5) {
+            if curb.is_some_and(|c| (c.t - m.t).abs() < 0.35) {
+                continue;
+            }
+            sides[k].push(Border {
+                samples: m.samples.clone(),
+                s_range: m.s_range,
+                mark: road_mark(m.kind, m.width, None),
+            });
+        }
+        if let Some(c) = curb {
+            // The curb's border carries the mark of a line along it, if any.
+            let line = markings.iter().find(|m| (c.t - m.t).abs() < 0.35);
+            let mark =
+                line.map_or_else(|| road_mark("curb", 0.15, Some(c.height)), |m| road_mark(m.kind, m.width, None));
+            sides[k].push(Border { samples: c.samples.clone(), s_range: (s_lo, s_hi), mark });
+        }
+        sides[k].sort_by(|a, b| {
+            let ma = a.samples.iter().map(|p| p.1.abs()).sum::<f64>() / a.samples.len().max(1) as f64;
+            let mb = b.samples.iter().map(|p| p.1.abs()).sum::<f64>() / b.samples.len().max(1) as f64;
+            ma.total_cmp(&mb)
+        });
+    }
+    // Section starts: the road's start and where a border starts or ends (5 m inside).
+    let mut cuts = vec![0.0];
+    for b in sides.iter().flatten() {
+        for s in [b.s_range.0, b.s_range.1] {
+            if s > s_lo + 5.0 && s < s_hi - 5.0 && s < length - 5.0 {
+                cuts.push(s);
+            }
+        }
+    }
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup_by(|a, b| (*a - *b).abs() < 5.0);
+    let mut sections = Vec::new();
+    for (i, &a) in cuts.iter().enumerate() {
+        let b = cuts.get(i + 1).copied().unwrap_or(length);
+        let mid = 0.5 * (a + b);
+        let side_lanes = |k: usize, sign: f64| -> Vec<Lane> {
+            let active: Vec<&Border> =
+                sides[k].iter().filter(|br| br.s_range.0 <= mid && br.s_range.1 >= mid).collect();
+            let mut out = Vec::new();
+            for (j, br) in active.iter().enumerate() {
+                // Width: |t| of this border less the previous one's, in the section's rows.
+                let inner = |s: f64| -> Option<f64> {
+                    if j == 0 {
+                        Some(0.0)
+                    } else {
+                        t_at(&active[j - 1].samples, s)
+                    }
+                };
+                let (mut ss, mut ws) = (Vec::new(), Vec::new());
+                for &(s, t) in br.samples.iter().filter(|p| p.0 >= a && p.0 <= b) {
+                    if let Some(ti) = inner(s) {
+                        ss.push(s - a);
+                        ws.push(t.abs() - ti.abs());
+                    }
+                }
+                let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
+                    .map(|f| from_zero(&f.records))
+                    .unwrap_or_else(|_| {
+                        let w = median(&mut ws.clone()).unwrap_or(3.0);
+                        vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]
+                    });
+                out.push(Lane {
+                    id: (j as i32 + 1) * sign as i32,
+                    kind: Some("driving".into()),
+                    level: Some(false),
+                    widths,
+                    road_marks: vec![br.mark.clone()],
+                    ..Default::default()
+                });
+            }
+            out
+        };
+        let (left, right) = (side_lanes(0, 1.0), side_lanes(1, -1.0));
+        let centre_mark = centre.map_or_else(|| road_mark("none", 0.12, None), |m| road_mark(m.kind, m.width, None));
+        let centre_lane =
+            Lane { id: 0, kind: Some("none".into()), road_marks: vec![centre_mark], ..Default::default() };
+        let wrap = |lanes: Vec<Lane>| (!lanes.is_empty()).then(|| LaneSide { lanes, extras: Extras::default() });
+        let mut left = left;
+        left.reverse();
+        sections.push(LaneSection {
+            s: a,
+            left: wrap(left),
+            center: Some(LaneSide { lanes: vec![centre_lane], extras: Extras::default() }),
+            right: wrap(right),
+            ..Default::default()
+        });
+    }
+    Lanes { lane_sections: sections, ..Default::default() }
+}
+
+/// t of a border at s: the nearest sample within 2 m.
+fn t_at(samples: &[(f64, f64)], s: f64) -> Option<f64> {
+    let i = samples.partition_point(|p| p.0 < s);
+    [i.checked_sub(1), Some(i)]
+        .into_iter()
+        .flatten()
+        .filter_map(|k| samples.get(k))
+        .filter(|p| (p.0 - s).abs() <= 2.0)
+        .min_by(|x, y| (x.0 - s).abs().total_cmp(&(y.0 - s).abs()))
+        .map(|p| p.1)
+}
+
+/// Nodes this far below the local surface are in a depression, m.
+const DEPTH: f64 = 0.005;
+
+/// Depressions in a CRG: nodes at least 5 mm below the mean of the 2 m x 2 m around them
+/// (without the nodes more than 5 mm off it), joined 4-connected; compact regions of 0.05 m²
+/// to 3 m across, inside the grid. A round, shallow (under 2 cm) and flat one is a manhole,
+/// else a pothole.
+pub fn find_depressions(crg: &opencrg::Crg) -> Vec<SurfaceFeature> {
+    let (nu, nv) = (crg.nu, crg.nv());
+    if nu < 3 || nv < 3 {
+        return Vec::new();
+    }
+    let (du, vs) = (crg.du(), crg.v_positions());
+    let dv = (vs[nv - 1] - vs[0]) / (nv - 1) as f64;
+    let (hu, hv) = ((1.0 / du).round() as usize, (1.0 / dv).round() as usize);
+    // The local mean twice: the second leaves out the nodes the first found more than 5 mm
+    // off (the depressions themselves, curbs at the edges), so neither pulls the surface.
+    let mut use_node: Vec<bool> = (0..nu * nv).map(|k| crg.z_at(k / nv, k % nv).is_finite()).collect();
+    let mut resid = vec![f64::NAN; nu * nv];
+    for _ in 0..2 {
+        let w = nv + 1;
+        let (mut sum, mut cnt) = (vec![0.0f64; (nu + 1) * w], vec![0u32; (nu + 1) * w]);
+        for i in 0..nu {
+            for j in 0..nv {
+                let (v, c) = if use_node[i * nv + j] { (f64::from(crg.z_at(i, j)), 1) } else { (0.0, 0) };
+                sum[(i + 1) * w + j + 1] = v + sum[i * w + j + 1] + sum[(i + 1) * w + j] - sum[i * w + j];
+                cnt[(i + 1) * w + j + 1] = c + cnt[i * w + j + 1] + cnt[(i + 1) * w + j] - cnt[i * w + j];
+            }
+        }
+        for i in 0..nu {
+            for j in 0..nv {
+                let z = crg.z_at(i, j);
+                let (i0, i1) = (i.saturating_sub(hu), (i + hu + 1).min(nu));
+                let (j0, j1) = (j.saturating_sub(hv), (j + hv + 1).min(nv));
+                let s = sum[i1 * w + j1] - sum[i0 * w + j1] - sum[i1 * w + j0] + sum[i0 * w + j0];
+                let c = cnt[i1 * w + j1] - cnt[i0 * w + j1] - cnt[i1 * w + j0] + cnt[i0 * w + j0];
+                resid[i * nv + j] = if z.is_finite() && c > 0 { f64::from(z) - s / f64::from(c) } else { f64::NAN };
+            }
+        }
+        for (u, r) in use_node.iter_mut().zip(&resid) {
+            *u = r.abs() <= 0.005;
+        }
+    }
+    let resid = |i: usize, j: usize| resid[i * nv + j];
+    let mut seen = vec![false; nu * nv];
+    let mut out = Vec::new();
+    let min_nodes = (0.05 / (du * dv)).ceil() as usize;
+    // Sunk regions, then raised ones (a manhole lid may stand proud).
+    for sign in [-1.0, 1.0] {
+        seen.iter_mut().for_each(|s| *s = false);
+        let off = |i: usize, j: usize| sign * resid(i, j) > DEPTH;
+        for i0 in 0..nu {
+            for j0 in 0..nv {
+                if seen[i0 * nv + j0] || !off(i0, j0) {
+                    continue;
+                }
+                let mut stack = vec![(i0, j0)];
+                seen[i0 * nv + j0] = true;
+                let mut nodes = Vec::new();
+                while let Some((i, j)) = stack.pop() {
+                    nodes.push((i, j, resid(i, j)));
+                    let nb = [(i.wrapping_sub(1), j), (i + 1, j), (i, j.wrapping_sub(1)), (i, j + 1)];
+                    for (a, b) in nb {
+                        if a < nu && b < nv && !seen[a * nv + b] && off(a, b) {
+                            seen[a * nv + b] = true;
+                            stack.push((a, b));
+                        }
+                    }
+                }
+                if nodes.len() >= min_nodes {
+                    out.extend(classify(crg, &vs, (du, dv), (nu, nv), &nodes, sign));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A region off the local surface (`sign` -1 sunk, +1 raised) as a pothole or a manhole, or
+/// nothing: only compact regions inside the grid, 0.2 to 3 m across, count (else a joint
+/// between setts, a seam at the edge, an occlusion). A round, flat one within 2 cm of the
+/// surface is a manhole; a sunk one at least 1.5 cm deep a pothole.
+fn classify(
+    crg: &opencrg::Crg,
+    vs: &[f64],
+    (du, dv): (f64, f64),
+    (nu, nv): (usize, usize),
+    nodes: &[(usize, usize, f64)],
+    sign: f64,
+) -> Option<SurfaceFeature> {
+    let n = nodes.len() as f64;
+    let (iu0, iu1) = nodes.iter().fold((usize::MAX, 0), |a, p| (a.0.min(p.0), a.1.max(p.0)));
+    let (jv0, jv1) = nodes.iter().fold((usize::MAX, 0), |a, p| (a.0.min(p.1), a.1.max(p.1)));
+    let (length, width) = ((iu1 - iu0 + 1) as f64 * du, (jv1 - jv0 + 1) as f64 * dv);
+    let s = crg.u_first() + nodes.iter().map(|p| p.0 as f64).sum::<f64>() / n * du;
+    let t = vs[0] + nodes.iter().map(|p| p.1 as f64).sum::<f64>() / n * dv;
+    // The extreme offset (signed) and the spread about the mean.
+    let extreme = nodes.iter().map(|p| p.2).fold(0.0f64, |a, r| if r.abs() > a.abs() { r } else { a });
+    let mean = nodes.iter().map(|p| p.2).sum::<f64>() / n;
+    let spread = (nodes.iter().map(|p| (p.2 - mean).powi(2)).sum::<f64>() / n).sqrt();
+    let fill = n * du * dv / (std::f64::consts::PI * 0.25 * length * width);
+    let edge = iu0 == 0 || jv0 == 0 || iu1 + 1 == nu || jv1 + 1 == nv;
+    let aspect = length.max(width) / length.min(width);
+    if edge || length.min(width) < 0.2 || length.max(width) > 3.0 || aspect > 3.0 || fill < 0.5 || extreme.abs() > 0.3 {
+        return None;
+    }
+    let round = (0.8..1.25).contains(&(length / width)) && fill > 0.8;
+    let kind = if round && extreme.abs() < 0.02 && spread < 0.004 {
+        "manhole"
+    } else if sign < 0.0 && -extreme >= 0.015 {
+        "pothole"
+    } else {
+        return None;
+    };
+    Some(SurfaceFeature { kind, s, t, length, width, depth: -extreme })
+}

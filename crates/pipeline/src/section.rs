@@ -1,0 +1,119 @@
+//! Cross sections of a road from its points: a grid over (s, t) of 0.5 m x 2 cm cells near
+//! the reference line holding, per cell, the point count, the intensity sum and the sum of
+//! heights above the reference line's elevation (h, in 0.1 mm). Sums are integers, so any
+//! point order and thread count give the same grid. The surveyed road (elevation,
+//! crossfall, curbs, markings) is read from it (`road.rs`).
+
+/// Cell sizes and extent of the cross sections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionOptions {
+    /// Along s, m.
+    pub ds: f64,
+    /// Across, m.
+    pub dt: f64,
+    /// Cells cover |t| up to this, m.
+    pub half_width: f64,
+}
+
+impl Default for SectionOptions {
+    fn default() -> Self {
+        SectionOptions { ds: 0.5, dt: 0.02, half_width: 10.0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Cell {
+    n: u32,
+    intensity: u64,
+    /// Σ h in 0.1 mm.
+    h: i64,
+}
+
+/// The grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SectionGrid {
+    /// s of the first row's start, m.
+    pub s0: f64,
+    /// Row length, m.
+    pub ds: f64,
+    /// Column width, m.
+    pub dt: f64,
+    /// Rows (along s) and columns (across, from t = -half_width).
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    cells: Vec<Cell>,
+}
+
+impl SectionGrid {
+    /// Cells over s in `s_range`.
+    pub fn new(s_range: (f64, f64), opts: &SectionOptions) -> Result<SectionGrid, String> {
+        let ok = |v: f64| v.is_finite() && v > 0.0;
+        if !(ok(opts.ds) && ok(opts.dt) && ok(opts.half_width)) {
+            return Err(format!(
+                "cross sections: cells {} x {} m over ±{} m: all must be positive",
+                opts.ds, opts.dt, opts.half_width
+            ));
+        }
+        let rows = (((s_range.1 - s_range.0) / opts.ds).ceil() as usize).max(1);
+        let cols = ((2.0 * opts.half_width / opts.dt).round() as usize).max(1);
+        if rows.saturating_mul(cols) > 400_000_000 {
+            return Err(format!("cross sections: {rows} x {cols} cells is too many; use larger cells or an s range"));
+        }
+        Ok(SectionGrid {
+            s0: s_range.0,
+            ds: opts.ds,
+            dt: opts.dt,
+            rows,
+            cols,
+            cells: vec![Cell::default(); rows * cols],
+        })
+    }
+
+    /// t of column `c`'s centre, m.
+    pub fn t_of(&self, c: usize) -> f64 {
+        (c as f64 + 0.5) * self.dt - 0.5 * self.cols as f64 * self.dt
+    }
+
+    /// s of row `r`'s centre, m.
+    pub fn s_of(&self, r: usize) -> f64 {
+        self.s0 + (r as f64 + 0.5) * self.ds
+    }
+
+    /// Adds points in road coordinates (h above the reference line's elevation); points
+    /// outside the grid are skipped.
+    pub fn add(&mut self, s: &[f64], t: &[f64], h: &[f64], intensity: &[u16]) {
+        let half = 0.5 * self.cols as f64 * self.dt;
+        for i in 0..s.len() {
+            let (r, c) = ((s[i] - self.s0) / self.ds, (t[i] + half) / self.dt);
+            if !(r >= 0.0 && c >= 0.0 && h[i].is_finite()) {
+                continue;
+            }
+            let (r, c) = (r as usize, c as usize);
+            if r >= self.rows || c >= self.cols {
+                continue;
+            }
+            let cell = &mut self.cells[r * self.cols + c];
+            cell.n += 1;
+            cell.intensity += u64::from(intensity[i]);
+            cell.h += (h[i] * 1e4).round() as i64;
+        }
+    }
+
+    /// Points in a cell.
+    pub fn count(&self, r: usize, c: usize) -> u32 {
+        self.cells[r * self.cols + c].n
+    }
+
+    /// Mean height above the reference line's elevation, m (None when empty).
+    pub fn mean_h(&self, r: usize, c: usize) -> Option<f64> {
+        let cell = &self.cells[r * self.cols + c];
+        (cell.n > 0).then(|| cell.h as f64 * 1e-4 / f64::from(cell.n))
+    }
+
+    /// Mean intensity (None when empty).
+    pub fn mean_intensity(&self, r: usize, c: usize) -> Option<f64> {
+        let cell = &self.cells[r * self.cols + c];
+        (cell.n > 0).then(|| cell.intensity as f64 / f64::from(cell.n))
+    }
+}
