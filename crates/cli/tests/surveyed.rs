@@ -117,3 +117,70 @@ fn the_demo_survey_gives_back_its_road() {
     assert_eq!(link.file, "road.crg");
     assert_eq!((link.s_start, link.s_end, link.mode.as_str()), (grid.u_first(), grid.u_last(), "attached"));
 }
+
+/// The borders of a road at s, as t of the centre line (lane offset) and of every lane's
+/// outer border, duplicates (lanes of zero width) merged.
+fn borders(e: &RoadEval, s: f64) -> Vec<f64> {
+    let mut b: Vec<f64> = e.lane_borders(s).into_iter().map(|x| x.1).collect();
+    b.push(e.lane_offset(s));
+    b.sort_by(f64::total_cmp);
+    b.dedup_by(|a, c| (*a - *c).abs() < 0.05);
+    b
+}
+
+/// esmini's two_plus_one.xodr road 1: a 2+1 road whose middle lane changes direction twice, the
+/// centre line moving 3.5 m with the lane offset. Surveyed, its lines give back five lane
+/// sections and every border (and the centre line) within 5 cm outside the transitions.
+#[test]
+fn a_two_plus_one_road_gives_back_its_lane_sections() {
+    let Some(data) = roadscan_tests::shared_data() else { return };
+    let src = data.join("opendrive/esmini/two_plus_one.xodr");
+    let d = tmp("2plus1");
+    let survey = d.join("survey");
+    roadscan(&["synth", "--scene", s(&src), "--road", "1", "--out", s(&survey), "--points-per-rev", "300", "-q"]);
+    let (axis, road) = (d.join("axis.xodr"), d.join("road.xodr"));
+    // Pass 1 drives the middle lane at mid-road, 1.75 m left of the reference line.
+    roadscan(&[
+        "axis",
+        "--trajectory",
+        s(&survey.join("trajectory.csv")),
+        "--offset",
+        "-1.75",
+        "--crs",
+        "EPSG:23700",
+        "--out",
+        s(&axis),
+        "-q",
+    ]);
+    let o = roadscan(&["xodr", "--axis", s(&axis), "--input", s(&survey.join("scan.las")), "--out", s(&road)]);
+    eprintln!("{}", String::from_utf8_lossy(&o.stdout));
+    let truth_odr = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
+    let truth = RoadEval::new(&truth_odr.roads[0]);
+    let odr = opendrive::read_file(&road).unwrap();
+    let ours = RoadEval::new(&odr.roads[0]);
+    let cuts: Vec<f64> = truth_odr.roads[0].lanes.lane_sections.iter().map(|x| x.s).collect();
+    let got: Vec<f64> = odr.roads[0].lanes.lane_sections.iter().map(|x| x.s).collect();
+    assert_eq!(got.len(), cuts.len(), "sections at {got:?}, designed {cuts:?}");
+    for (a, b) in got.iter().zip(&cuts) {
+        assert!((a - b).abs() <= 6.0, "sections at {got:?}, designed {cuts:?}");
+    }
+    // Both axes are the same line here (the offset moves the track onto it exactly). The
+    // sections of constant lane count, 10 m clear of their ends (in the 50 m transitions a lane
+    // narrows to nothing without a line; ours has one lane fewer there).
+    let mut worst = 0.0f64;
+    let steady =
+        |sv: f64| [(0.0, 125.0), (175.0, 325.0), (375.0, 500.0)].iter().any(|r| sv >= r.0 + 10.0 && sv <= r.1 - 10.0);
+    for i in 0..=500 {
+        let sv = i as f64;
+        if !steady(sv) {
+            continue;
+        }
+        let (a, b) = (borders(&ours, sv), borders(&truth, sv));
+        assert_eq!(a.len(), b.len(), "s {sv}: borders {a:?}, designed {b:?}");
+        for (x, y) in a.iter().zip(&b) {
+            worst = worst.max((x - y).abs());
+        }
+    }
+    eprintln!("borders within {worst:.4} m");
+    assert!(worst <= 0.05, "a border {worst} m off");
+}

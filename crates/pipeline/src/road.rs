@@ -10,11 +10,12 @@
 //! - markings are runs of cells at road level whose intensity stands out from the median of
 //!   the cells within 0.6 m (contrast, so the scanner's range and incidence fall out).
 //!
-//! Markings seen in successive rows at the same t are tracked into lines; a line with regular
-//! gaps is broken (dash and gap lengths measured), else solid. Lane borders are the centre
-//! line's marking, the other marking lines and the curbs (a marking within 0.35 m of a curb
-//! marks the curb's border); lanes lie between them, widths as cubic records, a new lane
-//! section where a border starts or ends. Potholes and manholes are depressions in a CRG
+//! Markings seen in successive rows at about the same t are tracked into lines; a line with
+//! regular gaps is broken (dash and gap lengths measured), else solid. The centre line is, per
+//! row, an inner line (solid before broken); its t is the lane offset. Lane borders are the
+//! other lines and the curbs (a line within 0.35 m of a curb marks the curb's border), on the
+//! side of the centre line they mostly keep to; lanes lie between them, widths as cubic
+//! records, a new lane section where a border starts or ends. Potholes and manholes are depressions in a CRG
 //! against its 2 m x 2 m local mean.
 
 use crate::section::SectionGrid;
@@ -393,46 +394,50 @@ fn find_markings(
                 }
             })
             .collect();
+        let bright = |c: usize| -> Option<f64> {
+            let i = inten[c];
+            if !i.is_finite() {
+                return None;
+            }
+            let mut bg: Vec<f64> = inten[c.saturating_sub(win)..(c + win + 1).min(g.cols)]
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .collect();
+            let b = median(&mut bg)?;
+            (b > 0.0 && i > opts.contrast * b).then_some(i - b)
+        };
+        // Runs of bright cells; empty cells (far from the scanner, cells are sparse) neither
+        // end nor widen a run, and its edges lie halfway to the dark cells beside it.
+        let state: Vec<Option<bool>> = (0..g.cols).map(|c| inten[c].is_finite().then(|| bright(c).is_some())).collect();
         let mut hits = Vec::new();
         let mut c = 0;
         while c < g.cols {
-            let bright = |c: usize| -> Option<f64> {
-                let i = inten[c];
-                if !i.is_finite() {
-                    return None;
-                }
-                let mut bg: Vec<f64> = inten[c.saturating_sub(win)..(c + win + 1).min(g.cols)]
-                    .iter()
-                    .copied()
-                    .filter(|v| v.is_finite())
-                    .collect();
-                let b = median(&mut bg)?;
-                (b > 0.0 && i > opts.contrast * b).then_some(i - b)
-            };
-            if bright(c).is_none() {
+            if state[c] != Some(true) {
                 c += 1;
                 continue;
             }
-            // A run of bright cells (one dim cell allowed inside).
-            let start = c;
-            let (mut sw, mut swt, mut end) = (0.0, 0.0, c);
-            while c < g.cols {
-                match bright(c) {
-                    Some(e) => {
-                        sw += e;
-                        swt += e * g.t_of(c);
-                        end = c;
-                        c += 1;
-                    }
-                    None if c + 1 < g.cols && bright(c + 1).is_some() => c += 1,
-                    None => break,
+            let (first, mut last) = (c, c);
+            let (mut sw, mut swt) = (0.0, 0.0);
+            let mut k = c;
+            while k < g.cols && state[k] != Some(false) && (k - last) as f64 * g.dt <= 0.1 {
+                if state[k] == Some(true) {
+                    let e = bright(k).unwrap_or(0.0);
+                    sw += e;
+                    swt += e * g.t_of(k);
+                    last = k;
                 }
+                k += 1;
             }
-            let width = (end - start + 1) as f64 * g.dt;
+            let dark_before = (0..first).rev().find(|&j| state[j] == Some(false));
+            let dark_after = (last + 1..g.cols).find(|&j| state[j] == Some(false));
+            let lo = dark_before.map_or(g.t_of(first) - 0.5 * g.dt, |j| 0.5 * (g.t_of(j) + g.t_of(first)));
+            let hi = dark_after.map_or(g.t_of(last) + 0.5 * g.dt, |j| 0.5 * (g.t_of(j) + g.t_of(last)));
+            let width = hi - lo;
             if (0.06..=0.6).contains(&width) && sw > 0.0 {
                 hits.push((swt / sw, width));
             }
-            c = end + 1;
+            c = last + 1;
         }
         for (t, w) in hits {
             let near = tracks
@@ -522,7 +527,43 @@ fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
     }
 }
 
-/// Lanes between the borders of each side; sections where a border starts or ends.
+/// The centre line: per row, among the lines seen there, an inner one (not the outermost on
+/// either side; a lone line within 0.5 m of the reference line where only two are seen),
+/// solid before broken, then the nearest to the previous row's choice. Its samples, and the
+/// line chosen most often (for the centre lane's mark).
+fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLine>) {
+    let mut rows: std::collections::BTreeMap<i64, Vec<(f64, usize)>> = std::collections::BTreeMap::new();
+    for (k, m) in markings.iter().enumerate() {
+        for &(s, t) in &m.samples {
+            rows.entry((s * 1000.0).round() as i64).or_default().push((t, k));
+        }
+    }
+    let (mut out, mut votes) = (Vec::new(), vec![0usize; markings.len()]);
+    let mut prev = 0.0;
+    for (key, mut hits) in rows {
+        hits.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let cands: Vec<(f64, usize)> = if hits.len() >= 3 {
+            hits[1..hits.len() - 1].to_vec()
+        } else {
+            hits.iter().copied().filter(|h| h.0.abs() < 0.5).collect()
+        };
+        let pick = cands.iter().min_by(|a, b| {
+            let rank = |h: &(f64, usize)| (markings[h.1].kind != "solid", (h.0 - prev).abs());
+            let (ra, rb) = (rank(a), rank(b));
+            ra.0.cmp(&rb.0).then(ra.1.total_cmp(&rb.1))
+        });
+        if let Some(&(t, k)) = pick {
+            out.push((key as f64 / 1000.0, t));
+            votes[k] += 1;
+            prev = t;
+        }
+    }
+    let best = votes.iter().enumerate().filter(|v| *v.1 > 0).max_by_key(|v| *v.1).map(|v| &markings[v.0]);
+    (out, best)
+}
+
+/// Lanes between the borders of each side of the centre line (the lane offset); sections
+/// where a border starts or ends.
 fn lanes(
     g: &SectionGrid,
     length: f64,
@@ -531,31 +572,59 @@ fn lanes(
     opts: &SurveyOptions,
 ) -> Lanes {
     let (s_lo, s_hi) = (g.s0, g.s0 + g.rows as f64 * g.ds);
-    let centre = markings.iter().find(|m| m.t.abs() < 0.5);
+    let (centre_samples, centre) = centre_line(markings);
+    let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
+    let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
+        let (s, t): (Vec<f64>, Vec<f64>) = centre_samples.iter().copied().unzip();
+        let fit = fit_profile(&s, &t, &width_fit).map(|f| from_zero(&f.records)).unwrap_or_default();
+        // A centre on the reference line needs no lane offset.
+        if fit.iter().all(|p| p.a.abs() < 0.02 && p.b.abs() < 1e-4 && p.c.abs() < 1e-6 && p.d.abs() < 1e-8) {
+            Vec::new()
+        } else {
+            fit
+        }
+    } else {
+        Vec::new()
+    };
+    let tc = |s: f64| if lane_offsets.is_empty() { 0.0 } else { opendrive::eval::profile_value(&lane_offsets, s) };
+    let centre_rows: std::collections::HashSet<i64> =
+        centre_samples.iter().map(|p| (p.0 * 1000.0).round() as i64).collect();
     let mut sides: [Vec<Border>; 2] = [Vec::new(), Vec::new()];
+    // Samples as distances from the centre line, on one side.
+    let relative = |samples: &[(f64, f64)], sign: f64| -> Vec<(f64, f64)> {
+        samples.iter().map(|&(s, t)| (s, t - tc(s))).filter(|p| p.1 * sign >= 0.5).map(|(s, d)| (s, d.abs())).collect()
+    };
     for (k, sign) in [(0usize, 1.0f64), (1, -1.0)] {
         let curb = curbs[k].as_ref();
-        for m in markings.iter().filter(|m| m.t * sign >= 0.5) {
-            if curb.is_some_and(|c| (c.t - m.t).abs() < 0.35) {
+        for m in markings {
+            // The centre line itself, or a line mostly on the other side.
+            let on_centre = m.samples.iter().filter(|p| {
+                let key = (p.0 * 1000.0).round() as i64;
+                centre_rows.contains(&key) && (p.1 - tc(p.0)).abs() < 0.3
+            });
+            if on_centre.count() * 2 > m.samples.len() || curb.is_some_and(|c| (c.t - m.t).abs() < 0.35) {
                 continue;
             }
-            sides[k].push(Border {
-                samples: m.samples.clone(),
-                s_range: m.s_range,
-                mark: road_mark(m.kind, m.width, None),
-            });
+            let rel = relative(&m.samples, sign);
+            if rel.len() * 2 <= m.samples.len() || rel.len() < 10 {
+                continue;
+            }
+            let s_range = (rel[0].0 - 0.5 * g.ds, rel[rel.len() - 1].0 + 0.5 * g.ds);
+            sides[k].push(Border { samples: rel, s_range, mark: road_mark(m.kind, m.width, None) });
         }
         if let Some(c) = curb {
             // The curb's border carries the mark of a line along it, if any.
             let line = markings.iter().find(|m| (c.t - m.t).abs() < 0.35);
             let mark =
                 line.map_or_else(|| road_mark("curb", 0.15, Some(c.height)), |m| road_mark(m.kind, m.width, None));
-            sides[k].push(Border { samples: c.samples.clone(), s_range: (s_lo, s_hi), mark });
+            let rel = relative(&c.samples, sign);
+            if !rel.is_empty() {
+                sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark });
+            }
         }
         sides[k].sort_by(|a, b| {
-            let ma = a.samples.iter().map(|p| p.1.abs()).sum::<f64>() / a.samples.len().max(1) as f64;
-            let mb = b.samples.iter().map(|p| p.1.abs()).sum::<f64>() / b.samples.len().max(1) as f64;
-            ma.total_cmp(&mb)
+            let mean = |x: &Border| x.samples.iter().map(|p| p.1).sum::<f64>() / x.samples.len().max(1) as f64;
+            mean(a).total_cmp(&mean(b))
         });
     }
     // Section starts: the road's start and where a border starts or ends (5 m inside).
@@ -590,7 +659,7 @@ fn lanes(
                 for &(s, t) in br.samples.iter().filter(|p| p.0 >= a && p.0 <= b) {
                     if let Some(ti) = inner(s) {
                         ss.push(s - a);
-                        ws.push(t.abs() - ti.abs());
+                        ws.push(t - ti);
                     }
                 }
                 let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
@@ -625,7 +694,7 @@ fn lanes(
             ..Default::default()
         });
     }
-    Lanes { lane_sections: sections, ..Default::default() }
+    Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
 }
 
 /// t of a border at s: the nearest sample within 2 m.
@@ -675,8 +744,9 @@ pub fn find_depressions(crg: &opencrg::Crg) -> Vec<SurfaceFeature> {
                 let (i0, i1) = (i.saturating_sub(hu), (i + hu + 1).min(nu));
                 let (j0, j1) = (j.saturating_sub(hv), (j + hv + 1).min(nv));
                 let s = sum[i1 * w + j1] - sum[i0 * w + j1] - sum[i1 * w + j0] + sum[i0 * w + j0];
-                let c = cnt[i1 * w + j1] - cnt[i0 * w + j1] - cnt[i1 * w + j0] + cnt[i0 * w + j0];
-                resid[i * nv + j] = if z.is_finite() && c > 0 { f64::from(z) - s / f64::from(c) } else { f64::NAN };
+                let at = |k: usize| i64::from(cnt[k]);
+                let c = at(i1 * w + j1) - at(i0 * w + j1) - at(i1 * w + j0) + at(i0 * w + j0);
+                resid[i * nv + j] = if z.is_finite() && c > 0 { f64::from(z) - s / c as f64 } else { f64::NAN };
             }
         }
         for (u, r) in use_node.iter_mut().zip(&resid) {

@@ -215,6 +215,15 @@ impl Section<'_> {
         let base = self.st.base_z(t);
         let tt = t.clamp(self.outer.1, self.outer.0);
         match self.scene.height_at(&self.st, tt) {
+            // Beyond the verges: ground at the edge's height; paint only where a line still
+            // covers t (a road without border lanes ends on the middle of its edge line).
+            Some((h, m)) if tt != t => {
+                let m = match m {
+                    Material::Marking if !self.st.painted(t) => Material::Asphalt,
+                    m => m,
+                };
+                (base + h, m, Zone::Sidewalk)
+            }
             Some((h, m)) => (base + h, m, self.st.borders.zone(tt)),
             None if self.st.borders.curb_at(t) => {
                 (base + self.scene.surface.curb_height, Material::Concrete, Zone::Sidewalk)

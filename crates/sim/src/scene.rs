@@ -500,10 +500,7 @@ impl Scene {
         let m = &self.surface;
         let s = st.s;
         let paint = |h: f64, mat: Material| {
-            let on_mark = st.marks.iter().any(|mk| {
-                (t - mk.t).abs() <= mk.half_width && mk.dash.is_none_or(|(d, g)| (s - mk.s0).rem_euclid(d + g) < d)
-            });
-            if on_mark {
+            if st.painted(t) {
                 (h + m.paint, Material::Marking)
             } else {
                 (h, mat)
@@ -637,6 +634,14 @@ pub struct Station {
 impl Station {
     fn asphalt(&self, m: &SurfaceModel, t: f64) -> f64 {
         self.lines.as_ref().map_or_else(|| m.asphalt.at(self.s, t), |l| l.0.at(t))
+    }
+
+    /// Whether a marking covers t (a dash of a broken line, or a solid line).
+    pub fn painted(&self, t: f64) -> bool {
+        let s = self.s;
+        self.marks.iter().any(|mk| {
+            (t - mk.t).abs() <= mk.half_width && mk.dash.is_none_or(|(d, g)| (s - mk.s0).rem_euclid(d + g) < d)
+        })
     }
 
     /// The OpenDRIVE surface at t, m.
