@@ -662,6 +662,9 @@ fn lanes(
                         ws.push(t - ti);
                     }
                 }
+                // Gaps (a dash pattern, a parked car) bridged straight, so the cubic pieces
+                // have samples everywhere and cannot bulge where there are none.
+                let (ss, ws) = bridge(&ss, &ws, g.ds);
                 let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
                     .map(|f| from_zero(&f.records))
                     .unwrap_or_else(|_| {
@@ -695,6 +698,26 @@ fn lanes(
         });
     }
     Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
+}
+
+/// Samples (x ascending) with every gap wider than `step` filled by points every `step` on
+/// the straight line across it.
+fn bridge(x: &[f64], y: &[f64], step: f64) -> (Vec<f64>, Vec<f64>) {
+    let (mut ox, mut oy) = (Vec::with_capacity(x.len()), Vec::with_capacity(y.len()));
+    for i in 0..x.len() {
+        if i > 0 {
+            let gap = x[i] - x[i - 1];
+            let n = (gap / step).round() as usize;
+            for k in 1..n {
+                let f = k as f64 / n as f64;
+                ox.push(x[i - 1] + f * gap);
+                oy.push(y[i - 1] + f * (y[i] - y[i - 1]));
+            }
+        }
+        ox.push(x[i]);
+        oy.push(y[i]);
+    }
+    (ox, oy)
 }
 
 /// t of a border at s: the nearest sample within 2 m.
