@@ -95,6 +95,38 @@ fn the_demo_survey_gives_back_its_road() {
     let grid = opencrg::read_file(&crg).unwrap();
     assert_eq!(link.file, "road.crg");
     assert_eq!((link.s_start, link.s_end, link.mode.as_str()), (grid.u_first(), grid.u_last(), "attached"));
+
+    // CRG tiles: one link each, their s ranges the tiles' u ranges, in order.
+    let tiles = d.join("tiles");
+    std::fs::create_dir_all(&tiles).unwrap();
+    let stem = tiles.join("road.crg");
+    roadscan(&[
+        "crg",
+        "--axis",
+        s(&road),
+        "--input",
+        s(&scan),
+        "--out",
+        s(&stem),
+        "--z",
+        "residual",
+        "--tile",
+        "50",
+        "-q",
+    ]);
+    let names: Vec<PathBuf> = (0..3).map(|k| tiles.join(format!("road_{k:03}.crg"))).collect();
+    let road3 = d.join("road3.xodr");
+    let mut args = vec!["xodr", "--axis", s(&axis), "--input", s(&scan), "--out", s(&road3), "-q", "--crg"];
+    args.extend(names.iter().map(|p| s(p)));
+    roadscan(&args);
+    let links = opendrive::read_file(&road3).unwrap().roads[0].surface.crgs.clone();
+    assert_eq!(links.len(), 3);
+    for (k, (link, name)) in links.iter().zip(&names).enumerate() {
+        let grid = opencrg::read_file(name).unwrap();
+        assert_eq!(link.file, format!("tiles/road_{k:03}.crg"));
+        assert_eq!((link.s_start, link.s_end), (grid.u_first(), grid.u_last()), "tile {k}");
+    }
+    assert!(links.windows(2).all(|w| w[0].s_end <= w[1].s_start + 1e-9 && w[1].s_start - w[0].s_end < 0.02));
 }
 
 /// Largest deviations of a surveyed road from its design over an s range, every metre.
