@@ -24,6 +24,14 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `roadscan axis` from pass 1 of a survey's trajectory, moved `offset` to the left, the
+/// scanner 2.2 m above the road.
+fn axis_from(survey: &Path, offset: &str, out: &Path) {
+    let traj = survey.join("trajectory.csv");
+    let args = ["--offset", offset, "--sensor-height", "2.2", "--crs", "EPSG:23700", "--out", s(out), "-q"];
+    roadscan(&[&["axis", "--trajectory", s(&traj)][..], &args[..]].concat());
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("roadscan-cli-surveyed-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -39,20 +47,7 @@ fn the_demo_survey_gives_back_its_road() {
     let (axis, road, crg, road2) = (d.join("axis.xodr"), d.join("road.xodr"), d.join("road.crg"), d.join("road2.xodr"));
     let scan = survey.join("scan.las");
     // Pass 1 drives lane -1, 1.625 m right of the reference line, the scanner 2.2 m up.
-    roadscan(&[
-        "axis",
-        "--trajectory",
-        s(&survey.join("trajectory.csv")),
-        "--offset",
-        "1.625",
-        "--sensor-height",
-        "2.2",
-        "--crs",
-        "EPSG:23700",
-        "--out",
-        s(&axis),
-        "-q",
-    ]);
+    axis_from(&survey, "1.625", &axis);
     roadscan(&["xodr", "--axis", s(&axis), "--input", s(&scan), "--out", s(&road), "-q"]);
     roadscan(&["crg", "--axis", s(&road), "--input", s(&scan), "--out", s(&crg), "--z", "residual", "-q"]);
     let o = roadscan(&["xodr", "--axis", s(&axis), "--input", s(&scan), "--crg", s(&crg), "--out", s(&road2)]);
@@ -194,20 +189,7 @@ fn curves_road_1_surveyed_with_two_seeds() {
         ]);
         let (axis, road) = (d.join("axis.xodr"), d.join("road.xodr"));
         // Pass 1 drives lane -1 (3.07 m wide) along its centre.
-        roadscan(&[
-            "axis",
-            "--trajectory",
-            s(&survey.join("trajectory.csv")),
-            "--offset",
-            "1.535",
-            "--sensor-height",
-            "2.2",
-            "--crs",
-            "EPSG:23700",
-            "--out",
-            s(&axis),
-            "-q",
-        ]);
+        axis_from(&survey, "1.535", &axis);
         roadscan(&["xodr", "--axis", s(&axis), "--input", s(&survey.join("scan.las")), "--out", s(&road), "-q"]);
         let truth_odr = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
         let odr = opendrive::read_file(&road).unwrap();
@@ -251,18 +233,7 @@ fn a_two_plus_one_road_gives_back_its_lane_sections() {
     roadscan(&["synth", "--scene", s(&src), "--road", "1", "--out", s(&survey), "--points-per-rev", "300", "-q"]);
     let (axis, road) = (d.join("axis.xodr"), d.join("road.xodr"));
     // Pass 1 drives the middle lane at mid-road, 1.75 m left of the reference line.
-    roadscan(&[
-        "axis",
-        "--trajectory",
-        s(&survey.join("trajectory.csv")),
-        "--offset",
-        "-1.75",
-        "--crs",
-        "EPSG:23700",
-        "--out",
-        s(&axis),
-        "-q",
-    ]);
+    axis_from(&survey, "-1.75", &axis);
     let o = roadscan(&["xodr", "--axis", s(&axis), "--input", s(&survey.join("scan.las")), "--out", s(&road)]);
     eprintln!("{}", String::from_utf8_lossy(&o.stdout));
     let truth_odr = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();

@@ -80,22 +80,8 @@ pub fn build_axis(xyz: &[[f64; 3]], opts: &AxisOptions) -> Result<AxisRoad, FitE
         plan_view.push(g.clone());
     }
     let elevations = match &elevation {
-        // The records start at the first station; OpenDRIVE's profile starts at s = 0.
-        Some(e) => {
-            let mut r = e.records.clone();
-            if let Some(first) = r.first_mut() {
-                let ds = first.s;
-                if ds > 0.0 {
-                    // Move the first record's start back to 0 (the same cubic, re-expanded).
-                    let (a, b, c, d) = (first.a, first.b, first.c, first.d);
-                    first.a = a - b * ds + c * ds * ds - d * ds * ds * ds;
-                    first.b = b - 2.0 * c * ds + 3.0 * d * ds * ds;
-                    first.c = c - 3.0 * d * ds;
-                    first.s = 0.0;
-                }
-            }
-            r
-        }
+        // OpenDRIVE's profile starts at s = 0, the fit at the first station.
+        Some(e) => e.from_zero(),
         None => vec![Poly3 { s: 0.0, a: 0.0, b: 0.0, c: 0.0, d: 0.0 }],
     };
     let lane = |id: i32| Lane {

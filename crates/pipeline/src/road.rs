@@ -169,10 +169,10 @@ pub fn survey_road(
     // 6. The road.
     let mut out = road.clone();
     if let Some(e) = &elevation {
-        out.elevation_profile.elevations = from_zero(&e.records);
+        out.elevation_profile.elevations = e.from_zero();
     }
     if let Some(x) = &superelevation {
-        out.lateral_profile.superelevations = from_zero(&x.records);
+        out.lateral_profile.superelevations = x.from_zero();
     }
     out.lanes = lanes(grid, road.length, &markings, &curbs, opts);
     out.objects.objects = features
@@ -221,22 +221,6 @@ pub fn survey_road(
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
     let report = SurveyReport { elevation, superelevation, curbs, markings, features, rows: (rows_with, grid.rows) };
     Ok((odr, report))
-}
-
-/// Profile records re-based so the first starts at s = 0 (the same cubic).
-fn from_zero(records: &[Poly3]) -> Vec<Poly3> {
-    let mut r = records.to_vec();
-    if let Some(f) = r.first_mut() {
-        let ds = f.s;
-        if ds != 0.0 {
-            let (a, b, c, d) = (f.a, f.b, f.c, f.d);
-            f.a = a - b * ds + c * ds * ds - d * ds * ds * ds;
-            f.b = b - 2.0 * c * ds + 3.0 * d * ds * ds;
-            f.c = c - 3.0 * d * ds;
-            f.s = 0.0;
-        }
-    }
-    r
 }
 
 /// Median of a slice (sorted in place); None when empty.
@@ -576,7 +560,7 @@ fn lanes(
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
         let (s, t): (Vec<f64>, Vec<f64>) = centre_samples.iter().copied().unzip();
-        let fit = fit_profile(&s, &t, &width_fit).map(|f| from_zero(&f.records)).unwrap_or_default();
+        let fit = fit_profile(&s, &t, &width_fit).map(|f| f.from_zero()).unwrap_or_default();
         // A centre on the reference line needs no lane offset.
         if fit.iter().all(|p| p.a.abs() < 0.02 && p.b.abs() < 1e-4 && p.c.abs() < 1e-6 && p.d.abs() < 1e-8) {
             Vec::new()
@@ -666,7 +650,7 @@ fn lanes(
                 // have samples everywhere and cannot bulge where there are none.
                 let (ss, ws) = bridge(&ss, &ws, g.ds);
                 let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
-                    .map(|f| from_zero(&f.records))
+                    .map(|f| f.from_zero())
                     .unwrap_or_else(|_| {
                         let w = median(&mut ws.clone()).unwrap_or(3.0);
                         vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]

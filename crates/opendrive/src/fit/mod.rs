@@ -91,6 +91,23 @@ pub struct ProfileFit {
 /// Share of the tolerance beyond which a profile sample is left out.
 const REJECT: f64 = 0.7;
 
+impl ProfileFit {
+    /// The records with the first moved to start at s = 0 (the same cubic, re-expanded), as
+    /// an OpenDRIVE profile needs.
+    pub fn from_zero(&self) -> Vec<Poly3> {
+        let mut r = self.records.clone();
+        if let Some(f) = r.first_mut() {
+            let ds = f.s;
+            let (a, b, c, d) = (f.a, f.b, f.c, f.d);
+            f.a = a - b * ds + c * ds * ds - d * ds * ds * ds;
+            f.b = b - 2.0 * c * ds + 3.0 * d * ds * ds;
+            f.c = c - 3.0 * d * ds;
+            f.s = 0.0;
+        }
+        r
+    }
+}
+
 /// Why a fit cannot be made.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FitError {
