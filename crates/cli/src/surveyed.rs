@@ -64,6 +64,14 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let inputs: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
     let sopts = SurveyOptions { elevation_tolerance: a.tolerance, ..Default::default() };
     let (odr, report) = survey_road(&axis, road, grid, &inputs, &sopts).map_err(anyhow::Error::msg)?;
+    // What is written must read back as built.
+    let text = opendrive::write(&odr, &Default::default())?;
+    let back = opendrive::read(&text).context("internal: the surveyed road does not read back")?;
+    if back.roads[0].lanes != odr.roads[0].lanes
+        || back.roads[0].objects.objects.len() != odr.roads[0].objects.objects.len()
+    {
+        bail!("internal: the surveyed road's lanes or objects do not read back as written");
+    }
     opendrive::write_file(&odr, &a.out, &Default::default())?;
     let mut out = std::io::stdout().lock();
     if a.json {

@@ -154,6 +154,37 @@ fn an_osm_way_is_projected_into_the_project_crs() {
 }
 
 #[test]
+fn the_json_report_parses_and_lists_every_record() {
+    let d = tmp("json");
+    let csv = d.join("line.csv");
+    // A quarter circle of radius 50 m after 30 m of straight, every metre.
+    let mut text = String::from("x,y\n");
+    for i in 0..=30 {
+        text += &format!("{},0\n", i);
+    }
+    for i in 1..=78 {
+        let a = i as f64 / 50.0;
+        text += &format!("{},{}\n", 30.0 + 50.0 * a.sin(), 50.0 - 50.0 * a.cos());
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out = d.join("axis.xodr");
+    let o = roadscan(&["axis", "--polyline", s(&csv), "--out", s(&out), "--json", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let records = v["records"].as_array().unwrap();
+    let odr = opendrive::read_file(&out).unwrap();
+    assert_eq!(records.len(), odr.roads[0].plan_view.geometries.len());
+    assert!(v["max_m"].as_f64().unwrap() <= 0.01);
+    // A line and an arc, joined by a clothoid at most (the data have a curvature jump).
+    let kinds: Vec<&str> = records.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"line"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"arc"), "{kinds:?}");
+    assert!(records.len() <= 4, "{kinds:?}");
+    let k = records.last().unwrap()["curv_start"].as_f64().unwrap();
+    assert!((k - 0.02).abs() < 2e-4, "arc curvature {k}");
+}
+
+#[test]
 fn bad_polylines_are_one_line_errors_and_leave_no_file() {
     let d = tmp("bad");
     let csv = d.join("line.csv");

@@ -211,6 +211,24 @@ fn curves_road_1_surveyed_with_two_seeds() {
     }
 }
 
+#[test]
+fn a_missing_crg_is_one_line_and_leaves_no_file() {
+    let d = tmp("bad");
+    let survey = d.join("survey");
+    roadscan(&["synth", "--scene", "demo", "--out", s(&survey), "--points-per-rev", "8", "-q"]);
+    let out = d.join("road.xodr");
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["xodr", "--axis", s(&survey.join("truth/road.xodr")), "--input", s(&survey.join("scan.las"))])
+        .args(["--crg", s(&d.join("none.crg")), "--out", s(&out)])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("none.crg"), "{err}");
+    assert!(!out.exists());
+}
+
 /// The borders of a road at s, as t of the centre line (lane offset) and of every lane's
 /// outer border, duplicates (lanes of zero width) merged.
 fn borders(e: &RoadEval, s: f64) -> Vec<f64> {
