@@ -3,6 +3,7 @@
 
 mod axis;
 mod crg;
+mod demo;
 mod inputs;
 mod las;
 mod roadside;
@@ -170,6 +171,14 @@ enum Command {
         after_help = "Examples:\n  roadscan xodr --axis axis.xodr --input survey/scan.las --out road.xodr\n  roadscan xodr --axis axis.xodr --input a.laz b.laz --crg road.crg --out road.xodr --json"
     )]
     Xodr(surveyed::XodrArgs),
+    /// The demo, end to end: a virtual survey of the embedded demo scene (a 150 m street with
+    /// a clothoid curve, markings, curbs, a manhole, a pothole, setts, trees and facades),
+    /// its axis fitted from the trajectory, the surveyed OpenDRIVE road, a 1 cm residual CRG
+    /// linked into it with the pothole and the manhole as objects, the roadside as voxels
+    /// (OBJ, glb) and depth ribbons with a street view. The products appear whole in --out or
+    /// not at all.
+    #[command(after_help = "Examples:\n  roadscan demo\n  roadscan demo --out /tmp/demo --seed 7")]
+    Demo(demo::DemoArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -357,7 +366,21 @@ fn is_crg(path: &std::path::Path) -> bool {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = dispatch(cli.command, cli.quiet);
+    match result {
+        Ok(code) => ExitCode::from(code),
+        // The reader of our output went away (`roadscan info f.laz | head`): not an error.
+        Err(e) if broken_pipe(&e) => ExitCode::from(exit::OK),
+        Err(e) => {
+            eprintln!("roadscan: error: {e:#}");
+            ExitCode::from(exit::FAILURE)
+        }
+    }
+}
+
+/// Runs one verb.
+fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
+    match command {
         Command::Check { file, json } => {
             if is_crg(&file) {
                 crg::check(&file, json)
@@ -371,33 +394,33 @@ fn main() -> ExitCode {
             .collect::<anyhow::Result<Vec<u8>>>()
             .map(|codes| codes.into_iter().max().unwrap_or(exit::OK)),
         Command::Synth { scene, road, s_range, out, seed, laz, scanner } => {
-            synth((&scene, road.as_deref(), s_range), &out, seed, laz, &scanner, cli.quiet)
+            synth((&scene, road.as_deref(), s_range), &out, seed, laz, &scanner, quiet)
         }
-        Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, cli.quiet),
-        Command::Crg(args) => surface::run(&args, cli.quiet),
-        Command::Axis(args) => axis::run(&args, cli.quiet),
-        Command::Xodr(args) => surveyed::run(&args, cli.quiet),
-        Command::Voxel(args) => roadside::voxel(&args, cli.quiet),
-        Command::Ribbons(args) => roadside::ribbons(&args, cli.quiet),
+        Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, quiet),
+        Command::Crg(args) => surface::run(&args, quiet),
+        Command::Axis(args) => axis::run(&args, quiet),
+        Command::Xodr(args) => surveyed::run(&args, quiet),
+        Command::Voxel(args) => roadside::voxel(&args, quiet),
+        Command::Ribbons(args) => roadside::ribbons(&args, quiet),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
         Command::Convert { input, output, version, format } => {
             if is_crg(&input) {
-                crg::convert(&input, &output, &format, cli.quiet)
+                crg::convert(&input, &output, &format, quiet)
             } else {
-                xodr::convert(&input, &output, &version, cli.quiet)
+                xodr::convert(&input, &output, &version, quiet)
             }
         }
-    };
-    match result {
-        Ok(code) => ExitCode::from(code),
-        // The reader of our output went away (`roadscan info f.laz | head`): not an error.
-        Err(e) if broken_pipe(&e) => ExitCode::from(exit::OK),
-        Err(e) => {
-            eprintln!("roadscan: error: {e:#}");
-            ExitCode::from(exit::FAILURE)
-        }
+
+        Command::Demo(args) => demo::run(&args, quiet),
     }
+}
+
+/// Runs a verb given as arguments (without the program name), as `demo` chains them.
+pub(crate) fn run_args(args: &[&str]) -> anyhow::Result<u8> {
+    let cli = Cli::try_parse_from(std::iter::once("roadscan").chain(args.iter().copied()))
+        .map_err(|e| anyhow::anyhow!("internal: roadscan {}: {e}", args.join(" ")))?;
+    dispatch(cli.command, true)
 }
 
 /// Whether an error comes from writing to a closed pipe.

@@ -211,6 +211,27 @@ fn curves_road_1_surveyed_with_two_seeds() {
     }
 }
 
+/// `roadscan demo` leaves every product in --out, the surveyed road with the demo's manhole and
+/// pothole, and no temporary directory; a second run replaces the first.
+#[test]
+fn the_demo_writes_every_product_in_place() {
+    let d = tmp("demo-verb");
+    let out = d.join("demo");
+    for _ in 0..2 {
+        roadscan(&["demo", "--out", s(&out), "-q"]);
+    }
+    for f in ["road.xodr", "road.crg", "road.png", "scene.obj", "scene.glb", "ribbons/street_view.png", "axis.xodr"] {
+        assert!(std::fs::metadata(out.join(f)).is_ok_and(|m| m.len() > 0), "{f}");
+    }
+    let odr = opendrive::read_file(out.join("road.xodr")).unwrap();
+    let mut kinds: Vec<String> = odr.roads[0].objects.objects.iter().filter_map(|o| o.subtype.clone()).collect();
+    kinds.sort();
+    assert_eq!(kinds, ["manhole", "pothole"]);
+    let left: Vec<String> =
+        std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, ["demo"], "temporary directories left behind");
+}
+
 #[test]
 fn a_missing_crg_is_one_line_and_leaves_no_file() {
     let d = tmp("bad");
