@@ -1,4 +1,5 @@
-//! Benchmark: `roadscan voxel` and `roadscan ribbons` on a virtual survey of the demo road
+//! Benchmark: `roadscan voxel`, `roadscan ribbons`, `roadscan axis` (from the trajectory) and
+//! `roadscan xodr` on a virtual survey of the demo road
 //! (default 20 M points; set ROADSCAN_BENCH_POINTS), against a plain las-crate bulk read of the
 //! same file in the same run, and (when ROADSCAN_BENCH_PYTHON names a Python with open3d and
 //! laspy) against Open3D's `voxel_down_sample` on the same points, end to end (read included).
@@ -71,6 +72,39 @@ fn main() {
     println!("ribbons_0.1_points_per_s {:.0}", points as f64 / t);
     println!("ribbons_0.1_vs_las_crate_bulk_read {:.3}", t_bulk / t);
     println!("ribbons_0.1_peak_rss_mb {:.0}", rss as f64 / 1024.0);
+    // The surveyed road: its axis from the trajectory, then the road from the points.
+    let (traj, ax, road) = (s.join("trajectory.csv"), dir.join("axis.xodr"), dir.join("road.xodr"));
+    let rows = std::fs::read_to_string(&traj).unwrap().lines().count() - 1;
+    let (t, _) = common::roadscan(&[
+        o("axis"),
+        o("-q"),
+        o("--trajectory"),
+        traj.as_os_str(),
+        o("--offset"),
+        o("1.625"),
+        o("--sensor-height"),
+        o("2.2"),
+        o("--crs"),
+        o("EPSG:23700"),
+        o("--out"),
+        ax.as_os_str(),
+    ]);
+    println!("axis_trajectory_rows {rows}");
+    println!("axis_s {t:.3}");
+    let (t, rss) = common::roadscan(&[
+        o("xodr"),
+        o("-q"),
+        o("--axis"),
+        ax.as_os_str(),
+        o("--input"),
+        input.as_os_str(),
+        o("--out"),
+        road.as_os_str(),
+    ]);
+    println!("xodr_s {t:.3}");
+    println!("xodr_points_per_s {:.0}", points as f64 / t);
+    println!("xodr_vs_las_crate_bulk_read {:.3}", t_bulk / t);
+    println!("xodr_peak_rss_mb {:.0}", rss as f64 / 1024.0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

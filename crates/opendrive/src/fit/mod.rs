@@ -183,7 +183,10 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     let reference = chain(&model_of(&dense, q[0], phi0, phi0), &q, &identity(q.len()), &s);
     let (sigma, y) = against(&reference, phi0);
     let (start, hdg) = (reference.geometries[0].clone(), reference.geometries[0].hdg);
-    let data = Samples { s: &sigma, y: &y };
+    // Knots are chosen on samples at least THIN apart (a 200 Hz trajectory has one every
+    // 5 cm); the chain is then measured against every point.
+    let (ts, ty, spacing) = thin(&sigma, &y, spacing);
+    let data = Samples { s: &ts, y: &ty };
     let polish = Polish { q: &q, grid_step: 0.25 };
     let mut best: Option<AxisFit> = None;
     // The spline's own tolerance leaves room for the small-angle step; tighter on retries.
@@ -364,6 +367,7 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
             return Err(FitError::TooShort(s.len(), length));
         }
     }
+    let (s, value, spacing) = thin(&s, &value, spacing);
     let data = Samples { s: &s, y: &value };
     let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
     let records = (0..sp.pieces.len())
@@ -374,6 +378,22 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
         .collect();
     let rms = (sp.sse / s.len() as f64).sqrt();
     Ok(ProfileFit { records, max: sp.max, rms, rejected })
+}
+
+/// Spacing below which samples are thinned for the knot search, m.
+const THIN: f64 = 0.25;
+
+/// Every k-th sample (and the last) so that they lie about `THIN` apart, and their spacing.
+fn thin(s: &[f64], y: &[f64], spacing: f64) -> (Vec<f64>, Vec<f64>, f64) {
+    let k = ((THIN / spacing.max(1e-9)).floor() as usize).max(1);
+    if k == 1 {
+        return (s.to_vec(), y.to_vec(), spacing);
+    }
+    let mut idx: Vec<usize> = (0..s.len()).step_by(k).collect();
+    if idx.last() != Some(&(s.len() - 1)) {
+        idx.push(s.len() - 1);
+    }
+    (idx.iter().map(|&i| s[i]).collect(), idx.iter().map(|&i| y[i]).collect(), spacing * k as f64)
 }
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {

@@ -100,6 +100,25 @@ fn span(breaks: &[f64], x: f64) -> usize {
     k + 3
 }
 
+/// Values of the four cubic B-splines nonzero on span `i` at `x` (de Boor's recurrence; the
+/// solves' inner loop, so without the derivative triangle of [`ders`]).
+fn values(t: &[f64], i: usize, x: f64) -> [f64; 4] {
+    let mut n = [1.0, 0.0, 0.0, 0.0];
+    let (mut left, mut right) = ([0.0; 4], [0.0; 4]);
+    for j in 1..=3 {
+        left[j] = x - t[i + 1 - j];
+        right[j] = t[i + j] - x;
+        let mut saved = 0.0;
+        for r in 0..j {
+            let temp = n[r] / (right[r + 1] + left[j - r]);
+            n[r] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        n[j] = saved;
+    }
+    n
+}
+
 /// Values and derivatives (0..=3) of the four cubic B-splines nonzero on span `i` at `x`
 /// (de Boor's recurrence with the derivative triangle).
 fn ders(t: &[f64], i: usize, x: f64) -> [[f64; 4]; 4] {
@@ -269,7 +288,7 @@ impl Samples<'_> {
         let mut rows: Vec<(usize, [f64; 4])> = Vec::with_capacity(self.s.len());
         for (&x, &y) in self.s.iter().zip(self.y) {
             let i = span(breaks, x);
-            let v = ders(&t, i, x)[0];
+            let v = values(&t, i, x);
             ne.add(i - 3, &v, y, 1.0);
             rows.push((i - 3, v));
         }
@@ -586,6 +605,8 @@ mod tests {
             let i = span(&breaks, x);
             let d = ders(&t, i, x);
             assert!((d[0].iter().sum::<f64>() - 1.0).abs() < 1e-12, "partition of unity at {x}");
+            let v = values(&t, i, x);
+            assert!(v.iter().zip(&d[0]).all(|(a, b)| (a - b).abs() < 1e-14), "values at {x}: {v:?} vs {:?}", d[0]);
             let h = 1e-5;
             let (lo, hi) = (sp.eval((x - h).max(0.0)), sp.eval((x + h).min(7.0)));
             let w = (x + h).min(7.0) - (x - h).max(0.0);
