@@ -22,6 +22,7 @@ pub fn run(a: &DemoArgs, quiet: bool) -> Result<u8> {
     let name = a.out.file_name().context("--out must name a directory")?.to_string_lossy().into_owned();
     let parent = a.out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).with_context(|| format!("{}: cannot create the directory", parent.display()))?;
+    remove_stale(parent, &name);
     let work = parent.join(format!(".{name}.tmp{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).with_context(|| format!("{}: cannot create the directory", work.display()))?;
@@ -101,6 +102,21 @@ fn steps(dir: &Path, seed: u64, quiet: bool) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Removes what interrupted runs left beside `out` (`.NAME.tmpPID`, `.NAME.oldPID`) when
+/// their process is gone (where /proc tells; elsewhere nothing is removed).
+fn remove_stale(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let pid = [".tmp", ".old"].iter().find_map(|tag| file.strip_prefix(&format!(".{name}{tag}")));
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let proc_dir = Path::new("/proc");
+        if proc_dir.is_dir() && pid != std::process::id() && !proc_dir.join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// Puts `work` where `out` is: the old `out` (if any) is moved aside first and removed last,

@@ -212,14 +212,13 @@ fn curves_road_1_surveyed_with_two_seeds() {
 }
 
 /// `roadscan demo` leaves every product in --out, the surveyed road with the demo's manhole and
-/// pothole, and no temporary directory; a second run replaces the first.
+/// pothole. A demo killed half-way leaves them as they were; the next run clears what the
+/// killed one left behind and gives the same bytes.
 #[test]
-fn the_demo_writes_every_product_in_place() {
-    let d = tmp("demo-verb");
+fn a_killed_demo_leaves_the_previous_products_intact() {
+    let d = tmp("demo-kill");
     let out = d.join("demo");
-    for _ in 0..2 {
-        roadscan(&["demo", "--out", s(&out), "-q"]);
-    }
+    roadscan(&["demo", "--out", s(&out), "-q"]);
     for f in ["road.xodr", "road.crg", "road.png", "scene.obj", "scene.glb", "ribbons/street_view.png", "axis.xodr"] {
         assert!(std::fs::metadata(out.join(f)).is_ok_and(|m| m.len() > 0), "{f}");
     }
@@ -227,9 +226,32 @@ fn the_demo_writes_every_product_in_place() {
     let mut kinds: Vec<String> = odr.roads[0].objects.objects.iter().filter_map(|o| o.subtype.clone()).collect();
     kinds.sort();
     assert_eq!(kinds, ["manhole", "pothole"]);
+    let before = std::fs::read(out.join("road.xodr")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["demo", "--out", s(&out), "-q", "--seed", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once its work directory holds part of the products.
+    let t0 = std::time::Instant::now();
+    let partial = |d: &Path| {
+        std::fs::read_dir(d).unwrap().flatten().any(|e| {
+            e.file_name().to_string_lossy().starts_with(".demo.tmp") && e.path().join("survey/scan.las").exists()
+        })
+    };
+    while !partial(&d) && t0.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read(out.join("road.xodr")).unwrap(), before, "the previous products changed");
+    assert!(out.join("scene.glb").exists() && out.join("ribbons/street_view.png").exists());
+    roadscan(&["demo", "--out", s(&out), "-q"]);
     let left: Vec<String> =
         std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert_eq!(left, ["demo"], "temporary directories left behind");
+    assert_eq!(left, ["demo"], "left behind");
+    assert_eq!(std::fs::read(out.join("road.xodr")).unwrap(), before, "same seed, same bytes");
 }
 
 #[test]
