@@ -352,13 +352,20 @@ impl Samples<'_> {
         // Knots go while the fit stays within a tighter bound, leaving slack for the
         // constraints (lines and arcs fit as well when the knots sit at the true joints).
         let tight = SLACK * tol;
+        // Rounds until nothing changes; knots moving alone get one more round to let a
+        // removal or a merge use the new places, then stop (they settle by ever smaller steps).
+        let mut moved_only = false;
         for _ in 0..12 {
             let removed = self.remove_knots(&mut sp, tight);
             // Merged pieces of one kind keep it.
             let constrained = self.constrain(&mut sp, tol);
             let moved = self.move_knots(&mut sp, tol, min_len);
             let merged = self.merge_knots(&mut sp, tight, min_len);
-            if !removed && !moved && !merged && !constrained {
+            if removed || merged || constrained {
+                moved_only = false;
+            } else if moved && !moved_only {
+                moved_only = true;
+            } else {
                 break;
             }
         }
@@ -549,7 +556,7 @@ impl Samples<'_> {
                 (breaks, sp.pieces.clone())
             };
             if let Some(t) = self.best_place(lo, hi, tol, place) {
-                if t.sse < sp.sse && (t.breaks[k] - sp.breaks[k]).abs() > 1e-3 {
+                if t.sse < sp.sse * (1.0 - 1e-6) && (t.breaks[k] - sp.breaks[k]).abs() > 1e-3 {
                     *sp = t;
                     any = true;
                 }
