@@ -183,8 +183,9 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     let reference = chain(&model_of(&dense, q[0], phi0, phi0), &q, &identity(q.len()), &s);
     let (sigma, y) = against(&reference, phi0);
     let (start, hdg) = (reference.geometries[0].clone(), reference.geometries[0].hdg);
-    // Knots are chosen on samples at least THIN apart (a 200 Hz trajectory has one every
-    // 5 cm); the chain is then measured against every point.
+    // Knots are chosen on samples at least THIN apart (a 200 Hz trajectory at 10 m/s has one
+    // every 5 cm); the chain is then measured against every point. (Every fifth sample was
+    // faster still but on an exact trajectory split a clothoid and used 7.7 of the 10 mm.)
     let (ts, ty, spacing) = thin(&sigma, &y, spacing);
     let data = Samples { s: &ts, y: &ty };
     let polish = Polish { q: &q, grid_step: 0.25 };
@@ -381,7 +382,7 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
 }
 
 /// Spacing below which samples are thinned for the knot search, m.
-const THIN: f64 = 0.25;
+const THIN: f64 = 0.1;
 
 /// Every k-th sample (and the last) so that they lie about `THIN` apart, and their spacing.
 fn thin(s: &[f64], y: &[f64], spacing: f64) -> (Vec<f64>, Vec<f64>, f64) {
