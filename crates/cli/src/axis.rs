@@ -181,18 +181,10 @@ fn kind_name(k: &GeometryKind) -> &'static str {
     }
 }
 
-fn curvatures(k: &GeometryKind) -> (f64, f64) {
-    match *k {
-        GeometryKind::Arc { curvature } => (curvature, curvature),
-        GeometryKind::Spiral { curv_start, curv_end } => (curv_start, curv_end),
-        _ => (0.0, 0.0),
-    }
-}
-
 fn report_text(out: &mut impl Write, b: &pipeline::axis::AxisRoad) -> Result<()> {
     writeln!(out, "record  kind     s (m)       length (m)  curvature (1/m)        max (mm)  rms (mm)  vertices")?;
     for (i, (g, r)) in b.plan.geometries.iter().zip(&b.plan.records).enumerate() {
-        let (k0, k1) = curvatures(&g.kind);
+        let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
         writeln!(
             out,
             "{:>6}  {:<7} {:>10.3}  {:>10.3}  {:>+9.6} {:>+9.6}  {:>8.2}  {:>8.2}  {:>8}",
@@ -242,7 +234,7 @@ fn report_json(out: &mut impl Write, a: &AxisArgs, b: &pipeline::axis::AxisRoad,
     writeln!(out, "  \"records\": [")?;
     let n = b.plan.geometries.len();
     for (i, (g, r)) in b.plan.geometries.iter().zip(&b.plan.records).enumerate() {
-        let (k0, k1) = curvatures(&g.kind);
+        let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
         writeln!(
             out,
             "    {{\"kind\": \"{}\", \"s\": {}, \"length\": {}, \"curv_start\": {k0}, \"curv_end\": {k1}, \"max_m\": {}, \"rms_m\": {}, \"vertices\": {}}}{}",

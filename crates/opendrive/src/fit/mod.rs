@@ -227,7 +227,7 @@ fn against(reference: &AxisFit, phi0: f64) -> (Vec<f64>, Vec<f64>) {
     // ∫(θ - φ0) up to each record's start.
     let mut at_start = vec![0.0];
     let within = |r: usize, u: f64| {
-        let (ka, kb) = curvatures(&g[r].kind);
+        let (ka, kb) = g[r].kind.end_curvatures().unwrap_or((0.0, 0.0));
         (g[r].hdg - phi0) * u + 0.5 * ka * u * u + (kb - ka) * u * u * u / (6.0 * g[r].length)
     };
     for r in 0..g.len() {
@@ -245,15 +245,6 @@ fn against(reference: &AxisFit, phi0: f64) -> (Vec<f64>, Vec<f64>) {
         y.push(at_start[r] + within(r, u - g[r].s) + st[1]);
     }
     (sigma, y)
-}
-
-/// Start and end curvature of a line, arc or spiral.
-fn curvatures(kind: &GeometryKind) -> (f64, f64) {
-    match *kind {
-        GeometryKind::Arc { curvature } => (curvature, curvature),
-        GeometryKind::Spiral { curv_start, curv_end } => (curv_start, curv_end),
-        _ => (0.0, 0.0),
-    }
 }
 
 /// The spline with fewest pieces within `tol`, starting from pieces of a few sample spacings;

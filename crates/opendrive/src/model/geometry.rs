@@ -58,6 +58,19 @@ pub enum GeometryKind {
     },
 }
 
+impl GeometryKind {
+    /// Curvature at the start and at the end of a line, arc or spiral, 1/m (None for poly3
+    /// and paramPoly3, whose curvature is not a parameter).
+    pub fn end_curvatures(&self) -> Option<(f64, f64)> {
+        match *self {
+            GeometryKind::Line => Some((0.0, 0.0)),
+            GeometryKind::Arc { curvature } => Some((curvature, curvature)),
+            GeometryKind::Spiral { curv_start, curv_end } => Some((curv_start, curv_end)),
+            GeometryKind::Poly3 { .. } | GeometryKind::ParamPoly3 { .. } => None,
+        }
+    }
+}
+
 /// `pRange` of a paramPoly3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PRange {
