@@ -31,6 +31,8 @@ pub struct RenderOptions {
     pub range: Option<f64>,
     /// Caption (e.g. the file name).
     pub title: String,
+    /// Boxes outlined on the grid, [u0, u1, v0, v1] in m (e.g. potholes and manholes found).
+    pub marks: Vec<[f64; 4]>,
 }
 
 impl Default for RenderOptions {
@@ -41,6 +43,7 @@ impl Default for RenderOptions {
             strip_width: 4000,
             range: None,
             title: String::new(),
+            marks: Vec::new(),
         }
     }
 }
@@ -161,6 +164,40 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
             let shade = hillshade(&z, w, h, i, j, du, dv);
             let f = 0.55 + 0.45 * shade;
             put(&mut img, x, y, [(c[0] as f64 * f) as u8, (c[1] as f64 * f) as u8, (c[2] as f64 * f) as u8]);
+        }
+    }
+    // Marks: outlines two pixels outside each box, so what they mark stays visible.
+    let (u0, v0) = (crg.u_first(), v[0]);
+    for m in &o.marks {
+        let px = |u: f64| ((u - u0) / du).floor();
+        let py = |vv: f64| ((vv - v0) / dv).floor();
+        let (i0, i1) = (px(m[0]) - 2.0, px(m[1]) + 2.0);
+        let (j0, j1) = (py(m[2]) - 2.0, py(m[3]) + 2.0);
+        if !(i0.is_finite() && i1.is_finite() && j0.is_finite() && j1.is_finite()) || i1 < 0.0 || j1 < 0.0 {
+            continue;
+        }
+        let at = |i: f64, j: f64| -> Option<(usize, usize)> {
+            let (i, j) = (i as isize, j as isize);
+            if i < 0 || j < 0 || i as usize >= w || j as usize >= h {
+                return None;
+            }
+            let (i, j) = (i as usize, j as usize);
+            Some((margin + i % strip_w, margin + (i / strip_w) * (h + gap) + (h - 1 - j)))
+        };
+        let green = [0, 160, 60];
+        for i in i0 as isize..=i1 as isize {
+            for j in [j0, j1] {
+                if let Some((x, y)) = at(i as f64, j) {
+                    put(&mut img, x, y, green);
+                }
+            }
+        }
+        for j in j0 as isize..=j1 as isize {
+            for i in [i0, i1] {
+                if let Some((x, y)) = at(i, j as f64) {
+                    put(&mut img, x, y, green);
+                }
+            }
         }
     }
     // Footer: colour bar with labels, scale bar, caption.
@@ -325,5 +362,24 @@ mod tests {
         let (_, info) = render_rgb(&grid(4000, 101), &opts).expect("render");
         assert!(info.downsample >= 4, "{info:?}");
         assert!(info.strips >= 2, "{info:?}");
+    }
+
+    #[test]
+    fn marks_outline_their_box_two_pixels_out() {
+        // Nodes u 0..2.99, v -1..0 at 1 cm; a box u 1.00..1.20, v -0.50..-0.30.
+        let opts = RenderOptions { marks: vec![[1.0, 1.2, -0.5, -0.3]], ..Default::default() };
+        let (img, info) = render_rgb(&grid(300, 101), &opts).expect("render");
+        let px = |i: usize, j: usize| {
+            let (x, y) = (10 + i, 10 + (100 - j));
+            img[(y * info.width + x) * 3..(y * info.width + x) * 3 + 3].to_vec()
+        };
+        let green = vec![0, 160, 60];
+        // Left edge at node u 0.98 (i 98), bottom edge at v -0.52 (j 48), inside not marked.
+        assert_eq!(px(98, 60), green);
+        assert_eq!(px(122, 60), green);
+        assert_eq!(px(110, 48), green);
+        assert_eq!(px(110, 72), green);
+        assert_ne!(px(110, 60), green);
+        assert_ne!(px(97, 60), green);
     }
 }

@@ -238,6 +238,8 @@ pub struct SurfaceBuilder<'a> {
     offered: u64,
     near: u64,
     progress: Option<Progress<'a>>,
+    /// The road residual heights are measured from, when not the one points were collected on.
+    target: Option<RoadEval<'a>>,
 }
 
 impl std::fmt::Debug for SurfaceBuilder<'_> {
@@ -292,7 +294,39 @@ impl<'a> SurfaceBuilder<'a> {
             offered: 0,
             near: 0,
             progress: None,
+            target: None,
         }
+    }
+
+    /// Grids against `road`, which has the same reference line as the road the points were
+    /// collected on (e.g. the road surveyed from these very points, with its elevation,
+    /// superelevation and lanes): residual heights become heights above its surface, and the
+    /// grid spans its lanes (or `v_range`) within the width collected. Points are collected
+    /// within `max_height` of the first road's surface, so the two surfaces must be close.
+    pub fn retarget(&mut self, road: &'a opendrive::Road, v_range: Option<(f64, f64)>) -> Result<(), String> {
+        let eval = RoadEval::new(road);
+        let first = &self.proj.road;
+        let n = (first.length() / 10.0).ceil().max(1.0) as usize;
+        for i in 0..=n {
+            let s = first.length() * i as f64 / n as f64;
+            let (a, b) = (first.pose(s), eval.pose(s.min(eval.length())));
+            if (a.x - b.x).hypot(a.y - b.y) > 1e-6 || (eval.length() - first.length()).abs() > 1e-6 {
+                return Err(format!(
+                    "road {} does not share the reference line of road {} (at s {s:.1})",
+                    road.id,
+                    first.road().id
+                ));
+            }
+        }
+        let want = v_range.unwrap_or_else(|| lane_extent(&eval));
+        let have = self.proj.v_range;
+        let v = (want.0.max(have.0), want.1.min(have.1));
+        if v.0 >= v.1 {
+            return Err(format!("the grid's width {want:?} lies outside the width collected {have:?}"));
+        }
+        self.proj.v_range = v;
+        self.target = Some(eval);
+        Ok(())
     }
 
     /// Reports the gridding's progress to `f` (rows done, rows in all).
@@ -522,6 +556,7 @@ impl GapFiller {
 struct RowStream<'a> {
     progress: Option<Progress<'a>>,
     road: RoadEval<'a>,
+    target: Option<RoadEval<'a>>,
     opts: SurfaceOptions,
     g: Geometry,
     /// Gridded slabs, in order, from the gridding thread.
@@ -579,6 +614,7 @@ impl<'a> RowStream<'a> {
         Ok(RowStream {
             progress: b.progress,
             road: b.proj.road,
+            target: b.target,
             g,
             gridded,
             block: Vec::new(),
@@ -629,9 +665,13 @@ impl<'a> RowStream<'a> {
             }
         }
         let s = g.s0 + iu as f64 * g.cell;
-        let (e, slope) = match self.opts.z {
-            ZMode::Absolute => (self.road.elevation(s), self.road.planar_cross_slope(s)),
-            ZMode::Residual => (0.0, 0.0),
+        // Candidates hold heights above the collecting road's surface.
+        let (e, slope) = match (self.opts.z, &self.target) {
+            (ZMode::Absolute, _) => (self.road.elevation(s), self.road.planar_cross_slope(s)),
+            (ZMode::Residual, None) => (0.0, 0.0),
+            (ZMode::Residual, Some(t)) => {
+                (self.road.elevation(s) - t.elevation(s), self.road.planar_cross_slope(s) - t.planar_cross_slope(s))
+            }
         };
         for (iv, (o, hv)) in out.iter_mut().zip(&h).enumerate() {
             *o = if hv.is_nan() {
