@@ -139,3 +139,30 @@ fn a_designed_elevation_profile_is_fitted_within_1_cm() {
         assert!((end - b.a).abs() < 1e-6 && (slope - b.b).abs() < 1e-6, "jump at s = {}", b.s);
     }
 }
+
+/// A profile sampled over part of a road (s 47..63 of 150 m) holds its end values over the
+/// rest instead of extrapolating its cubics; one sampled from s 0.25 is re-expanded to s 0.
+#[test]
+fn a_profile_of_part_of_a_road_holds_its_values_outside_the_samples() {
+    let value = |s: f64| 0.5 + 0.01 * (s - 47.0) + 0.002 * (s - 47.0).powi(2);
+    let s: Vec<f64> = (0..=64).map(|i| 47.0 + 0.25 * i as f64).collect();
+    let v: Vec<f64> = s.iter().map(|&x| value(x)).collect();
+    let fit = opendrive::fit::fit_profile(&s, &v, &FitOptions::default()).unwrap();
+    let held = fit.held(63.0, 150.0);
+    let at = |x: f64| opendrive::eval::profile_value(&held, x);
+    assert_eq!(held[0].s, 0.0);
+    for x in [0.0, 20.0, 46.9] {
+        assert!((at(x) - value(47.0)).abs() < 1e-3, "s {x}: {}", at(x));
+    }
+    for x in [47.0, 55.0, 62.9] {
+        assert!((at(x) - value(x)).abs() < 0.01, "s {x}: {} against {}", at(x), value(x));
+    }
+    for x in [63.5, 100.0, 150.0] {
+        assert!((at(x) - value(63.0)).abs() < 0.01, "s {x}: {}", at(x));
+    }
+    // From s 0.25 to the end: the cubic re-expanded, nothing added.
+    let s: Vec<f64> = (0..=200).map(|i| 0.25 + 0.5 * i as f64).collect();
+    let v: Vec<f64> = s.iter().map(|&x| 0.01 * x).collect();
+    let fit = opendrive::fit::fit_profile(&s, &v, &FitOptions::default()).unwrap();
+    assert_eq!(fit.held(100.25, 100.5), fit.from_zero());
+}

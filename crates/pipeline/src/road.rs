@@ -168,11 +168,12 @@ pub fn survey_road(
     features.sort_by(|a, b| a.s.total_cmp(&b.s).then(a.t.total_cmp(&b.t)));
     // 6. The road.
     let mut out = road.clone();
+    let last = s_e.last().copied().unwrap_or(0.0);
     if let Some(e) = &elevation {
-        out.elevation_profile.elevations = e.from_zero();
+        out.elevation_profile.elevations = e.held(last, road.length);
     }
     if let Some(x) = &superelevation {
-        out.lateral_profile.superelevations = x.from_zero();
+        out.lateral_profile.superelevations = x.held(last, road.length);
     }
     out.lanes = lanes(grid, road.length, &markings, &curbs, opts);
     out.objects.objects = features
@@ -560,7 +561,8 @@ fn lanes(
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
         let (s, t): (Vec<f64>, Vec<f64>) = centre_samples.iter().copied().unzip();
-        let fit = fit_profile(&s, &t, &width_fit).map(|f| f.from_zero()).unwrap_or_default();
+        let last = s.last().copied().unwrap_or(0.0);
+        let fit = fit_profile(&s, &t, &width_fit).map(|f| f.held(last, length)).unwrap_or_default();
         // A centre on the reference line needs no lane offset.
         if fit.iter().all(|p| p.a.abs() < 0.02 && p.b.abs() < 1e-4 && p.c.abs() < 1e-6 && p.d.abs() < 1e-8) {
             Vec::new()
@@ -625,7 +627,9 @@ fn lanes(
     let mut sections = Vec::new();
     for (i, &a) in cuts.iter().enumerate() {
         let b = cuts.get(i + 1).copied().unwrap_or(length);
-        let mid = 0.5 * (a + b);
+        // The borders active in the middle of the section's surveyed part (a survey of part of
+        // the road has its lanes from that part).
+        let mid = if a < s_hi && b > s_lo { 0.5 * (a.max(s_lo) + b.min(s_hi)) } else { 0.5 * (a + b) };
         let side_lanes = |k: usize, sign: f64| -> Vec<Lane> {
             let active: Vec<&Border> =
                 sides[k].iter().filter(|br| br.s_range.0 <= mid && br.s_range.1 >= mid).collect();
@@ -649,8 +653,9 @@ fn lanes(
                 // Gaps (a dash pattern, a parked car) bridged straight, so the cubic pieces
                 // have samples everywhere and cannot bulge where there are none.
                 let (ss, ws) = bridge(&ss, &ws, g.ds);
+                let last = ss.last().copied().unwrap_or(0.0);
                 let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
-                    .map(|f| f.from_zero())
+                    .map(|f| f.held(last, b - a))
                     .unwrap_or_else(|_| {
                         let w = median(&mut ws.clone()).unwrap_or(3.0);
                         vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]

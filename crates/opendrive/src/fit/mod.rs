@@ -106,6 +106,32 @@ impl ProfileFit {
         }
         r
     }
+
+    /// The records for an OpenDRIVE profile over 0..`end` that holds its value outside the
+    /// samples instead of extrapolating the cubics: the first record re-expanded to s = 0 when
+    /// it starts within 1 m of it, else a constant record before it; a constant record from
+    /// `last` (the last sample's s) when `end` lies more than 1 m beyond it. A survey of part
+    /// of a road gives sensible values over the rest.
+    pub fn held(&self, last: f64, end: f64) -> Vec<Poly3> {
+        let Some(first) = self.records.first() else { return Vec::new() };
+        let constant = |s: f64| {
+            let a = crate::eval::profile_value(&self.records, s);
+            Poly3 { s, a, b: 0.0, c: 0.0, d: 0.0 }
+        };
+        let mut r = if first.s <= 1.0 {
+            self.from_zero()
+        } else {
+            let mut r = vec![constant(first.s)];
+            r[0].s = 0.0;
+            r.extend(self.records.iter().cloned());
+            r
+        };
+        let last_start = r.last().map_or(0.0, |p| p.s);
+        if end - last > 1.0 && last > last_start {
+            r.push(constant(last));
+        }
+        r
+    }
 }
 
 /// Why a fit cannot be made.
