@@ -77,6 +77,43 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     positive("lane-width", a.lane_width)?;
     positive("step", a.step)?;
     let t0 = std::time::Instant::now();
+    let (built, source) = fit(a)?;
+    opendrive::write_file(&built.odr, &a.out, &Default::default())?;
+    let fit = &built.plan;
+    let within = fit.max <= a.tolerance && built.elevation.as_ref().is_none_or(|e| e.max <= a.tolerance);
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        report_json(&mut out, a, &built, &source)?;
+    } else if !quiet {
+        report_text(&mut out, &built)?;
+    }
+    if !quiet {
+        eprintln!(
+            "roadscan: wrote {} ({} records, {:.1} m, max {:.1} mm from the {} vertices) in {:.2} s",
+            a.out.display(),
+            fit.geometries.len(),
+            fit.geometries.iter().map(|g| g.length).sum::<f64>(),
+            fit.max * 1e3,
+            fit.stations.len(),
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    if !within {
+        eprintln!(
+            "roadscan: warning: the fit misses --tolerance {} m (plan view max {:.4} m{}); records of at least --min-length {} m cannot follow the input closer",
+            a.tolerance,
+            fit.max,
+            built.elevation.as_ref().map_or(String::new(), |e| format!(", elevation max {:.4} m", e.max)),
+            a.min_length
+        );
+        return Ok(exit::FINDINGS);
+    }
+    Ok(exit::OK)
+}
+
+/// The axis road `a` asks for (not written), checked to read back as fitted, and the name of
+/// its source for messages.
+pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String)> {
     let (line, source) = read_source(a)?;
     // The project CRS and the source's.
     let project = match (&a.crs, &line.crs) {
@@ -115,37 +152,7 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     // What is written must read back as fitted.
     let text = opendrive::write(&built.odr, &Default::default())?;
     pipeline::axis::check_written(&text, &built).map_err(|e| anyhow::anyhow!("internal: {e}"))?;
-    opendrive::write_file(&built.odr, &a.out, &Default::default())?;
-    let fit = &built.plan;
-    let within = fit.max <= a.tolerance && built.elevation.as_ref().is_none_or(|e| e.max <= a.tolerance);
-    let mut out = std::io::stdout().lock();
-    if a.json {
-        report_json(&mut out, a, &built, &source)?;
-    } else if !quiet {
-        report_text(&mut out, &built)?;
-    }
-    if !quiet {
-        eprintln!(
-            "roadscan: wrote {} ({} records, {:.1} m, max {:.1} mm from the {} vertices) in {:.2} s",
-            a.out.display(),
-            fit.geometries.len(),
-            fit.geometries.iter().map(|g| g.length).sum::<f64>(),
-            fit.max * 1e3,
-            fit.stations.len(),
-            t0.elapsed().as_secs_f64()
-        );
-    }
-    if !within {
-        eprintln!(
-            "roadscan: warning: the fit misses --tolerance {} m (plan view max {:.4} m{}); records of at least --min-length {} m cannot follow the input closer",
-            a.tolerance,
-            fit.max,
-            built.elevation.as_ref().map_or(String::new(), |e| format!(", elevation max {:.4} m", e.max)),
-            a.min_length
-        );
-        return Ok(exit::FINDINGS);
-    }
-    Ok(exit::OK)
+    Ok((built, source))
 }
 
 /// The vertices of the chosen source, and its name for messages.

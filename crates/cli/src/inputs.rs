@@ -128,9 +128,39 @@ impl Inputs {
     /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
     /// to `f`; reading runs a chunk ahead on a thread of its own. With `progress`, a line on
     /// stderr counts the points.
-    pub fn stream(self, progress: bool, mut f: impl FnMut(&Points) -> Result<()>) -> Result<()> {
+    pub fn stream(self, progress: bool, f: impl FnMut(&Points) -> Result<()>) -> Result<()> {
+        let mut last = std::time::Instant::now();
+        self.stream_reporting(
+            |done, total| {
+                if progress && last.elapsed().as_secs_f64() > 0.5 {
+                    eprint!(
+                        "\rroadscan: reading points {:>5.1} % ({done} of {total})",
+                        100.0 * done as f64 / total.max(1) as f64
+                    );
+                    last = std::time::Instant::now();
+                }
+            },
+            f,
+        )?;
+        if progress {
+            eprint!("\r{:72}\r", "");
+        }
+        Ok(())
+    }
+
+    /// Points in all the files' headers.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Like `stream`, calling `progress(points done, points in all)` after every chunk.
+    pub fn stream_reporting(
+        self,
+        mut progress: impl FnMut(u64, u64),
+        mut f: impl FnMut(&Points) -> Result<()>,
+    ) -> Result<()> {
         let (mut readers, total) = (self.readers, self.total);
-        let (mut done, mut last) = (0u64, std::time::Instant::now());
+        let mut done = 0u64;
         std::thread::scope(|sc| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Points>>(1);
             sc.spawn(move || {
@@ -166,20 +196,10 @@ impl Inputs {
                 let p = p?;
                 f(&p)?;
                 done += p.len() as u64;
-                if progress && last.elapsed().as_secs_f64() > 0.5 {
-                    eprint!(
-                        "\rroadscan: reading points {:>5.1} % ({done} of {total})",
-                        100.0 * done as f64 / total.max(1) as f64
-                    );
-                    last = std::time::Instant::now();
-                }
+                progress(done, total);
             }
             Ok(())
-        })?;
-        if progress {
-            eprint!("\r{:72}\r", "");
-        }
-        Ok(())
+        })
     }
 }
 

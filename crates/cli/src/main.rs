@@ -2,10 +2,13 @@
 //! parsing, progress and exit codes; the work is in the library crates.
 
 mod axis;
+mod build;
 mod crg;
 mod demo;
 mod inputs;
 mod las;
+mod outdir;
+mod report;
 mod roadside;
 mod surface;
 mod surveyed;
@@ -31,7 +34,7 @@ pub mod exit {
     name = "roadscan",
     version,
     about = "Mobile laser scans of roads to driving-simulator inputs (OpenDRIVE, OpenCRG, voxels).",
-    after_help = "Exit codes: 0 success, 1 findings of severity error (check) or a missed tolerance (axis, written anyway), 2 bad input or failure (nothing written).\n\n\
+    after_help = "Exit codes: 0 success, 1 findings of severity error (check), a missed tolerance (axis, written anyway) or a failed check in the report (build, written anyway), 2 bad input or failure (nothing written).\n\n\
 Examples:\n  roadscan check map.xodr\n  roadscan eval map.xodr --step 1 > samples.txt\n  roadscan convert old.xodr new.xodr --version 1.8"
 )]
 struct Cli {
@@ -179,6 +182,17 @@ enum Command {
     /// not at all.
     #[command(after_help = "Examples:\n  roadscan demo\n  roadscan demo --out /tmp/demo --seed 7")]
     Demo(demo::DemoArgs),
+    /// Survey to simulator in one command: LAS/LAZ points and an axis (an OpenDRIVE road or a
+    /// trajectory to fit) in; the points are read once and feed every product: the surveyed
+    /// road (road.xodr: elevation, superelevation, lanes, marks, potholes and manholes, CRG
+    /// links), 1 cm CRG tiles (crg/), roadside voxels (scene.obj, scene.glb), depth ribbons
+    /// (ribbons/), report.html, report.json and manifest.json (inputs and outputs with SHA-256,
+    /// parameters, timings). The products replace --out whole, or nothing changes. Exit code
+    /// 1: built, but a check in the report failed.
+    #[command(
+        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
+    )]
+    Build(build::BuildArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -413,6 +427,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         }
 
         Command::Demo(args) => demo::run(&args, quiet),
+        Command::Build(args) => build::run(&args, quiet),
     }
 }
 

@@ -84,8 +84,8 @@ pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<
 
 /// What the verbs report of the inputs.
 pub(crate) struct InputInfo {
-    crs: Option<(String, Option<String>)>,
-    road: String,
+    pub crs: Option<(String, Option<String>)>,
+    pub road: String,
 }
 
 /// Runs `voxel`.
@@ -112,69 +112,14 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         sections: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
-    let Some(grid) = &side.grid else { bail!("no voxel grid was built") };
-    if grid.is_empty() {
-        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", a.road.buffer, info.road);
-    }
-    let t_mesh = std::time::Instant::now();
-    let mesh = Mesh::from_grid(grid);
-    let palette = voxel::Palette::new(&mesh, colouring)?;
-    let obj = voxel::write_obj(&mesh, &palette, &a.out)?;
-    let glb = match &a.glb {
-        Some(p) => {
-            let crs = info.crs.as_ref().map(|c| json_str(&c.0));
-            Some(voxel::write_glb(&mesh, &palette, p, crs.as_deref())?)
-        }
-        None => None,
-    };
-    let mesh_secs = t_mesh.elapsed().as_secs_f64();
-    // The voxels as CSV: index, centre (map), count, intensity, colour, class, s, t.
-    let csv = sibling(&a.out, ".voxels.csv");
-    let stations = side.stations(mesh.voxels.iter().map(|(idx, _)| mesh.lattice.centre(*idx)));
-    voxel::write_csv(&mesh, &stations, &csv)?;
-    let o = mesh.lattice.origin();
-    let (crs, wkt) = info
-        .crs
-        .clone()
-        .map_or(("null".into(), "null".into()), |(l, w)| (json_str(&l), w.map_or("null".into(), |w| json_str(&w))));
-    let name = |p: &Path| json_str(&p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-    let json = format!(
-        "{{\n  \"origin\": [{}, {}, {}],\n  \"crs\": {crs},\n  \"crs_wkt\": {wkt},\n  \"voxel_size\": {},\n  \"frame\": \"local map frame: x east, y north, z up, metres, map minus origin; voxel (i, j, k) spans origin + [i, j, k] * size to origin + [i+1, j+1, k+1] * size\",\n  \"axis\": {},\n  \"road\": {},\n  \"buffer\": {},\n  \"s_range\": [{}, {}],\n  \"colouring\": \"{}\",\n  \"points\": {{\"read\": {}, \"kept\": {}}},\n  \"voxels\": {},\n  \"obj\": {{\"file\": {}, \"vertices\": {}, \"faces\": {}, \"bytes\": {}}},\n  \"glb\": {},\n  \"csv\": {}\n}}\n",
-        o[0],
-        o[1],
-        o[2],
-        size,
-        json_str(&a.road.src.axis.display().to_string()),
-        json_str(&info.road),
-        a.road.buffer,
-        side.s_range.0,
-        side.s_range.1,
-        a.colour,
-        side.points.0,
-        side.points.1,
-        mesh.voxels.len(),
-        name(&a.out),
-        obj.vertices,
-        obj.faces,
-        obj.bytes,
-        match (&a.glb, glb) {
-            (Some(p), Some(g)) => format!(
-                "{{\"file\": {}, \"vertices\": {}, \"triangles\": {}, \"bytes\": {}}}",
-                name(p),
-                g.vertices,
-                2 * g.faces,
-                g.bytes
-            ),
-            _ => "null".into(),
-        },
-        name(&csv)
-    );
-    voxel::write_atomic(&a.out.with_extension("json"), |w| w.write_all(json.as_bytes()))?;
+    let out = VoxelOut { obj: &a.out, glb: a.glb.as_deref(), colouring, colour: &a.colour, axis: &a.road.src.axis };
+    let v = write_voxels(&side, &info, &out, a.road.buffer)?;
+    let (mesh_secs, obj) = (v.secs, &v.obj);
     if !quiet {
         eprintln!(
             "roadscan: wrote {} ({} voxels of {size} m, {} vertices, {} faces, {:.1} MB){}; points: {} read, {} within {} m; {:.1} s (meshing and writing {:.1} s)",
             a.out.display(),
-            mesh.voxels.len(),
+            v.voxels,
             obj.vertices,
             obj.faces,
             obj.bytes as f64 / 1e6,
@@ -187,6 +132,88 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         );
     }
     Ok(crate::exit::OK)
+}
+
+/// Where and how `write_voxels` writes.
+pub(crate) struct VoxelOut<'a> {
+    pub obj: &'a Path,
+    pub glb: Option<&'a Path>,
+    pub colouring: Colouring,
+    /// The colouring's name, for the sidecar.
+    pub colour: &'a str,
+    /// The axis file, for the sidecar.
+    pub axis: &'a Path,
+}
+
+/// What `write_voxels` wrote.
+pub(crate) struct VoxelSummary {
+    pub voxels: usize,
+    pub obj: voxel::MeshStats,
+    pub glb: Option<voxel::MeshStats>,
+    /// Meshing and writing, s.
+    pub secs: f64,
+}
+
+/// The voxels of `side` as OBJ + MTL (and glb), with the JSON sidecar and the CSV of voxels.
+pub(crate) fn write_voxels(side: &Roadside, info: &InputInfo, o: &VoxelOut<'_>, buffer: f64) -> Result<VoxelSummary> {
+    let t_mesh = std::time::Instant::now();
+    let Some(grid) = &side.grid else { bail!("no voxel grid was built") };
+    if grid.is_empty() {
+        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", buffer, info.road);
+    }
+    let mesh = Mesh::from_grid(grid);
+    let palette = voxel::Palette::new(&mesh, o.colouring)?;
+    let obj = voxel::write_obj(&mesh, &palette, o.obj)?;
+    let glb = match &o.glb {
+        Some(p) => {
+            let crs = info.crs.as_ref().map(|c| json_str(&c.0));
+            Some(voxel::write_glb(&mesh, &palette, p, crs.as_deref())?)
+        }
+        None => None,
+    };
+    // The voxels as CSV: index, centre (map), count, intensity, colour, class, s, t.
+    let csv = sibling(o.obj, ".voxels.csv");
+    let stations = side.stations(mesh.voxels.iter().map(|(idx, _)| mesh.lattice.centre(*idx)));
+    voxel::write_csv(&mesh, &stations, &csv)?;
+    let origin = mesh.lattice.origin();
+    let (crs, wkt) = info
+        .crs
+        .clone()
+        .map_or(("null".into(), "null".into()), |(l, w)| (json_str(&l), w.map_or("null".into(), |w| json_str(&w))));
+    let name = |p: &Path| json_str(&p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let json = format!(
+        "{{\n  \"origin\": [{}, {}, {}],\n  \"crs\": {crs},\n  \"crs_wkt\": {wkt},\n  \"voxel_size\": {},\n  \"frame\": \"local map frame: x east, y north, z up, metres, map minus origin; voxel (i, j, k) spans origin + [i, j, k] * size to origin + [i+1, j+1, k+1] * size\",\n  \"axis\": {},\n  \"road\": {},\n  \"buffer\": {},\n  \"s_range\": [{}, {}],\n  \"colouring\": \"{}\",\n  \"points\": {{\"read\": {}, \"kept\": {}}},\n  \"voxels\": {},\n  \"obj\": {{\"file\": {}, \"vertices\": {}, \"faces\": {}, \"bytes\": {}}},\n  \"glb\": {},\n  \"csv\": {}\n}}\n",
+        origin[0],
+        origin[1],
+        origin[2],
+        mesh.lattice.size(),
+        json_str(&o.axis.display().to_string()),
+        json_str(&info.road),
+        buffer,
+        side.s_range.0,
+        side.s_range.1,
+        o.colour,
+        side.points.0,
+        side.points.1,
+        mesh.voxels.len(),
+        name(o.obj),
+        obj.vertices,
+        obj.faces,
+        obj.bytes,
+        match (&o.glb, &glb) {
+            (Some(p), Some(g)) => format!(
+                "{{\"file\": {}, \"vertices\": {}, \"triangles\": {}, \"bytes\": {}}}",
+                name(p),
+                g.vertices,
+                2 * g.faces,
+                g.bytes
+            ),
+            _ => "null".into(),
+        },
+        name(&csv)
+    );
+    voxel::write_atomic(&o.obj.with_extension("json"), |w| w.write_all(json.as_bytes()))?;
+    Ok(VoxelSummary { voxels: mesh.voxels.len(), obj, glb, secs: t_mesh.elapsed().as_secs_f64() })
 }
 
 /// `path` with its extension replaced by `suffix` (which starts with a dot).
@@ -213,12 +240,34 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         sections: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
+    write_ribbons(&side, &info, &a.out, cell, &a.road.src.axis)?;
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
-    std::fs::create_dir_all(&a.out).with_context(|| format!("{}: cannot create the directory", a.out.display()))?;
+    if !quiet {
+        eprintln!(
+            "roadscan: wrote {} ({} x {} pixels of {cell} m per side, filled left {:.1} %, right {:.1} %); points: {} read, {} within {} m; {:.1} s",
+            a.out.display(),
+            left.ns,
+            left.nh,
+            100.0 * left.filled(),
+            100.0 * right.filled(),
+            side.points.0,
+            side.points.1,
+            a.road.buffer,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    Ok(crate::exit::OK)
+}
+
+/// The ribbons of `side` into the directory `out` (created): depth and intensity images per
+/// side, the street view and the JSON sidecar.
+pub(crate) fn write_ribbons(side: &Roadside, info: &InputInfo, out: &Path, cell: f64, axis: &Path) -> Result<()> {
+    let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
+    std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create the directory", out.display()))?;
     let mut files = Vec::new();
     for rib in [left, right] {
         let n = rib.side.name();
-        let p = |f: &str| a.out.join(format!("{n}_{f}"));
+        let p = |f: &str| out.join(format!("{n}_{f}"));
         rib.write_depth_png(&p("depth.png"))?;
         rib.write_depth_tiff(&p("depth.tif"))?;
         rib.write_intensity_png(&p("intensity.png"))?;
@@ -229,12 +278,12 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         }
     }
     let caption = format!("road {} s {:.0}..{:.0} m, {} m cells", info.road, side.s_range.0, side.s_range.1, cell);
-    voxel::ribbon::write_street_view(left, right, &a.out.join("street_view.png"), &caption)?;
+    voxel::ribbon::write_street_view(left, right, &out.join("street_view.png"), &caption)?;
     files.push("street_view.png".into());
     let crs = info.crs.as_ref().map_or("null".into(), |c| json_str(&c.0));
     let json = format!(
         "{{\n  \"axis\": {},\n  \"road\": {},\n  \"crs\": {crs},\n  \"s0\": {},\n  \"cell\": {cell},\n  \"columns\": {},\n  \"rows\": {},\n  \"h_top\": {},\n  \"h_bottom\": {},\n  \"height_datum\": \"h = z in the axis file's frame minus the road's elevation profile at s (superelevation not applied)\",\n  \"layout\": \"row 0 = highest h (h_top - cell/2 at its centre), column 0 = s0 (s0 + cell/2 at its centre), s growing to the right on both sides\",\n  \"depth\": \"|t|, distance from the reference line on that side (left t > 0, right t < 0), of the nearest point in the pixel; PNG: uint16 millimetres, 0 = empty; TIFF: float32 metres, NaN = empty\",\n  \"depth_range\": [{}, {}],\n  \"points\": {{\"read\": {}, \"kept\": {}, \"left\": {}, \"right\": {}}},\n  \"filled\": {{\"left\": {:.4}, \"right\": {:.4}}},\n  \"files\": [{}]\n}}\n",
-        json_str(&a.road.src.axis.display().to_string()),
+        json_str(&axis.display().to_string()),
         json_str(&info.road),
         left.s0,
         left.ns,
@@ -251,20 +300,6 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         right.filled(),
         files.iter().map(|f| json_str(f)).collect::<Vec<_>>().join(", ")
     );
-    voxel::write_atomic(&a.out.join("ribbons.json"), |w| w.write_all(json.as_bytes()))?;
-    if !quiet {
-        eprintln!(
-            "roadscan: wrote {} ({} x {} pixels of {cell} m per side, filled left {:.1} %, right {:.1} %); points: {} read, {} within {} m; {:.1} s",
-            a.out.display(),
-            left.ns,
-            left.nh,
-            100.0 * left.filled(),
-            100.0 * right.filled(),
-            side.points.0,
-            side.points.1,
-            a.road.buffer,
-            t0.elapsed().as_secs_f64()
-        );
-    }
-    Ok(crate::exit::OK)
+    voxel::write_atomic(&out.join("ribbons.json"), |w| w.write_all(json.as_bytes()))?;
+    Ok(())
 }

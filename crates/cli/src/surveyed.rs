@@ -64,15 +64,7 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let inputs: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
     let sopts = SurveyOptions { elevation_tolerance: a.tolerance, ..Default::default() };
     let (odr, report) = survey_road(&axis, road, grid, &inputs, &sopts).map_err(anyhow::Error::msg)?;
-    // What is written must read back as built.
-    let text = opendrive::write(&odr, &Default::default())?;
-    let back = opendrive::read(&text).context("internal: the surveyed road does not read back")?;
-    if back.roads[0].lanes != odr.roads[0].lanes
-        || back.roads[0].objects.objects.len() != odr.roads[0].objects.objects.len()
-    {
-        bail!("internal: the surveyed road's lanes or objects do not read back as written");
-    }
-    opendrive::write_file(&odr, &a.out, &Default::default())?;
+    write_checked(&odr, &a.out)?;
     let mut out = std::io::stdout().lock();
     if a.json {
         report_json(&mut out, &report, &odr)?;
@@ -92,8 +84,21 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     Ok(exit::OK)
 }
 
+/// Writes the surveyed road `odr` to `path` after checking that it reads back as built.
+pub(crate) fn write_checked(odr: &opendrive::OpenDrive, path: &std::path::Path) -> Result<()> {
+    let text = opendrive::write(odr, &Default::default())?;
+    let back = opendrive::read(&text).context("internal: the surveyed road does not read back")?;
+    if back.roads[0].lanes != odr.roads[0].lanes
+        || back.roads[0].objects.objects.len() != odr.roads[0].objects.objects.len()
+    {
+        bail!("internal: the surveyed road's lanes or objects do not read back as written");
+    }
+    opendrive::write_file(odr, path, &Default::default())?;
+    Ok(())
+}
+
 /// `path` relative to the directory `dir` (both made absolute), for the `<CRG file>`.
-fn relative(dir: &std::path::Path, path: &std::path::Path) -> Option<String> {
+pub(crate) fn relative(dir: &std::path::Path, path: &std::path::Path) -> Option<String> {
     let dir = if dir.as_os_str().is_empty() { std::path::Path::new(".") } else { dir };
     let dir = dir.canonicalize().ok()?;
     let common = dir.components().zip(path.components()).take_while(|(a, b)| a == b).count();
@@ -146,7 +151,7 @@ fn report_text(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDriv
     Ok(())
 }
 
-fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDrive) -> Result<()> {
+pub(crate) fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDrive) -> Result<()> {
     let fit = |f: &Option<opendrive::fit::ProfileFit>| {
         f.as_ref().map_or("null".to_string(), |f| {
             format!("{{\"records\": {}, \"max\": {}, \"rms\": {}}}", f.records.len(), f.max, f.rms)

@@ -63,27 +63,11 @@ fn the_demo_survey_gives_back_its_road() {
     assert!(dev.superelevation <= 0.003, "superelevation {} rad off", dev.superelevation);
     assert!(dev.border <= 0.05, "lane border {} m off", dev.border);
 
-    // Lanes and marks: one section, a broken centre line, solid lines on lanes 1 and -1.
     let r = &odr.roads[0];
-    assert_eq!(r.lanes.lane_sections.len(), 1, "{report}");
-    let sec = &r.lanes.lane_sections[0];
-    let mark = |id: i32| sec.lanes().find(|l| l.id == id).unwrap().road_marks[0].clone();
-    assert_eq!(mark(0).kind, "broken");
-    assert_eq!((mark(1).kind.as_str(), mark(-1).kind.as_str()), ("solid", "solid"));
-    for id in [0, 1, -1] {
-        assert!((mark(id).width.unwrap() - 0.12).abs() <= 0.03, "lane {id}: {:?}", mark(id));
-    }
+    assert_demo_lanes(r);
     assert!(report.contains("dash 3.0 m gap 6.0 m"), "{report}");
 
-    // The scene's manhole (s 55, t -1.6, r 0.3) and pothole (s 75, t 1.6, 5 cm), nothing else.
-    let objs = &r.objects.objects;
-    assert_eq!(objs.len(), 2, "{objs:?}");
-    let find = |sub: &str| objs.iter().find(|o| o.subtype.as_deref() == Some(sub)).unwrap();
-    let (mh, ph) = (find("manhole"), find("pothole"));
-    assert!((mh.s - 55.0).abs() < 0.1 && (mh.t + 1.6).abs() < 0.1, "{mh:?}");
-    assert!((mh.radius.unwrap() - 0.3).abs() < 0.05, "{mh:?}");
-    assert!((ph.s - 75.0).abs() < 0.1 && (ph.t - 1.6).abs() < 0.1, "{ph:?}");
-    assert!((ph.height.unwrap() - 0.05).abs() < 0.01, "{ph:?}");
+    assert_demo_features(r);
 
     // The CRG link: the file beside the road, its u range, attached (residual heights).
     let link = &r.surface.crgs[0];
@@ -122,6 +106,158 @@ fn the_demo_survey_gives_back_its_road() {
         assert_eq!((link.s_start, link.s_end), (grid.u_first(), grid.u_last()), "tile {k}");
     }
     assert!(links.windows(2).all(|w| w[0].s_end <= w[1].s_start + 1e-9 && w[1].s_start - w[0].s_end < 0.02));
+}
+
+/// Lanes and marks of the surveyed demo road: one section, a broken centre line, solid lines
+/// on lanes 1 and -1, all 12 cm wide within 3 cm.
+fn assert_demo_lanes(r: &opendrive::Road) {
+    assert_eq!(r.lanes.lane_sections.len(), 1, "{:?}", r.lanes.lane_sections);
+    let sec = &r.lanes.lane_sections[0];
+    let mark = |id: i32| sec.lanes().find(|l| l.id == id).unwrap().road_marks[0].clone();
+    assert_eq!(mark(0).kind, "broken");
+    assert_eq!((mark(1).kind.as_str(), mark(-1).kind.as_str()), ("solid", "solid"));
+    for id in [0, 1, -1] {
+        assert!((mark(id).width.unwrap() - 0.12).abs() <= 0.03, "lane {id}: {:?}", mark(id));
+    }
+}
+
+/// The demo scene's manhole (s 55, t -1.6, r 0.3) and pothole (s 75, t 1.6, 5 cm) as the
+/// road's objects, nothing else.
+fn assert_demo_features(r: &opendrive::Road) {
+    let objs = &r.objects.objects;
+    assert_eq!(objs.len(), 2, "{objs:?}");
+    let find = |sub: &str| objs.iter().find(|o| o.subtype.as_deref() == Some(sub)).unwrap();
+    let (mh, ph) = (find("manhole"), find("pothole"));
+    assert!((mh.s - 55.0).abs() < 0.1 && (mh.t + 1.6).abs() < 0.1, "{mh:?}");
+    assert!((mh.radius.unwrap() - 0.3).abs() < 0.05, "{mh:?}");
+    assert!((ph.s - 75.0).abs() < 0.1 && (ph.t - 1.6).abs() < 0.1, "{ph:?}");
+    assert!((ph.height.unwrap() - 0.05).abs() < 0.01, "{ph:?}");
+}
+
+/// `roadscan build` from the demo survey's points and trajectory, the points read once: the
+/// surveyed road as `xodr` makes it (line and elevation within 1 cm, superelevation within
+/// 0.003 rad, borders within 5 cm, the lanes, marks, manhole and pothole); its CRG tile, residual
+/// heights put back on the road's surface, within 1.2 mm RMS of the truth on asphalt; the
+/// manifest's sizes and SHA-256 those of the files; the report's checks all passed; on one core
+/// the same products, byte for byte.
+#[test]
+fn a_build_reads_the_points_once_and_gives_back_the_demo_road() {
+    let d = tmp("build");
+    let survey = d.join("survey");
+    roadscan(&["synth", "--scene", "demo", "--out", s(&survey), "--seed", "3", "-q"]);
+    let out = d.join("out");
+    let (traj, scan) = (survey.join("trajectory.csv"), survey.join("scan.las"));
+    let args = [
+        "build",
+        "--input",
+        s(&scan),
+        "--trajectory",
+        s(&traj),
+        "--offset",
+        "1.625",
+        "--sensor-height",
+        "2.2",
+        "--crs",
+        "EPSG:23700",
+        "-q",
+        "--out",
+    ];
+    roadscan(&[&args[..], &[s(&out)]].concat());
+    let truth_odr = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
+    let odr = opendrive::read_file(out.join("road.xodr")).unwrap();
+    let dev = compare(&truth_odr, &odr, (0.5, 149.5));
+    eprintln!("{dev:?}");
+    assert!(dev.line <= 0.01 && dev.z <= 0.01 && dev.superelevation <= 0.003 && dev.border <= 0.05, "{dev:?}");
+    let r = &odr.roads[0];
+    assert_demo_lanes(r);
+    assert_demo_features(r);
+    assert_eq!(r.surface.crgs.len(), 1);
+    assert_eq!((r.surface.crgs[0].file.as_str(), r.surface.crgs[0].mode.as_str()), ("crg/road_000.crg", "attached"));
+
+    // The CRG: residual + the road's surface, against the truth surface at every 0.5 m along
+    // and 5 cm across, on asphalt: not on the setts (s 100..125, whose 1.5 cm joints the grid
+    // of samples hits every few metres), not within 25 cm of the curbs (t ±3.25) and not at
+    // the manhole and the pothole, where the road's 2 mm of lateral error put a sample on the
+    // other side of a step.
+    let crg = opencrg::read_file(out.join("crg/road_000.crg")).unwrap();
+    let ours = opencrg::Surface::new(&crg, false).unwrap();
+    let truth =
+        opencrg::Surface::from_owned(opencrg::read_file(survey.join("truth/surface.crg")).unwrap(), false).unwrap();
+    let (place, tplace) =
+        (odr.header.offset.unwrap_or_default().placement(), truth_odr.header.offset.unwrap_or_default().placement());
+    let eval = RoadEval::new(r);
+    let ((u0, u1), (v0, v1)) = (ours.u_range(), ours.v_range());
+    let (mut sq, mut n, mut cells) = (0.0, 0usize, 0usize);
+    for i in 0..=((u1 - u0) / 0.5) as usize {
+        let u = u0 + 0.5 * i as f64;
+        for j in 0..=((v1 - v0) / 0.05) as usize {
+            let v = v0 + 0.05 * j as f64;
+            let near = |s0: f64, t0: f64| (u - s0).hypot(v - t0) < 0.7;
+            if (99.5..=125.5).contains(&u) || v.abs() > 3.0 || near(55.0, -1.6) || near(75.0, 1.6) {
+                continue;
+            }
+            cells += 1;
+            let Some(z) = ours.uv_to_z(u, v) else { continue };
+            if z.is_nan() {
+                continue;
+            }
+            let (x, y) = ours.uv_to_xy(u, v);
+            let abs = z + eval.elevation(u) + v * eval.planar_cross_slope(u);
+            let f = tplace.to_file(place.to_map([x, y, abs]));
+            let (tu, tv) = truth.xy_to_uv(f[0], f[1]);
+            let Some(tz) = truth.uv_to_z(tu, tv).filter(|t| t.is_finite()) else { continue };
+            sq += (f[2] - tz).powi(2);
+            n += 1;
+        }
+    }
+    let rms = (sq / n.max(1) as f64).sqrt();
+    eprintln!("CRG against the truth: {n} of {cells} points, RMS {:.2} mm", rms * 1e3);
+    // Seed 3: 1.02 mm, zero mean, the same in every band of s and t.
+    assert!(n as f64 >= 0.95 * cells as f64 && rms <= 0.0012, "{n} of {cells}, RMS {rms}");
+
+    // The manifest: every output's size and hash, the input's.
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let sha = |p: &Path| {
+        use sha2::Digest;
+        sha2::Sha256::digest(std::fs::read(p).unwrap()).iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    assert_eq!(m["inputs"][0]["sha256"].as_str().unwrap(), sha(&scan));
+    let outputs = m["outputs"].as_array().unwrap();
+    let names: Vec<&str> = outputs.iter().map(|o| o["path"].as_str().unwrap()).collect();
+    for want in ["road.xodr", "crg/road_000.crg", "crg/road_000.png", "scene.obj", "scene.glb", "report.html"] {
+        assert!(names.contains(&want), "{want} not in {names:?}");
+    }
+    for o in outputs {
+        let p = out.join(o["path"].as_str().unwrap());
+        assert_eq!(o["bytes"].as_u64().unwrap(), std::fs::metadata(&p).unwrap().len(), "{p:?}");
+        assert_eq!(o["sha256"].as_str().unwrap(), sha(&p), "{p:?}");
+    }
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    for c in report["checks"].as_array().unwrap() {
+        assert_eq!(c["pass"], true, "{c}");
+    }
+    assert_eq!(report["features"].as_array().unwrap().len(), 2);
+
+    // One core: the same products (the report and the manifest differ in their timings).
+    if std::process::Command::new("taskset").arg("--version").output().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "taskset is needed in CI");
+        return;
+    }
+    let one = d.join("one");
+    let o = Command::new("taskset")
+        .args(["-c", "0", env!("CARGO_BIN_EXE_roadscan")])
+        .args(&args[..])
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for o in outputs {
+        let p = o["path"].as_str().unwrap();
+        if p.starts_with("report.") {
+            continue;
+        }
+        assert_eq!(sha(&one.join(p)), o["sha256"].as_str().unwrap(), "{p} differs on one core");
+    }
 }
 
 /// Largest deviations of a surveyed road from its design over an s range, every metre.
@@ -219,7 +355,18 @@ fn a_killed_demo_leaves_the_previous_products_intact() {
     let d = tmp("demo-kill");
     let out = d.join("demo");
     roadscan(&["demo", "--out", s(&out), "-q"]);
-    for f in ["road.xodr", "road.crg", "road.png", "scene.obj", "scene.glb", "ribbons/street_view.png", "axis.xodr"] {
+    for f in [
+        "road.xodr",
+        "crg/road_000.crg",
+        "crg/road_000.png",
+        "scene.obj",
+        "scene.glb",
+        "ribbons/street_view.png",
+        "axis.xodr",
+        "report.html",
+        "report.json",
+        "manifest.json",
+    ] {
         assert!(std::fs::metadata(out.join(f)).is_ok_and(|m| m.len() > 0), "{f}");
     }
     let odr = opendrive::read_file(out.join("road.xodr")).unwrap();
@@ -233,12 +380,13 @@ fn a_killed_demo_leaves_the_previous_products_intact() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Kill it once its work directory holds part of the products.
+    // Kill it once its work directory holds part of the build's products.
     let t0 = std::time::Instant::now();
     let partial = |d: &Path| {
-        std::fs::read_dir(d).unwrap().flatten().any(|e| {
-            e.file_name().to_string_lossy().starts_with(".demo.tmp") && e.path().join("survey/scan.las").exists()
-        })
+        std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".demo.tmp") && e.path().join("crg").exists())
     };
     while !partial(&d) && t0.elapsed().as_secs() < 60 {
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -326,4 +474,83 @@ fn a_two_plus_one_road_gives_back_its_lane_sections() {
     }
     eprintln!("borders within {worst:.4} m");
     assert!(worst <= 0.05, "a border {worst} m off");
+}
+
+/// `roadscan build --config`: a TOML file with the options (paths relative to it) gives the
+/// same products as the same options as flags; flags override the file; a bad key, a missing
+/// input or a wrong number is one line naming the culprit, exit 2, and the previous products
+/// untouched.
+#[test]
+fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
+    let d = tmp("build-config");
+    let survey = d.join("survey");
+    let xodr = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr");
+    roadscan(&["synth", "--scene", s(&xodr), "--s-range", "45..65", "--out", s(&survey), "-q"]);
+    let cfg = d.join("survey.toml");
+    std::fs::write(
+        &cfg,
+        "# the demo road, s 45..65\ninput = [\"survey/scan.las\"]\naxis = \"survey/truth/road.xodr\"\nout = \"by-config\"\ntile = 10\nvoxel-size = 0.5\ns-range = \"47..63\"\n",
+    )
+    .unwrap();
+    // Built; exit code 1 when a check fails (the edges of so short a survey leave the CRG's
+    // coverage under 95 %).
+    let build = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).output().unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    };
+    build(&["build", "--config", s(&cfg), "-q"]);
+    let (scan, axis) = (survey.join("scan.las"), survey.join("truth/road.xodr"));
+    let flags = d.join("by-flags");
+    let common = ["build", "--input", s(&scan), "--axis", s(&axis), "--voxel-size", "0.5", "--s-range", "47..63", "-q"];
+    build(&[&common[..], &["--tile", "10", "--out", s(&flags)]].concat());
+    let by_config = d.join("by-config");
+    for f in ["road.xodr", "crg/road_000.crg", "crg/road_001.crg", "scene.glb", "ribbons/left_depth.png"] {
+        assert_eq!(std::fs::read(by_config.join(f)).unwrap(), std::fs::read(flags.join(f)).unwrap(), "{f}");
+    }
+    assert!(!by_config.join("crg/road_002.crg").exists());
+    // The command line wins over the file.
+    build(&["build", "--config", s(&cfg), "--tile", "5", "-q"]);
+    assert!(by_config.join("crg/road_003.crg").exists());
+    let before = std::fs::read(by_config.join("road.xodr")).unwrap();
+
+    let fails = |args: &[&str], want: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.lines().count() == 1 && err.contains(want), "{args:?}: {err}");
+    };
+    let bad = d.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "input = [\"survey/scan.las\"]\naxis = \"survey/truth/road.xodr\"\nout = \"by-config\"\ntiles = 5\n",
+    )
+    .unwrap();
+    fails(&["build", "--config", s(&bad)], "bad.toml");
+    fails(&["build", "--config", s(&bad)], "line 4");
+    fails(&["build", "--config", s(&cfg), "--input", "/nonexistent.las"], "/nonexistent.las");
+    fails(&["build", "--config", s(&cfg), "--cell", "0"], "--cell must be a positive number");
+    fails(&["build", "--input", s(&scan), "--out", s(&by_config)], "no axis");
+    assert_eq!(std::fs::read(by_config.join("road.xodr")).unwrap(), before);
+    let left: Vec<String> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// `--out` naming a directory that holds other files than our products is refused: nothing in
+/// it is lost.
+#[test]
+fn a_build_never_replaces_a_directory_that_is_not_its_own() {
+    let d = tmp("build-foreign");
+    let mine = d.join("thesis");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("chapter1.tex"), "precious").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(["demo", "--out", s(&mine), "-q"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.lines().count() == 1 && err.contains("not a roadscan output"), "{err}");
+    assert_eq!(std::fs::read_to_string(mine.join("chapter1.tex")).unwrap(), "precious");
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1, "nothing else written");
 }

@@ -1,0 +1,625 @@
+//! `roadscan build`: LAS/LAZ points and an axis in, every product out, the points read once.
+//!
+//! Every chunk of points goes to two builders: the roadside builder (voxels, ribbons and the
+//! cross sections) and the surface builder (the CRG's candidates near the axis road's
+//! surface). After the read, the surveyed road (elevation, superelevation, curbs, markings,
+//! lanes) comes from the cross sections, the CRG tiles are gridded as heights above its
+//! surface, and the road is completed with the tiles' potholes and manholes and the
+//! `<surface><CRG>` links. Everything is written into a staging directory that replaces
+//! `--out` at the end, with a report and a manifest.
+
+use crate::outdir::Staging;
+use crate::report::{self, Plots};
+use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
+use crate::{exit, positive};
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use pipeline::road::{survey_road, CrgInput, SurveyOptions};
+use pipeline::section::SectionOptions;
+use pipeline::{PointColumns, RibbonOptions, RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceOptions, ZMode};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The arguments of `build`; also the keys of its TOML config (the long option names).
+#[derive(clap::Args, Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct BuildArgs {
+    /// A TOML file with any of the options below, keyed by their long names (e.g.
+    /// `input = ["a.laz", "b.laz"]`, `sensor-height = 2.2`, `s-range = "0..150"`); options
+    /// on the command line win; relative paths in the file are relative to the file.
+    #[arg(long)]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+    /// LAS/LAZ files (any number; read once, in the order given).
+    #[arg(long, num_args = 1..)]
+    #[serde(default)]
+    pub input: Vec<PathBuf>,
+    /// The axis: an OpenDRIVE file whose road (--road) is the frame of every product (e.g.
+    /// from `roadscan axis`).
+    #[arg(long, conflicts_with = "trajectory")]
+    pub axis: Option<PathBuf>,
+    /// Road id in --axis (default: its first road).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// The axis: fitted to this vehicle trajectory CSV, as `roadscan axis --trajectory` does
+    /// (written to OUT/axis.xodr).
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Trajectory: the road centre's distance left of the vehicle's track, m (negative: right)
+    /// [default: 0].
+    #[arg(long, allow_hyphen_values = true)]
+    pub offset: Option<f64>,
+    /// Trajectory: the sensor's height above the road, m [default: 0].
+    #[arg(long)]
+    pub sensor_height: Option<f64>,
+    /// Trajectory: the pass to use (its `pass` column; default: the first row's).
+    #[arg(long)]
+    pub pass: Option<String>,
+    /// Project CRS (EPSG:NNNN or a PROJ string): the trajectory's, and that of inputs whose
+    /// files name none.
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// Output directory, replaced as a whole when the build succeeds [default: roadscan-out].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Part of the road, A..B in metres of s (default: all of it; the CRG covers the surface
+    /// points found).
+    #[arg(long, value_parser = crate::parse_range)]
+    #[serde(default, deserialize_with = "range")]
+    pub s_range: Option<(f64, f64)>,
+    /// CRG cell size, m [default: 0.01].
+    #[arg(long)]
+    pub cell: Option<f64>,
+    /// CRG tile length along s, m (crg/road_000.crg, road_001.crg, ...) [default: 250].
+    #[arg(long)]
+    pub tile: Option<f64>,
+    /// Voxel size, m [default: 1].
+    #[arg(long)]
+    pub voxel_size: Option<f64>,
+    /// Ribbon pixel size, m [default: 0.1].
+    #[arg(long)]
+    pub ribbon_cell: Option<f64>,
+    /// Voxels and ribbons: points within this distance of the reference line, m [default: 50].
+    #[arg(long)]
+    pub buffer: Option<f64>,
+    /// Cross sections (surface, curbs, markings, lanes) and CRG points: within this distance
+    /// of the reference line, m [default: 10].
+    #[arg(long)]
+    pub half_width: Option<f64>,
+    /// Print the report (report.json) on stdout.
+    #[arg(long)]
+    #[serde(skip)]
+    pub json: bool,
+}
+
+fn range<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<(f64, f64)>, D::Error> {
+    let s = String::deserialize(d)?;
+    crate::parse_range(&s).map(Some).map_err(serde::de::Error::custom)
+}
+
+/// The settings of a build: the arguments merged with the config file and the defaults.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub input: Vec<PathBuf>,
+    pub axis: Axis,
+    pub crs: Option<String>,
+    pub out: PathBuf,
+    pub s_range: Option<(f64, f64)>,
+    pub cell: f64,
+    pub tile: f64,
+    pub voxel_size: f64,
+    pub ribbon_cell: f64,
+    pub buffer: f64,
+    pub half_width: f64,
+}
+
+/// Where the axis comes from.
+#[derive(Debug, Clone)]
+pub(crate) enum Axis {
+    File { path: PathBuf, road: Option<String> },
+    Trajectory { path: PathBuf, offset: f64, sensor_height: f64, pass: Option<String> },
+}
+
+impl Default for Settings {
+    /// The defaults of the options (no inputs, no axis).
+    fn default() -> Settings {
+        Settings {
+            input: Vec::new(),
+            axis: Axis::File { path: PathBuf::new(), road: None },
+            crs: None,
+            out: PathBuf::from("roadscan-out"),
+            s_range: None,
+            cell: 0.01,
+            tile: 250.0,
+            voxel_size: 1.0,
+            ribbon_cell: 0.1,
+            buffer: 50.0,
+            half_width: 10.0,
+        }
+    }
+}
+
+impl Settings {
+    /// The arguments `a` merged with its `--config` (the command line wins) and the defaults.
+    pub fn from_args(a: &BuildArgs) -> Result<Settings> {
+        let file = match &a.config {
+            Some(p) => read_config(p)?,
+            None => BuildArgs::default(),
+        };
+        let input = if a.input.is_empty() { file.input } else { a.input.clone() };
+        if input.is_empty() {
+            bail!("no --input: give the LAS/LAZ files (or `input = [...]` in the config)");
+        }
+        let (axis_file, trajectory) = if a.axis.is_some() || a.trajectory.is_some() {
+            (a.axis.clone(), a.trajectory.clone())
+        } else {
+            (file.axis, file.trajectory)
+        };
+        let axis = match (axis_file, trajectory) {
+            (Some(path), None) => Axis::File { path, road: a.road.clone().or(file.road) },
+            (None, Some(path)) => Axis::Trajectory {
+                path,
+                offset: a.offset.or(file.offset).unwrap_or(0.0),
+                sensor_height: a.sensor_height.or(file.sensor_height).unwrap_or(0.0),
+                pass: a.pass.clone().or(file.pass),
+            },
+            (Some(_), Some(_)) => bail!("give --axis or --trajectory, not both"),
+            (None, None) => bail!("no axis: give --axis road.xodr or --trajectory trajectory.csv"),
+        };
+        let num = |name: &str, v: Option<f64>, f: Option<f64>, default: f64| positive(name, v.or(f).unwrap_or(default));
+        let d = Settings::default();
+        let s = Settings {
+            input,
+            axis,
+            crs: a.crs.clone().or(file.crs),
+            out: a.out.clone().or(file.out).unwrap_or(d.out),
+            s_range: a.s_range.or(file.s_range),
+            cell: num("cell", a.cell, file.cell, d.cell)?,
+            tile: num("tile", a.tile, file.tile, d.tile)?,
+            voxel_size: num("voxel-size", a.voxel_size, file.voxel_size, d.voxel_size)?,
+            ribbon_cell: num("ribbon-cell", a.ribbon_cell, file.ribbon_cell, d.ribbon_cell)?,
+            buffer: num("buffer", a.buffer, file.buffer, d.buffer)?,
+            half_width: num("half-width", a.half_width, file.half_width, d.half_width)?,
+        };
+        if s.half_width > s.buffer {
+            bail!("--half-width {} must not exceed --buffer {}", s.half_width, s.buffer);
+        }
+        Ok(s)
+    }
+
+    /// The parameters as the manifest records them (paths as given).
+    fn to_json(&self) -> Value {
+        let axis = match &self.axis {
+            Axis::File { path, road } => json!({"file": path.display().to_string(), "road": road}),
+            Axis::Trajectory { path, offset, sensor_height, pass } => json!({
+                "trajectory": path.display().to_string(), "offset": offset,
+                "sensor_height": sensor_height, "pass": pass,
+            }),
+        };
+        json!({
+            "axis": axis,
+            "crs": self.crs,
+            "s_range": self.s_range.map(|(a, b)| [a, b]),
+            "cell": self.cell,
+            "tile": self.tile,
+            "voxel_size": self.voxel_size,
+            "ribbon_cell": self.ribbon_cell,
+            "buffer": self.buffer,
+            "half_width": self.half_width,
+        })
+    }
+}
+
+/// The config file `path`, its relative paths made relative to its directory.
+fn read_config(path: &Path) -> Result<BuildArgs> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut c: BuildArgs = toml::from_str(&text).map_err(|e| {
+        anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end().replace('\n', " ").replace("  ", " "))
+    })?;
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let resolve = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = dir.join(&*p);
+        }
+    };
+    c.input.iter_mut().for_each(resolve);
+    c.axis.iter_mut().for_each(resolve);
+    c.trajectory.iter_mut().for_each(resolve);
+    c.out.iter_mut().for_each(resolve);
+    Ok(c)
+}
+
+/// Runs `build`.
+pub fn run(a: &BuildArgs, quiet: bool) -> Result<u8> {
+    let t0 = Instant::now();
+    let s = Settings::from_args(a)?;
+    let staging = Staging::new(&s.out)?;
+    let built = build_into(&s, &staging.dir, quiet)?;
+    staging.commit()?;
+    if a.json {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&built.report_json)?;
+    }
+    if !quiet {
+        print_where(&s.out, t0);
+    }
+    // Even with --quiet: they explain exit code 1.
+    for w in &built.failed {
+        eprintln!("roadscan: warning: {w}");
+    }
+    Ok(if built.failed.is_empty() { exit::OK } else { exit::FINDINGS })
+}
+
+/// Prints where the products are.
+pub(crate) fn print_where(out: &Path, t0: Instant) {
+    let o = out.display();
+    eprintln!("roadscan: built in {:.1} s; look at:", t0.elapsed().as_secs_f64());
+    for (path, what) in [
+        ("report.html", "the report: renders, plots, features, checks, speed"),
+        ("road.xodr", "the surveyed road (OpenDRIVE 1.8; esmini, CarMaker, CARLA)"),
+        ("crg/road_*.crg", "its 1 cm road surface (OpenCRG, attached to road.xodr)"),
+        ("scene.obj, scene.glb", "the roadside voxels for a game engine"),
+        ("ribbons/street_view.png", "the depth ribbons and the street view"),
+        ("manifest.json", "inputs and outputs with sizes and SHA-256, parameters, timings"),
+    ] {
+        eprintln!("  {o}/{path:<26} {what}");
+    }
+}
+
+/// What a build made.
+pub(crate) struct Built {
+    /// report.json as written.
+    pub report_json: Vec<u8>,
+    /// Checks that failed (the products are written).
+    pub failed: Vec<String>,
+}
+
+/// Stages of a build: a progress bar (on a terminal) or a line per stage, and their times.
+struct Stages {
+    quiet: bool,
+    tty: bool,
+    n: usize,
+    k: usize,
+    times: Vec<(String, f64)>,
+}
+
+impl Stages {
+    fn new(n: usize, quiet: bool) -> Stages {
+        Stages { quiet, tty: !quiet && std::io::stderr().is_terminal(), n, k: 0, times: Vec::new() }
+    }
+
+    /// Runs stage `what` with a bar of `len` steps (a spinner without).
+    fn run<T>(&mut self, what: &str, len: Option<u64>, f: impl FnOnce(&ProgressBar) -> Result<T>) -> Result<T> {
+        self.k += 1;
+        let prefix = format!("[{}/{}] {what}", self.k, self.n);
+        let bar = if !self.tty {
+            ProgressBar::hidden()
+        } else if let Some(len) = len {
+            let style = ProgressStyle::with_template("{prefix} [{bar:32}] {percent:>3} % {msg} (eta {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+            ProgressBar::new(len).with_style(style)
+        } else {
+            let style = ProgressStyle::with_template("{prefix} {spinner} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            let b = ProgressBar::new_spinner().with_style(style);
+            b.enable_steady_tick(std::time::Duration::from_millis(120));
+            b
+        };
+        bar.set_prefix(prefix.clone());
+        let t = Instant::now();
+        let result = f(&bar);
+        bar.finish_and_clear();
+        let secs = t.elapsed().as_secs_f64();
+        if result.is_ok() && !self.quiet {
+            eprintln!("roadscan: {prefix}: {secs:.1} s");
+        }
+        self.times.push((what.to_string(), secs));
+        result
+    }
+}
+
+/// Builds every product of `s` into the directory `dir`.
+pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built> {
+    let t0 = Instant::now();
+    let mut st = Stages::new(if matches!(s.axis, Axis::Trajectory { .. }) { 7 } else { 6 }, quiet);
+    // The inputs' hashes, on a thread of their own while the points are read.
+    let paths = s.input.clone();
+    let hashing = std::thread::spawn(move || paths.iter().map(|p| hash_file(p)).collect::<Result<Vec<_>>>());
+
+    // 1. The axis.
+    let (axis_odr, axis_path, axis_label, axis_fit) = match &s.axis {
+        Axis::File { path, .. } => (opendrive::read_file(path)?, path.clone(), path.display().to_string(), None),
+        Axis::Trajectory { path, offset, sensor_height, pass } => {
+            st.run("axis fitted to the trajectory", None, |_| {
+                let out = dir.join("axis.xodr");
+                let args = crate::axis::AxisArgs {
+                    trajectory: Some(path.clone()),
+                    offset: *offset,
+                    pass: pass.clone(),
+                    sensor_height: *sensor_height,
+                    polyline: None,
+                    osm: None,
+                    way: None,
+                    xodr: None,
+                    road: None,
+                    step: 1.0,
+                    out: out.clone(),
+                    tolerance: 0.01,
+                    min_length: 1.0,
+                    crs: s.crs.clone(),
+                    source_crs: None,
+                    lane_width: 3.5,
+                    json: false,
+                };
+                let (built, _) = crate::axis::fit(&args)?;
+                opendrive::write_file(&built.odr, &out, &Default::default())?;
+                Ok((built.odr.clone(), out, "axis.xodr".to_string(), Some((built, args.tolerance))))
+            })?
+        }
+    };
+    let road = match &s.axis {
+        Axis::File { road: Some(id), .. } => {
+            axis_odr.road(id).with_context(|| format!("{}: no road with id '{id}'", axis_path.display()))?
+        }
+        _ => axis_odr.roads.first().with_context(|| format!("{}: no roads", axis_path.display()))?,
+    };
+    if let Some((a, b)) = s.s_range {
+        if a < 0.0 || b > road.length + 1e-9 {
+            bail!("--s-range {a}..{b}: road {} is {} m long", road.id, road.length);
+        }
+    }
+
+    // 2. The points, once, into both builders.
+    let inputs = crate::inputs::Inputs::open(&axis_odr, &axis_path, s.crs.as_deref(), &s.input, quiet)?;
+    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
+    let total = inputs.total();
+    let ropts = RoadsideOptions {
+        buffer: s.buffer,
+        s_range: s.s_range,
+        voxel_size: Some(s.voxel_size),
+        origin: None,
+        ribbons: Some(RibbonOptions { cell: s.ribbon_cell, ..Default::default() }),
+        sections: Some(SectionOptions { half_width: s.half_width, ..Default::default() }),
+    };
+    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", axis_path.display(), road.id);
+    let mut side = RoadsideBuilder::new(road, axis_odr.header.offset, &ropts).map_err(context)?;
+    // Spilled candidates go inside the staging directory, so a killed build leaves them where
+    // the next run clears them; they are gone before the products are listed.
+    let spill_dir = Some(dir.to_path_buf());
+    let sopts = SurfaceOptions {
+        cell: s.cell,
+        v_range: Some((-s.half_width, s.half_width)),
+        s_range: s.s_range,
+        z: ZMode::Residual,
+        spill_dir,
+        ..Default::default()
+    };
+    // Declared before the surface builder, which borrows it later: dropped after it.
+    #[allow(clippy::needless_late_init)] // the drop order needs it
+    let plain: opendrive::OpenDrive;
+    let mut surface = SurfaceBuilder::new(road, axis_odr.header.offset, sopts);
+    let t_read = Instant::now();
+    st.run("reading the points (voxels, ribbons, cross sections, CRG points)", Some(total), |bar| {
+        inputs.stream_reporting(
+            |done, _| bar.set_position(done),
+            |p| {
+                let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
+                let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
+                side.add(cols).map_err(anyhow::Error::msg)?;
+                surface.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)
+            },
+        )
+    })?;
+    let read_secs = t_read.elapsed().as_secs_f64();
+    let side = side.finish().map_err(context)?;
+    if side.points.1 == 0 {
+        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
+    }
+    let sections = side.sections.as_ref().context("no cross sections were built")?;
+
+    // 3. The surveyed road, then the CRG tiles as heights above its surface.
+    let survey_opts = SurveyOptions::default();
+    plain = survey_road(&axis_odr, road, sections, &[], &survey_opts).map_err(context)?.0;
+    surface.retarget(&plain.roads[0], None).map_err(context)?;
+    let crg_dir = dir.join("crg");
+    std::fs::create_dir_all(&crg_dir).with_context(|| format!("{}: cannot create", crg_dir.display()))?;
+    let (grid, tiles) = st.run("gridding the 1 cm road surface (CRG tiles)", Some(100), |bar| {
+        let bar = bar.clone();
+        surface.on_progress(move |done, all| bar.set_position((100 * done / all.max(1)) as u64));
+        surface.write_tiles(s.tile, |k, _| crg_dir.join(format!("road_{k:03}.crg"))).map_err(context)
+    })?;
+
+    // 4. The road with the tiles' potholes, manholes and links.
+    let (odr, survey, crgs) = st.run("potholes, manholes and the CRG links", None, |_| {
+        let mut crgs = Vec::new();
+        for p in &tiles {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            crgs.push((format!("crg/{name}"), opencrg::read_file(p)?));
+        }
+        let links: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
+        let (odr, survey) = survey_road(&axis_odr, road, sections, &links, &survey_opts).map_err(context)?;
+        crate::surveyed::write_checked(&odr, &dir.join("road.xodr"))?;
+        Ok((odr, survey, crgs))
+    })?;
+
+    // 5. Renders of the tiles with what was found marked.
+    let renders = st.run("rendering the CRG tiles", Some(crgs.len() as u64), |bar| {
+        let mut out = Vec::new();
+        for (file, crg) in &crgs {
+            let (u0, u1) = (crg.u_first(), crg.u_last());
+            let marks = survey
+                .features
+                .iter()
+                .filter(|f| f.s + 0.5 * f.length >= u0 && f.s - 0.5 * f.length <= u1)
+                .map(|f| [f.s - 0.5 * f.length, f.s + 0.5 * f.length, f.t - 0.5 * f.width, f.t + 0.5 * f.width])
+                .collect();
+            let png = file.replace(".crg", ".png");
+            // About 2.5 M pixels: 2 cm per pixel on a 150 m tile, strips of 2,500 pixels.
+            let opts = opencrg::render::RenderOptions {
+                title: file.clone(),
+                marks,
+                max_pixels: 2_500_000,
+                strip_width: 2500,
+                ..Default::default()
+            };
+            opencrg::render::render(crg, &dir.join(&png), &opts)?;
+            out.push(png);
+            bar.inc(1);
+        }
+        Ok(out)
+    })?;
+
+    // 6. The roadside.
+    let voxels = st.run("roadside voxels and depth ribbons", None, |_| {
+        let (obj, glb) = (dir.join("scene.obj"), dir.join("scene.glb"));
+        let label = PathBuf::from(&axis_label);
+        let out =
+            VoxelOut { obj: &obj, glb: Some(&glb), colouring: voxel::Colouring::Class, colour: "class", axis: &label };
+        let v = write_voxels(&side, &info, &out, s.buffer)?;
+        write_ribbons(&side, &info, &dir.join("ribbons"), s.ribbon_cell, &label)?;
+        Ok(v)
+    })?;
+
+    // 7. Report and manifest.
+    let hashes = hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
+    let mut failed = Vec::new();
+    let times_so_far = st.times.clone();
+    let report_json = st.run("report and manifest", None, |_| {
+        let total_secs = t0.elapsed().as_secs_f64();
+        let perf = json!({
+            "points_read": side.points.0,
+            "seconds": total_secs,
+            "reading_seconds": read_secs,
+            "points_per_second": side.points.0 as f64 / total_secs.max(1e-9),
+            "peak_rss_mb": peak_rss_mb(),
+            "threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
+        });
+        let facts = report::Facts {
+            axis_label: &axis_label,
+            axis_fit: axis_fit.as_ref().map(|(b, tol)| (b, *tol)),
+            odr: &odr,
+            survey: &survey,
+            grid: &grid,
+            crgs: &crgs,
+            renders: &renders,
+            voxels: &voxels,
+            side: &side,
+            inputs: &s.input.iter().map(|p| shown(p, dir)).collect::<Vec<_>>(),
+            crs: info.crs.as_ref().map(|c| c.0.as_str()),
+        };
+        let mut rep = report::json(&facts);
+        rep["performance"] = perf;
+        rep["stages"] = st_times(&times_so_far);
+        for c in rep["checks"].as_array().into_iter().flatten() {
+            if c["pass"] == false {
+                failed.push(format!("check failed: {}: {}", c["name"].as_str().unwrap_or(""), c["detail"]));
+            }
+        }
+        let text = serde_json::to_vec_pretty(&rep)?;
+        voxel::write_atomic(&dir.join("report.json"), |w| w.write_all(&text).and_then(|()| w.write_all(b"\n")))?;
+        let plots = Plots::of(&odr, &crgs);
+        let html = report::html(&rep, &plots);
+        voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
+        Ok(text)
+    })?;
+    write_manifest(s, dir, &hashes, &st.times, t0.elapsed().as_secs_f64())?;
+    Ok(Built { report_json, failed })
+}
+
+fn st_times(times: &[(String, f64)]) -> Value {
+    Value::Array(times.iter().map(|(w, t)| json!({"stage": w, "seconds": t})).collect())
+}
+
+/// Size and SHA-256 (hex) of the file at `path`.
+fn hash_file(path: &Path) -> Result<(u64, String)> {
+    use sha2::Digest;
+    let mut f = std::fs::File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut n = 0u64;
+    loop {
+        let k = f.read(&mut buf).with_context(|| format!("{}: cannot read", path.display()))?;
+        if k == 0 {
+            break;
+        }
+        h.update(&buf[..k]);
+        n += k as u64;
+    }
+    Ok((n, h.finalize().iter().map(|b| format!("{b:02x}")).collect()))
+}
+
+/// Files under `dir`, relative to it, in sorted order.
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut todo = vec![PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        let mut entries: Vec<_> = std::fs::read_dir(dir.join(&rel))
+            .with_context(|| format!("{}: cannot list", dir.join(&rel).display()))?
+            .collect::<std::io::Result<_>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            let p = rel.join(e.file_name());
+            if e.file_type()?.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// manifest.json: inputs (size, SHA-256), parameters, versions, outputs (size, SHA-256),
+/// timings.
+fn write_manifest(
+    s: &Settings,
+    dir: &Path,
+    hashes: &[(u64, String)],
+    times: &[(String, f64)],
+    secs: f64,
+) -> Result<()> {
+    let inputs: Vec<Value> =
+        s.input.iter().zip(hashes).map(|(p, (n, h))| json!({"path": shown(p, dir), "bytes": n, "sha256": h})).collect();
+    let mut outputs = Vec::new();
+    for rel in files_under(dir)? {
+        if rel == Path::new("manifest.json") || is_input(&rel, s, dir) {
+            continue;
+        }
+        let (n, h) = hash_file(&dir.join(&rel))?;
+        outputs.push(json!({"path": rel.display().to_string(), "bytes": n, "sha256": h}));
+    }
+    let m = json!({
+        "roadscan": {"version": env!("CARGO_PKG_VERSION")},
+        "formats": {"opendrive": "1.8", "opencrg": "KRBI (OpenCRG 1.2)", "las": "1.0-1.4 in", "gltf": "2.0 binary"},
+        "inputs": inputs,
+        "parameters": s.to_json(),
+        "outputs": outputs,
+        "timings": {"seconds": secs, "stages": st_times(times)},
+    });
+    let text = serde_json::to_vec_pretty(&m)?;
+    voxel::write_atomic(&dir.join("manifest.json"), |w| w.write_all(&text).and_then(|()| w.write_all(b"\n")))?;
+    Ok(())
+}
+
+/// Whether `rel` (under `dir`) is one of the inputs (the demo keeps its survey there).
+fn is_input(rel: &Path, s: &Settings, dir: &Path) -> bool {
+    s.input.iter().any(|p| p == &dir.join(rel))
+}
+
+/// A path as the manifest shows it: relative to the output when inside it, else as given.
+fn shown(p: &Path, dir: &Path) -> String {
+    p.strip_prefix(dir).unwrap_or(p).display().to_string()
+}
+
+/// Peak resident memory of this process, MB (Linux; None elsewhere).
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}

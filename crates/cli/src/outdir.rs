@@ -1,0 +1,97 @@
+//! Products appear whole or not at all: a verb writes into a staging directory beside its
+//! output directory, which replaces the output only when every step succeeded.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// A staging directory `.NAME.tmpPID` beside the output directory NAME; removed when dropped
+/// without `commit`. An existing NAME is replaced only when it is empty or holds our products
+/// (a manifest.json), so a mistyped `--out` cannot wipe a user's directory.
+#[derive(Debug)]
+pub(crate) struct Staging {
+    /// Where the products are written.
+    pub dir: PathBuf,
+    out: PathBuf,
+    committed: bool,
+}
+
+impl Staging {
+    /// Starts staging for the output directory `out` (what killed runs left beside it is
+    /// cleared first).
+    pub fn new(out: &Path) -> Result<Staging> {
+        let name = out.file_name().context("--out must name a directory")?.to_string_lossy().into_owned();
+        let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("{}: cannot create the directory", parent.display()))?;
+        // Only our own products are replaced: a directory with other files is refused.
+        if out.exists() {
+            let ours = out.join("manifest.json").is_file();
+            let empty = std::fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
+            if !ours && !empty {
+                bail!(
+                    "{}: exists and is not a roadscan output (no manifest.json); give a new or empty directory, or remove it",
+                    out.display()
+                );
+            }
+        }
+        remove_stale(parent, &name);
+        let dir = parent.join(format!(".{name}.tmp{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+        Ok(Staging { dir, out: out.to_path_buf(), committed: false })
+    }
+
+    /// Puts the staged products in place of the output directory.
+    pub fn commit(mut self) -> Result<()> {
+        replace_dir(&self.dir, &self.out)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// Removes what interrupted runs left beside `out` (`.NAME.tmpPID`, `.NAME.oldPID`) when
+/// their process is gone (where /proc tells; elsewhere nothing is removed).
+fn remove_stale(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let pid = [".tmp", ".old"].iter().find_map(|tag| file.strip_prefix(&format!(".{name}{tag}")));
+        let Some(pid) = pid.and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let proc_dir = Path::new("/proc");
+        if proc_dir.is_dir() && pid != std::process::id() && !proc_dir.join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Puts `work` where `out` is: the old `out` (if any) is moved aside first and removed last,
+/// so an interruption leaves either the old products or the new ones.
+fn replace_dir(work: &Path, out: &Path) -> Result<()> {
+    let old = out.with_file_name(format!(
+        ".{}.old{}",
+        out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        std::process::id()
+    ));
+    let had = out.exists();
+    if had {
+        std::fs::rename(out, &old).with_context(|| format!("{}: cannot move the old products aside", out.display()))?;
+    }
+    if let Err(e) = std::fs::rename(work, out) {
+        if had {
+            let _ = std::fs::rename(&old, out);
+        }
+        return Err(e).with_context(|| format!("{}: cannot move the products into place", out.display()));
+    }
+    if had {
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    Ok(())
+}
