@@ -165,7 +165,6 @@ pub fn survey_road(
     for c in crgs {
         features.extend(find_depressions(c.crg));
     }
-    features.sort_by(|a, b| a.s.total_cmp(&b.s).then(a.t.total_cmp(&b.t)));
     // 6. The road.
     let mut out = road.clone();
     let last = s_e.last().copied().unwrap_or(0.0);
@@ -176,49 +175,8 @@ pub fn survey_road(
         out.lateral_profile.superelevations = x.held(last, road.length);
     }
     out.lanes = lanes(grid, road.length, &markings, &curbs, opts);
-    out.objects.objects = features
-        .iter()
-        .enumerate()
-        .map(|(i, f)| Object {
-            id: format!("{}-{}", f.kind, i + 1),
-            s: f.s,
-            t: f.t,
-            z_offset: -f.depth,
-            kind: Some("roadSurface".into()),
-            subtype: Some(f.kind.into()),
-            name: Some(f.kind.into()),
-            hdg: Some(0.0),
-            pitch: Some(0.0),
-            roll: Some(0.0),
-            // A manhole is round: its radius; a pothole its extent.
-            radius: (f.kind == "manhole").then_some(0.25 * (f.length + f.width)),
-            length: (f.kind != "manhole").then_some(f.length),
-            width: (f.kind != "manhole").then_some(f.width),
-            height: Some(f.depth.abs()),
-            orientation: Some("none".into()),
-            ..Default::default()
-        })
-        .collect();
-    out.surface.crgs = crgs
-        .iter()
-        .map(|c| {
-            let residual = c.crg.comment.iter().any(|l| l.contains("z residual"));
-            RoadCrg {
-                file: c.file.clone(),
-                s_start: c.crg.u_first(),
-                s_end: c.crg.u_last(),
-                orientation: "same".into(),
-                mode: if residual { "attached" } else { "genuine" }.into(),
-                purpose: Some("elevation".into()),
-                s_offset: None,
-                t_offset: Some(0.0),
-                z_offset: Some(0.0),
-                z_scale: Some(1.0),
-                h_offset: None,
-                extras: Extras::default(),
-            }
-        })
-        .collect();
+    let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
+    attach_surface(&mut out, &mut features, links);
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
     let report = SurveyReport { elevation, superelevation, curbs, markings, features, rows: (rows_with, grid.rows) };
     Ok((odr, report))
@@ -724,6 +682,58 @@ fn t_at(samples: &[(f64, f64)], s: f64) -> Option<f64> {
 /// Nodes this far below the local surface are in a depression, m.
 const DEPTH: f64 = 0.005;
 
+/// Puts road-surface features (sorted here by s, then t) on `road` as `<object>`s and `links`
+/// as its `<surface><CRG>`s: what `survey_road` does with its CRGs, for callers that search
+/// CRG tiles one at a time.
+pub fn attach_surface(road: &mut Road, features: &mut [SurfaceFeature], links: Vec<RoadCrg>) {
+    features.sort_by(|a, b| a.s.total_cmp(&b.s).then(a.t.total_cmp(&b.t)));
+    road.objects.objects = features
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Object {
+            id: format!("{}-{}", f.kind, i + 1),
+            s: f.s,
+            t: f.t,
+            z_offset: -f.depth,
+            kind: Some("roadSurface".into()),
+            subtype: Some(f.kind.into()),
+            name: Some(f.kind.into()),
+            hdg: Some(0.0),
+            pitch: Some(0.0),
+            roll: Some(0.0),
+            // A manhole is round: its radius; a pothole its extent.
+            radius: (f.kind == "manhole").then_some(0.25 * (f.length + f.width)),
+            length: (f.kind != "manhole").then_some(f.length),
+            width: (f.kind != "manhole").then_some(f.width),
+            height: Some(f.depth.abs()),
+            orientation: Some("none".into()),
+            ..Default::default()
+        })
+        .collect();
+    road.surface.crgs = links;
+}
+
+/// The `<surface><CRG>` link of the CRG `crg` at `file` (relative to the OpenDRIVE file): its u
+/// range as the s range, mode attached for residual heights (roadscan's comment says so),
+/// genuine for absolute ones.
+pub fn crg_link(file: &str, crg: &opencrg::Crg) -> RoadCrg {
+    let residual = crg.comment.iter().any(|l| l.contains("z residual"));
+    RoadCrg {
+        file: file.to_string(),
+        s_start: crg.u_first(),
+        s_end: crg.u_last(),
+        orientation: "same".into(),
+        mode: if residual { "attached" } else { "genuine" }.into(),
+        purpose: Some("elevation".into()),
+        s_offset: None,
+        t_offset: Some(0.0),
+        z_offset: Some(0.0),
+        z_scale: Some(1.0),
+        h_offset: None,
+        extras: Extras::default(),
+    }
+}
+
 /// Depressions in a CRG: nodes at least 5 mm below the mean of the 2 m x 2 m around them
 /// (without the nodes more than 5 mm off it), joined 4-connected; compact regions of 0.05 m²
 /// to 3 m across, inside the grid. A round, shallow (under 2 cm) and flat one is a manhole,
@@ -739,33 +749,51 @@ pub fn find_depressions(crg: &opencrg::Crg) -> Vec<SurfaceFeature> {
     // The local mean twice: the second leaves out the nodes the first found more than 5 mm
     // off (the depressions themselves, curbs at the edges), so neither pulls the surface.
     let mut use_node: Vec<bool> = (0..nu * nv).map(|k| crg.z_at(k / nv, k % nv).is_finite()).collect();
-    let mut resid = vec![f64::NAN; nu * nv];
+    // Residuals in f32 (sub-micrometre at these heights): with the window sums below, 6 bytes
+    // a node besides the grid.
+    let mut resid = vec![f32::NAN; nu * nv];
+    let (mut col_sum, mut col_cnt) = (vec![0.0f64; nv], vec![0i64; nv]);
+    let (mut row_sum, mut row_cnt) = (vec![0.0f64; nv + 1], vec![0i64; nv + 1]);
     for _ in 0..2 {
-        let w = nv + 1;
-        let (mut sum, mut cnt) = (vec![0.0f64; (nu + 1) * w], vec![0u32; (nu + 1) * w]);
-        for i in 0..nu {
+        // Column sums over the rows of the window (i - hu ..= i + hu), slid along u; then
+        // prefix sums across for the window's columns.
+        col_sum.iter_mut().for_each(|x| *x = 0.0);
+        col_cnt.iter_mut().for_each(|x| *x = 0);
+        let add = |i: usize, sign: f64, col_sum: &mut [f64], col_cnt: &mut [i64]| {
             for j in 0..nv {
-                let (v, c) = if use_node[i * nv + j] { (f64::from(crg.z_at(i, j)), 1) } else { (0.0, 0) };
-                sum[(i + 1) * w + j + 1] = v + sum[i * w + j + 1] + sum[(i + 1) * w + j] - sum[i * w + j];
-                cnt[(i + 1) * w + j + 1] = c + cnt[i * w + j + 1] + cnt[(i + 1) * w + j] - cnt[i * w + j];
+                if use_node[i * nv + j] {
+                    col_sum[j] += sign * f64::from(crg.z_at(i, j));
+                    col_cnt[j] += sign as i64;
+                }
             }
+        };
+        for i in 0..hu.min(nu) {
+            add(i, 1.0, &mut col_sum, &mut col_cnt);
         }
         for i in 0..nu {
+            if i + hu < nu {
+                add(i + hu, 1.0, &mut col_sum, &mut col_cnt);
+            }
+            if i > hu {
+                add(i - hu - 1, -1.0, &mut col_sum, &mut col_cnt);
+            }
+            for j in 0..nv {
+                row_sum[j + 1] = row_sum[j] + col_sum[j];
+                row_cnt[j + 1] = row_cnt[j] + col_cnt[j];
+            }
             for j in 0..nv {
                 let z = crg.z_at(i, j);
-                let (i0, i1) = (i.saturating_sub(hu), (i + hu + 1).min(nu));
                 let (j0, j1) = (j.saturating_sub(hv), (j + hv + 1).min(nv));
-                let s = sum[i1 * w + j1] - sum[i0 * w + j1] - sum[i1 * w + j0] + sum[i0 * w + j0];
-                let at = |k: usize| i64::from(cnt[k]);
-                let c = at(i1 * w + j1) - at(i0 * w + j1) - at(i1 * w + j0) + at(i0 * w + j0);
-                resid[i * nv + j] = if z.is_finite() && c > 0 { f64::from(z) - s / c as f64 } else { f64::NAN };
+                let (s, c) = (row_sum[j1] - row_sum[j0], row_cnt[j1] - row_cnt[j0]);
+                resid[i * nv + j] =
+                    if z.is_finite() && c > 0 { (f64::from(z) - s / c as f64) as f32 } else { f32::NAN };
             }
         }
         for (u, r) in use_node.iter_mut().zip(&resid) {
             *u = r.abs() <= 0.005;
         }
     }
-    let resid = |i: usize, j: usize| resid[i * nv + j];
+    let resid = |i: usize, j: usize| f64::from(resid[i * nv + j]);
     let mut seen = vec![false; nu * nv];
     let mut out = Vec::new();
     let min_nodes = (0.05 / (du * dv)).ceil() as usize;
