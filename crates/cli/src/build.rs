@@ -14,7 +14,7 @@ use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
 use crate::{exit, positive};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use pipeline::road::{survey_road, CrgInput, SurveyOptions};
+use pipeline::road::{survey_road, SurveyOptions};
 use pipeline::section::SectionOptions;
 use pipeline::{PointColumns, RibbonOptions, RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceOptions, ZMode};
 use serde::Deserialize;
@@ -325,7 +325,7 @@ impl Stages {
 /// Builds every product of `s` into the directory `dir`.
 pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built> {
     let t0 = Instant::now();
-    let mut st = Stages::new(if matches!(s.axis, Axis::Trajectory { .. }) { 7 } else { 6 }, quiet);
+    let mut st = Stages::new(if matches!(s.axis, Axis::Trajectory { .. }) { 6 } else { 5 }, quiet);
     // The inputs' hashes, on a thread of their own while the points are read.
     let paths = s.input.clone();
     let hashing = std::thread::spawn(move || paths.iter().map(|p| hash_file(p)).collect::<Result<Vec<_>>>());
@@ -423,42 +423,32 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
 
     // 3. The surveyed road, then the CRG tiles as heights above its surface.
     let survey_opts = SurveyOptions::default();
-    plain = survey_road(&axis_odr, road, sections, &[], &survey_opts).map_err(context)?.0;
+    let (road_plain, mut survey) = survey_road(&axis_odr, road, sections, &[], &survey_opts).map_err(context)?;
+    plain = road_plain;
     surface.retarget(&plain.roads[0], None).map_err(context)?;
     let crg_dir = dir.join("crg");
     std::fs::create_dir_all(&crg_dir).with_context(|| format!("{}: cannot create", crg_dir.display()))?;
-    let (grid, tiles) = st.run("gridding the 1 cm road surface (CRG tiles)", Some(100), |bar| {
+    let (grid, tile_paths) = st.run("gridding the 1 cm road surface (CRG tiles)", Some(100), |bar| {
         let bar = bar.clone();
         surface.on_progress(move |done, all| bar.set_position((100 * done / all.max(1)) as u64));
         surface.write_tiles(s.tile, |k, _| crg_dir.join(format!("road_{k:03}.crg"))).map_err(context)
     })?;
 
-    // 4. The road with the tiles' potholes, manholes and links.
-    let (odr, survey, crgs) = st.run("potholes, manholes and the CRG links", None, |_| {
-        let mut crgs = Vec::new();
-        for p in &tiles {
+    // 4. Each tile in turn (one in memory): its potholes and manholes, its render with them
+    // marked, its coverage and checks; then the road with the objects and the links.
+    let tiles = st.run("potholes, manholes, renders and the CRG links", Some(tile_paths.len() as u64), |bar| {
+        let (mut features, mut links, mut tiles) = (Vec::new(), Vec::new(), Vec::new());
+        for p in &tile_paths {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            crgs.push((format!("crg/{name}"), opencrg::read_file(p)?));
-        }
-        let links: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
-        let (odr, survey) = survey_road(&axis_odr, road, sections, &links, &survey_opts).map_err(context)?;
-        crate::surveyed::write_checked(&odr, &dir.join("road.xodr"))?;
-        Ok((odr, survey, crgs))
-    })?;
-
-    // 5. Renders of the tiles with what was found marked.
-    let renders = st.run("rendering the CRG tiles", Some(crgs.len() as u64), |bar| {
-        let mut out = Vec::new();
-        for (file, crg) in &crgs {
-            let (u0, u1) = (crg.u_first(), crg.u_last());
-            let marks = survey
-                .features
+            let file = format!("crg/{name}");
+            let crg = opencrg::read_file(p)?;
+            let found = pipeline::road::find_depressions(&crg);
+            let marks = found
                 .iter()
-                .filter(|f| f.s + 0.5 * f.length >= u0 && f.s - 0.5 * f.length <= u1)
                 .map(|f| [f.s - 0.5 * f.length, f.s + 0.5 * f.length, f.t - 0.5 * f.width, f.t + 0.5 * f.width])
                 .collect();
-            let png = file.replace(".crg", ".png");
             // About 2.5 M pixels: 2 cm per pixel on a 150 m tile, strips of 2,500 pixels.
+            let png = file.replace(".crg", ".png");
             let opts = opencrg::render::RenderOptions {
                 title: file.clone(),
                 marks,
@@ -466,13 +456,19 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
                 strip_width: 2500,
                 ..Default::default()
             };
-            opencrg::render::render(crg, &dir.join(&png), &opts)?;
-            out.push(png);
+            opencrg::render::render(&crg, &dir.join(&png), &opts)?;
+            features.extend(found);
+            links.push(pipeline::road::crg_link(&file, &crg));
+            tiles.push(report::Tile::of(file, png, &crg));
             bar.inc(1);
         }
-        Ok(out)
+        Ok((features, links, tiles))
     })?;
-
+    let (mut features, links, tiles) = tiles;
+    let mut odr = plain.clone();
+    pipeline::road::attach_surface(&mut odr.roads[0], &mut features, links);
+    survey.features = features;
+    crate::surveyed::write_checked(&odr, &dir.join("road.xodr"))?;
     // 6. The roadside.
     let voxels = st.run("roadside voxels and depth ribbons", None, |_| {
         let (obj, glb) = (dir.join("scene.obj"), dir.join("scene.glb"));
@@ -504,8 +500,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
             odr: &odr,
             survey: &survey,
             grid: &grid,
-            crgs: &crgs,
-            renders: &renders,
+            tiles: &tiles,
             voxels: &voxels,
             side: &side,
             inputs: &s.input.iter().map(|p| shown(p, dir)).collect::<Vec<_>>(),
@@ -521,8 +516,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         }
         let text = serde_json::to_vec_pretty(&rep)?;
         voxel::write_atomic(&dir.join("report.json"), |w| w.write_all(&text).and_then(|()| w.write_all(b"\n")))?;
-        let plots = Plots::of(&odr, &crgs);
-        let html = report::html(&rep, &plots);
+        let html = report::html(&rep, &Plots::of(&odr), &tiles);
         voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
         Ok(text)
     })?;

@@ -17,10 +17,8 @@ pub(crate) struct Facts<'a> {
     pub odr: &'a OpenDrive,
     pub survey: &'a SurveyReport,
     pub grid: &'a SurfaceGrid,
-    /// The CRG tiles as read back, with their paths relative to the output directory.
-    pub crgs: &'a [(String, opencrg::Crg)],
-    /// Their renders, relative paths.
-    pub renders: &'a [String],
+    /// The CRG tiles.
+    pub tiles: &'a [Tile],
     pub voxels: &'a crate::roadside::VoxelSummary,
     pub side: &'a Roadside,
     /// The inputs, as the manifest shows them.
@@ -38,16 +36,60 @@ fn kind_name(k: &opendrive::GeometryKind) -> &'static str {
     }
 }
 
-/// Share of nodes with a height.
-fn coverage(crg: &opencrg::Crg) -> f64 {
-    let (nu, nv) = (crg.nu, crg.nv());
-    let mut n = 0usize;
-    for iu in 0..nu {
-        for iv in 0..nv {
-            n += usize::from(!crg.z_at(iu, iv).is_nan());
+/// What the report keeps of a CRG tile (the tile itself is dropped after its search, so
+/// memory holds one tile at a time).
+#[derive(Debug)]
+pub(crate) struct Tile {
+    /// Paths relative to the output directory: the tile and its render.
+    pub file: String,
+    pub png: String,
+    pub u: (f64, f64),
+    pub v: (f64, f64),
+    pub nodes: (usize, usize),
+    /// Share of nodes with a height.
+    pub coverage: f64,
+    /// Blocks along and across, and the share of nodes with a height per block (row-major
+    /// along u, v from right to left).
+    pub blocks: (usize, usize, Vec<f64>),
+    /// Errors of `roadscan check`.
+    pub errors: Vec<String>,
+}
+
+/// Coverage blocks along and across, m.
+const BLOCK: (f64, f64) = (1.0, 0.25);
+
+impl Tile {
+    pub fn of(file: String, png: String, crg: &opencrg::Crg) -> Tile {
+        let (nu, nv) = (crg.nu, crg.nv());
+        let v = crg.v_positions();
+        let (du, dv) = (crg.du(), (v[nv - 1] - v[0]) / (nv - 1).max(1) as f64);
+        let (bu, bv) = (((BLOCK.0 / du).round() as usize).max(1), ((BLOCK.1 / dv).round() as usize).max(1));
+        let (mu, mv) = (nu.div_ceil(bu), nv.div_ceil(bv));
+        let (mut have, mut all) = (vec![0usize; mu * mv], vec![0usize; mu * mv]);
+        for iu in 0..nu {
+            for iv in 0..nv {
+                let k = (iu / bu) * mv + iv / bv;
+                all[k] += 1;
+                have[k] += usize::from(!crg.z_at(iu, iv).is_nan());
+            }
+        }
+        let share = have.iter().zip(&all).map(|(h, a)| *h as f64 / (*a).max(1) as f64).collect();
+        let errors = opencrg::check::check(crg)
+            .into_iter()
+            .filter(|d| d.severity == opencrg::check::Severity::Error)
+            .map(|d| format!("{file}: {}", d.message))
+            .collect();
+        Tile {
+            coverage: have.iter().sum::<usize>() as f64 / (nu * nv).max(1) as f64,
+            u: (crg.u_first(), crg.u_last()),
+            v: (v[0], v[nv - 1]),
+            nodes: (nu, nv),
+            blocks: (mu, mv, share),
+            errors,
+            file,
+            png,
         }
     }
-    n as f64 / (nu * nv).max(1) as f64
 }
 
 /// report.json (without `performance` and `stages`, which the build adds).
@@ -74,13 +116,11 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
     let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| json!({"t": c.t, "height": c.height}));
     let sv = f.survey;
     let tiles: Vec<Value> = f
-        .crgs
+        .tiles
         .iter()
-        .zip(f.renders)
-        .map(|((file, crg), png)| {
-            let v = crg.v_positions();
-            json!({"file": file, "png": png, "u": [crg.u_first(), crg.u_last()], "v": [v[0], v[v.len() - 1]],
-                   "nodes": [crg.nu, crg.nv()], "coverage": coverage(crg)})
+        .map(|t| {
+            json!({"file": t.file, "png": t.png, "u": [t.u.0, t.u.1], "v": [t.v.0, t.v.1],
+                   "nodes": [t.nodes.0, t.nodes.1], "coverage": t.coverage})
         })
         .collect();
     let ribbons = f.side.ribbons.as_ref().map(|[l, r]| {
@@ -99,16 +139,9 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
         (count(opendrive::validate::Severity::Error), count(opendrive::validate::Severity::Warning));
     checks.push(json!({"name": "road.xodr: roadscan check (geometry continuity, lanes, links)", "pass": errors == 0,
         "detail": format!("{errors} errors, {warnings} warnings")}));
-    let mut crg_errors = Vec::new();
-    for (file, crg) in f.crgs {
-        for d in opencrg::check::check(crg) {
-            if d.severity == opencrg::check::Severity::Error {
-                crg_errors.push(format!("{file}: {}", d.message));
-            }
-        }
-    }
+    let crg_errors: Vec<String> = f.tiles.iter().flat_map(|t| t.errors.iter().cloned()).collect();
     checks.push(json!({"name": "CRG tiles: roadscan check (header, folding on curves)", "pass": crg_errors.is_empty(),
-        "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.crgs.len()) } else { crg_errors.join("; ") }}));
+        "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") }}));
     checks.push(json!({"name": "CRG coverage of the lanes at least 95 %", "pass": f.grid.coverage >= 0.95,
         "detail": format!("{:.1} % of the nodes have a height", 100.0 * f.grid.coverage)}));
     let lanes: Vec<Value> = road
@@ -150,16 +183,10 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
 pub(crate) struct Plots {
     /// (s, elevation, superelevation) along the road.
     profile: Vec<[f64; 3]>,
-    /// Per tile: its file, u0, blocks along and across, and the share of nodes with a height
-    /// per block (row-major along u, v from right to left).
-    coverage: Vec<(String, f64, usize, usize, Vec<f64>)>,
 }
 
-/// Coverage blocks along and across, m.
-const BLOCK: (f64, f64) = (1.0, 0.25);
-
 impl Plots {
-    pub fn of(odr: &OpenDrive, crgs: &[(String, opencrg::Crg)]) -> Plots {
+    pub fn of(odr: &OpenDrive) -> Plots {
         let road = RoadEval::new(&odr.roads[0]);
         let n = ((road.length() / 0.5).ceil() as usize).clamp(2, 2000);
         let profile = (0..=n)
@@ -168,28 +195,7 @@ impl Plots {
                 [s, road.elevation(s), road.superelevation(s)]
             })
             .collect();
-        let coverage = crgs
-            .iter()
-            .map(|(file, crg)| {
-                let (du, dv) = (crg.du(), (crg.v_positions()[1] - crg.v_positions()[0]).abs());
-                let (bu, bv) = (((BLOCK.0 / du).round() as usize).max(1), ((BLOCK.1 / dv).round() as usize).max(1));
-                let (nu, nv) = (crg.nu.div_ceil(bu), crg.nv().div_ceil(bv));
-                let mut share = vec![0.0; nu * nv];
-                for (k, x) in share.iter_mut().enumerate() {
-                    let (i, j) = (k / nv, k % nv);
-                    let (mut have, mut all) = (0usize, 0usize);
-                    for iu in i * bu..((i + 1) * bu).min(crg.nu) {
-                        for iv in j * bv..((j + 1) * bv).min(crg.nv()) {
-                            all += 1;
-                            have += usize::from(!crg.z_at(iu, iv).is_nan());
-                        }
-                    }
-                    *x = have as f64 / all.max(1) as f64;
-                }
-                (file.clone(), crg.u_first(), nu, nv, share)
-            })
-            .collect();
-        Plots { profile, coverage }
+        Plots { profile }
     }
 }
 
@@ -295,7 +301,7 @@ fn num(v: &Value, scale: f64, digits: usize) -> String {
 }
 
 /// report.html from the report and the plots.
-pub(crate) fn html(r: &Value, p: &Plots) -> String {
+pub(crate) fn html(r: &Value, p: &Plots, tiles: &[Tile]) -> String {
     let mut b = String::new();
     let road = &r["road"];
     let _ = write!(
@@ -369,8 +375,8 @@ h2{{border-bottom:1px solid #ccc;margin-top:1.6em}}</style></head><body>",
         );
     }
     b.push_str("<h2>Coverage map</h2><p>Share of CRG nodes with a height per block of 1 m along by 0.25 m across (green: at least 95 %); u to the right, v (left) up.</p>");
-    for (file, u0, nu, nv, share) in &p.coverage {
-        let _ = write!(b, "<h3>{}</h3>{}", esc(file), coverage_map(*u0, *nu, *nv, share));
+    for t in tiles {
+        let _ = write!(b, "<h3>{}</h3>{}", esc(&t.file), coverage_map(t.u.0, t.blocks.0, t.blocks.1, &t.blocks.2));
     }
     // Features.
     b.push_str("<h2>Detected features</h2>");
