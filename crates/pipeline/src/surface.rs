@@ -802,6 +802,18 @@ fn estimate_rows(
     let lo = rows.0.saturating_sub(pad);
     let hi = (rows.1 + pad).min(g.nu);
     let n_local = hi - lo;
+    // Only the coarse cells (of the low envelope) that reach the grid's columns matter: the
+    // others are dropped first, whole, so the envelope of the rest is the same. A build
+    // collects wider than it grids.
+    let (t_lo, t_hi) = (
+        ((g.vr - o.radius - cell) / ENVELOPE_CV).floor() * ENVELOPE_CV,
+        ((g.vr + (nv - 1) as f64 * cell + o.radius + cell) / ENVELOPE_CV).ceil() * ENVELOPE_CV,
+    );
+    let cands: Vec<Candidate> = if cands.iter().all(|p| (p.t as f64) >= t_lo && (p.t as f64) < t_hi) {
+        cands
+    } else {
+        cands.into_iter().filter(|p| (p.t as f64) >= t_lo && (p.t as f64) < t_hi).collect()
+    };
     let cands = low_envelope(cands, o.layer);
     // Points sorted by the node they are nearest (CSR over the local rows): x from the point's
     // row of nodes, y from column 0, height.
@@ -941,9 +953,12 @@ impl Local<'_> {
 
 /// Keeps the points at most `layer` above the 10th percentile of their coarse cell, cell by
 /// cell (in each, in the order given).
+/// Width across of the low envelope's coarse cells, m.
+const ENVELOPE_CV: f64 = 0.05;
+
 fn low_envelope(c: Vec<Candidate>, layer: f64) -> Vec<Candidate> {
     const CU: f64 = 0.2;
-    const CV: f64 = 0.05;
+    const CV: f64 = ENVELOPE_CV;
     if c.is_empty() {
         return c;
     }
