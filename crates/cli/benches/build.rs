@@ -43,22 +43,11 @@ fn main() {
             let out = dir.join(format!("out-{tag}"));
             let traj = s.join("trajectory.csv");
             let o = OsStr::new;
-            let (t, rss) = common::roadscan(&[
-                o("build"),
-                o("-q"),
-                o("--input"),
-                input.as_os_str(),
-                o("--trajectory"),
-                traj.as_os_str(),
-                o("--offset"),
-                o("1.625"),
-                o("--sensor-height"),
-                o("2.2"),
-                o("--crs"),
-                o("EPSG:23700"),
-                o("--out"),
-                out.as_os_str(),
-            ]);
+            let mut args =
+                vec![o("build"), o("-q"), o("--input"), input.as_os_str(), o("--trajectory"), traj.as_os_str()];
+            args.extend(common::DEMO_TRAJECTORY.iter().map(|a| OsStr::new(*a)));
+            args.extend([o("--out"), out.as_os_str()]);
+            let (t, rss) = common::roadscan(&args);
             println!("{tag}_points {points}");
             println!("{tag}_build_s {t:.3}");
             println!("{tag}_build_points_per_s {:.0}", points as f64 / t);

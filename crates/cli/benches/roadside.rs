@@ -75,20 +75,10 @@ fn main() {
     // The surveyed road: its axis from the trajectory, then the road from the points.
     let (traj, ax, road) = (s.join("trajectory.csv"), dir.join("axis.xodr"), dir.join("road.xodr"));
     let rows = std::fs::read_to_string(&traj).unwrap().lines().count() - 1;
-    let (t, _) = common::roadscan(&[
-        o("axis"),
-        o("-q"),
-        o("--trajectory"),
-        traj.as_os_str(),
-        o("--offset"),
-        o("1.625"),
-        o("--sensor-height"),
-        o("2.2"),
-        o("--crs"),
-        o("EPSG:23700"),
-        o("--out"),
-        ax.as_os_str(),
-    ]);
+    let mut args = vec![o("axis"), o("-q"), o("--trajectory"), traj.as_os_str()];
+    args.extend(common::DEMO_TRAJECTORY.iter().map(|a| OsStr::new(*a)));
+    args.extend([o("--out"), ax.as_os_str()]);
+    let (t, _) = common::roadscan(&args);
     println!("axis_trajectory_rows {rows}");
     println!("axis_s {t:.3}");
     let (t, rss) = common::roadscan(&[

@@ -20,6 +20,10 @@ pub fn survey(dir: &Path, points: f64, laz: bool) -> PathBuf {
     out
 }
 
+/// How `axis` and `build` take the demo survey's trajectory: pass 1 drives lane -1, 1.625 m
+/// right of the reference line, the scanner 2.2 m up, in EOV.
+pub const DEMO_TRAJECTORY: [&str; 6] = ["--offset", "1.625", "--sensor-height", "2.2", "--crs", "EPSG:23700"];
+
 /// las 0.9 read of every point (chunks of 1 M into `Point`s), seconds and points.
 pub fn las_read(path: &Path) -> (f64, u64) {
     let t = Instant::now();
