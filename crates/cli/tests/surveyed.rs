@@ -237,6 +237,17 @@ fn a_build_reads_the_points_once_and_gives_back_the_demo_road() {
         assert_eq!(c["pass"], true, "{c}");
     }
     assert_eq!(report["features"].as_array().unwrap().len(), 2);
+    // report.html: every image it shows is beside it; the features, checks and plots are in it.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let srcs: Vec<&str> = html.split("src=\"").skip(1).filter_map(|x| x.split('"').next()).collect();
+    assert_eq!(srcs, ["ribbons/street_view.png", "crg/road_000.png"]);
+    for src in srcs {
+        assert!(out.join(src).is_file(), "{src}");
+    }
+    for want in ["<td>manhole</td>", "<td>pothole</td>", "class=\"pass\"", "<polyline", "data-broken"] {
+        assert!(html.contains(want), "report.html lacks {want}");
+    }
+    assert!(!html.contains("FAIL"));
 
     // One core: the same products (the report and the manifest differ in their timings).
     if std::process::Command::new("taskset").arg("--version").output().is_err() {
@@ -508,9 +519,18 @@ fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
         assert_eq!(std::fs::read(by_config.join(f)).unwrap(), std::fs::read(flags.join(f)).unwrap(), "{f}");
     }
     assert!(!by_config.join("crg/road_002.crg").exists());
-    // The command line wins over the file.
-    build(&["build", "--config", s(&cfg), "--tile", "5", "-q"]);
+    // The command line wins over the file; --json prints report.json.
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["build", "--config", s(&cfg), "--tile", "5", "-q", "--json"])
+        .output()
+        .unwrap();
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(by_config.join("crg/road_003.crg").exists());
+    let printed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(by_config.join("report.json")).unwrap()).unwrap();
+    assert_eq!(printed, written);
+    assert_eq!(written["crg"]["tiles"].as_array().unwrap().len(), 4);
     let before = std::fs::read(by_config.join("road.xodr")).unwrap();
 
     let fails = |args: &[&str], want: &str| {
