@@ -511,7 +511,11 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         rep["stages"] = st_times(&times_so_far);
         for c in rep["checks"].as_array().into_iter().flatten() {
             if c["pass"] == false {
-                failed.push(format!("check failed: {}: {}", c["name"].as_str().unwrap_or(""), c["detail"]));
+                failed.push(format!(
+                    "check failed: {}: {}",
+                    c["name"].as_str().unwrap_or(""),
+                    c["detail"].as_str().unwrap_or("")
+                ));
             }
         }
         let text = serde_json::to_vec_pretty(&rep)?;
