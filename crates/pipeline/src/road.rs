@@ -167,12 +167,11 @@ pub fn survey_road(
     }
     // 6. The road.
     let mut out = road.clone();
-    let last = s_e.last().copied().unwrap_or(0.0);
     if let Some(e) = &elevation {
-        out.elevation_profile.elevations = e.held(last, road.length);
+        out.elevation_profile.elevations = e.held(road.length);
     }
     if let Some(x) = &superelevation {
-        out.lateral_profile.superelevations = x.held(last, road.length);
+        out.lateral_profile.superelevations = x.held(road.length);
     }
     out.lanes = lanes(grid, road.length, &markings, &curbs, opts);
     let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
@@ -519,8 +518,7 @@ fn lanes(
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
         let (s, t): (Vec<f64>, Vec<f64>) = centre_samples.iter().copied().unzip();
-        let last = s.last().copied().unwrap_or(0.0);
-        let fit = fit_profile(&s, &t, &width_fit).map(|f| f.held(last, length)).unwrap_or_default();
+        let fit = fit_profile(&s, &t, &width_fit).map(|f| f.held(length)).unwrap_or_default();
         // A centre on the reference line needs no lane offset.
         if fit.iter().all(|p| p.a.abs() < 0.02 && p.b.abs() < 1e-4 && p.c.abs() < 1e-6 && p.d.abs() < 1e-8) {
             Vec::new()
@@ -611,9 +609,8 @@ fn lanes(
                 // Gaps (a dash pattern, a parked car) bridged straight, so the cubic pieces
                 // have samples everywhere and cannot bulge where there are none.
                 let (ss, ws) = bridge(&ss, &ws, g.ds);
-                let last = ss.last().copied().unwrap_or(0.0);
                 let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
-                    .map(|f| f.held(last, b - a))
+                    .map(|f| f.held(b - a))
                     .unwrap_or_else(|_| {
                         let w = median(&mut ws.clone()).unwrap_or(3.0);
                         vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]

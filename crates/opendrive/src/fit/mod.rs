@@ -86,6 +86,8 @@ pub struct ProfileFit {
     pub rms: f64,
     /// Samples left out as outliers (max and rms are over the rest).
     pub rejected: usize,
+    /// s of the last sample given (where the samples end, outlier or not).
+    pub s_last: f64,
 }
 
 /// Share of the tolerance beyond which a profile sample is left out.
@@ -110,9 +112,10 @@ impl ProfileFit {
     /// The records for an OpenDRIVE profile over 0..`end` that holds its value outside the
     /// samples instead of extrapolating the cubics: the first record re-expanded to s = 0 when
     /// it starts within 1 m of it, else a constant record before it; a constant record from
-    /// `last` (the last sample's s) when `end` lies more than 1 m beyond it. A survey of part
-    /// of a road gives sensible values over the rest.
-    pub fn held(&self, last: f64, end: f64) -> Vec<Poly3> {
+    /// the last sample's s when `end` lies more than 1 m beyond it. A survey of part of a road
+    /// gives sensible values over the rest.
+    pub fn held(&self, end: f64) -> Vec<Poly3> {
+        let last = self.s_last;
         let Some(first) = self.records.first() else { return Vec::new() };
         let constant = |s: f64| {
             let a = crate::eval::profile_value(&self.records, s);
@@ -359,7 +362,8 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
     if let Some(i) = (1..s.len()).find(|&i| s[i] < s[i - 1]) {
         return Err(FitError::Unordered(i));
     }
-    let length = s[s.len() - 1] - s[0];
+    let s_last = s[s.len() - 1];
+    let length = s_last - s[0];
     if length < 2.0 * opts.min_length {
         return Err(FitError::TooShort(s.len(), length));
     }
@@ -395,7 +399,7 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
         })
         .collect();
     let rms = (sp.sse / s.len() as f64).sqrt();
-    Ok(ProfileFit { records, max: sp.max, rms, rejected })
+    Ok(ProfileFit { records, max: sp.max, rms, rejected, s_last })
 }
 
 /// Spacing below which samples are thinned for the knot search, m.
