@@ -80,7 +80,7 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     let (built, source) = fit(a)?;
     opendrive::write_file(&built.odr, &a.out, &Default::default())?;
     let fit = &built.plan;
-    let within = fit.max <= a.tolerance && built.elevation.as_ref().is_none_or(|e| e.max <= a.tolerance);
+    let within = built.within(a.tolerance);
     let mut out = std::io::stdout().lock();
     if a.json {
         report_json(&mut out, a, &built, &source)?;
@@ -178,7 +178,8 @@ fn read_source(a: &AxisArgs) -> Result<(Polyline, String)> {
     bail!("give one of --trajectory, --polyline, --osm with --way, or --xodr with --road")
 }
 
-fn kind_name(k: &GeometryKind) -> &'static str {
+/// A geometry record's element name.
+pub(crate) fn kind_name(k: &GeometryKind) -> &'static str {
     match k {
         GeometryKind::Line => "line",
         GeometryKind::Arc { .. } => "arc",

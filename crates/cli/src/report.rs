@@ -26,16 +26,6 @@ pub(crate) struct Facts<'a> {
     pub crs: Option<&'a str>,
 }
 
-fn kind_name(k: &opendrive::GeometryKind) -> &'static str {
-    match k {
-        opendrive::GeometryKind::Line => "line",
-        opendrive::GeometryKind::Arc { .. } => "arc",
-        opendrive::GeometryKind::Spiral { .. } => "spiral",
-        opendrive::GeometryKind::Poly3 { .. } => "poly3",
-        opendrive::GeometryKind::ParamPoly3 { .. } => "paramPoly3",
-    }
-}
-
 /// What the report keeps of a CRG tile (the tile itself is dropped after its search, so
 /// memory holds one tile at a time).
 #[derive(Debug)]
@@ -103,7 +93,7 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
             .zip(&b.plan.records)
             .map(|(g, r)| {
                 let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
-                json!({"kind": kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0,
+                json!({"kind": crate::axis::kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0,
                        "curv_end": k1, "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
             })
             .collect();
@@ -130,7 +120,7 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
     let mut checks = Vec::new();
     if let Some((b, tol)) = f.axis_fit {
         let e = b.elevation.as_ref().map_or(0.0, |e| e.max);
-        checks.push(json!({"name": "axis within its tolerance", "pass": b.plan.max <= tol && e <= tol,
+        checks.push(json!({"name": "axis within its tolerance", "pass": b.within(tol),
             "detail": format!("plan view max {:.1} mm, elevation max {:.1} mm, tolerance {:.1} mm", b.plan.max * 1e3, e * 1e3, tol * 1e3)}));
     }
     let diags = opendrive::validate::check(f.odr, &Default::default());

@@ -49,6 +49,14 @@ pub struct AxisRoad {
     pub origin: [f64; 3],
 }
 
+impl AxisRoad {
+    /// Whether the plan view, and the elevation where there is one, lie within `tolerance` of
+    /// the input.
+    pub fn within(&self, tolerance: f64) -> bool {
+        self.plan.max <= tolerance && self.elevation.as_ref().is_none_or(|e| e.max <= tolerance)
+    }
+}
+
 /// The local origin of a polyline: its first vertex rounded down to 100 m, its lowest height
 /// (or 0) rounded down to 10 m, as the voxel products choose theirs.
 pub fn origin_of(xyz: &[[f64; 3]]) -> [f64; 3] {
