@@ -71,6 +71,34 @@ pub struct AxisArgs {
     pub json: bool,
 }
 
+impl AxisArgs {
+    /// `axis --trajectory PATH` with these options and every other at its command-line
+    /// default (parsed by clap, so the defaults live in one place).
+    pub(crate) fn for_trajectory(
+        path: &std::path::Path,
+        (offset, sensor_height, pass): (f64, f64, Option<&str>),
+        crs: Option<&str>,
+        out: &std::path::Path,
+    ) -> Result<AxisArgs> {
+        use clap::{Args, FromArgMatches};
+        use std::ffi::OsString;
+        let mut argv: Vec<OsString> =
+            vec!["axis".into(), "--trajectory".into(), path.into(), "--out".into(), out.into()];
+        argv.extend(["--offset".into(), offset.to_string().into()]);
+        argv.extend(["--sensor-height".into(), sensor_height.to_string().into()]);
+        if let Some(p) = pass {
+            argv.extend(["--pass".into(), p.into()]);
+        }
+        if let Some(c) = crs {
+            argv.extend(["--crs".into(), c.into()]);
+        }
+        let m = AxisArgs::augment_args(clap::Command::new("axis"))
+            .try_get_matches_from(argv)
+            .map_err(|e| anyhow::anyhow!("internal: axis arguments: {e}"))?;
+        Ok(AxisArgs::from_arg_matches(&m)?)
+    }
+}
+
 pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     positive("tolerance", a.tolerance)?;
     positive("min-length", a.min_length)?;

@@ -336,25 +336,12 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         Axis::Trajectory { path, offset, sensor_height, pass } => {
             st.run("axis fitted to the trajectory", None, |_| {
                 let out = dir.join("axis.xodr");
-                let args = crate::axis::AxisArgs {
-                    trajectory: Some(path.clone()),
-                    offset: *offset,
-                    pass: pass.clone(),
-                    sensor_height: *sensor_height,
-                    polyline: None,
-                    osm: None,
-                    way: None,
-                    xodr: None,
-                    road: None,
-                    step: 1.0,
-                    out: out.clone(),
-                    tolerance: 0.01,
-                    min_length: 1.0,
-                    crs: s.crs.clone(),
-                    source_crs: None,
-                    lane_width: 3.5,
-                    json: false,
-                };
+                let args = crate::axis::AxisArgs::for_trajectory(
+                    path,
+                    (*offset, *sensor_height, pass.as_deref()),
+                    s.crs.as_deref(),
+                    &out,
+                )?;
                 let (built, _) = crate::axis::fit(&args)?;
                 opendrive::write_file(&built.odr, &out, &Default::default())?;
                 Ok((built.odr.clone(), out, "axis.xodr".to_string(), Some((built, args.tolerance))))
