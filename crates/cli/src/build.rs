@@ -372,7 +372,11 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         ribbons: Some(RibbonOptions { cell: s.ribbon_cell, ..Default::default() }),
         sections: Some(SectionOptions { half_width: s.half_width, ..Default::default() }),
     };
-    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", axis_path.display(), road.id);
+    // Errors name the axis source the user gave (not the staged axis.xodr).
+    let source = match &s.axis {
+        Axis::File { path, .. } | Axis::Trajectory { path, .. } => path.display().to_string(),
+    };
+    let context = |e: String| anyhow::anyhow!("{source}: road {}: {e}", road.id);
     let mut side = RoadsideBuilder::new(road, axis_odr.header.offset, &ropts).map_err(context)?;
     // Spilled candidates go inside the staging directory, so a killed build leaves them where
     // the next run clears them; they are gone before the products are listed.
@@ -412,6 +416,12 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let survey_opts = SurveyOptions::default();
     let (road_plain, mut survey) = survey_road(&axis_odr, road, sections, &[], &survey_opts).map_err(context)?;
     plain = road_plain;
+    if plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none()) {
+        return Err(context(format!(
+            "no lanes found in the points (no marking lines or curbs within --half-width {} m of the reference line): check the axis and --offset",
+            s.half_width
+        )));
+    }
     surface.retarget(&plain.roads[0], None).map_err(context)?;
     let crg_dir = dir.join("crg");
     std::fs::create_dir_all(&crg_dir).with_context(|| format!("{}: cannot create", crg_dir.display()))?;

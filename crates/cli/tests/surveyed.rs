@@ -550,6 +550,11 @@ fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
     fails(&["build", "--config", s(&cfg), "--input", "/nonexistent.las"], "/nonexistent.las");
     fails(&["build", "--config", s(&cfg), "--cell", "0"], "--cell must be a positive number");
     fails(&["build", "--input", s(&scan), "--out", s(&by_config)], "no axis");
+    // An axis 3.4 m off the road's centre (the wrong --offset) finds no lanes: said so.
+    let traj = survey.join("trajectory.csv");
+    let wrong =
+        ["build", "--input", s(&scan), "--trajectory", s(&traj), "--offset=-1.75", "-q", "--out", s(&by_config)];
+    fails(&wrong, "no lanes found in the points");
     assert_eq!(std::fs::read(by_config.join("road.xodr")).unwrap(), before);
     let left: Vec<String> = std::fs::read_dir(&d)
         .unwrap()
