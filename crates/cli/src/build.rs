@@ -470,8 +470,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let voxels = st.run("roadside voxels and depth ribbons", None, |_| {
         let (obj, glb) = (dir.join("scene.obj"), dir.join("scene.glb"));
         let label = PathBuf::from(&axis_label);
-        let out =
-            VoxelOut { obj: &obj, glb: Some(&glb), colouring: voxel::Colouring::Class, colour: "class", axis: &label };
+        let out = VoxelOut { obj: &obj, glb: Some(&glb), colouring: voxel::Colouring::Class, axis: &label };
         let v = write_voxels(&side, &info, &out, s.buffer)?;
         write_ribbons(&side, &info, &dir.join("ribbons"), s.ribbon_cell, &label)?;
         Ok(v)

@@ -93,12 +93,9 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
     let size = crate::positive("size", a.size)?;
     crate::positive("buffer", a.road.buffer)?;
-    let colouring = match a.colour.as_str() {
-        "class" => Colouring::Class,
-        "intensity" => Colouring::Intensity,
-        "height" => Colouring::Height,
-        "rgb" => Colouring::Rgb,
-        other => bail!("--colour must be class, intensity, height or rgb, got {other}"),
+    let all = [Colouring::Class, Colouring::Intensity, Colouring::Height, Colouring::Rgb];
+    let Some(colouring) = all.into_iter().find(|c| c.name() == a.colour) else {
+        bail!("--colour must be class, intensity, height or rgb, got {}", a.colour)
     };
     if a.out.extension().and_then(|e| e.to_str()) != Some("obj") {
         bail!("--out must name an .obj file, got {}", a.out.display());
@@ -112,7 +109,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         sections: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
-    let out = VoxelOut { obj: &a.out, glb: a.glb.as_deref(), colouring, colour: &a.colour, axis: &a.road.src.axis };
+    let out = VoxelOut { obj: &a.out, glb: a.glb.as_deref(), colouring, axis: &a.road.src.axis };
     let v = write_voxels(&side, &info, &out, a.road.buffer)?;
     let (mesh_secs, obj) = (v.secs, &v.obj);
     if !quiet {
@@ -139,8 +136,6 @@ pub(crate) struct VoxelOut<'a> {
     pub obj: &'a Path,
     pub glb: Option<&'a Path>,
     pub colouring: Colouring,
-    /// The colouring's name, for the sidecar.
-    pub colour: &'a str,
     /// The axis file, for the sidecar.
     pub axis: &'a Path,
 }
@@ -192,7 +187,7 @@ pub(crate) fn write_voxels(side: &Roadside, info: &InputInfo, o: &VoxelOut<'_>, 
         buffer,
         side.s_range.0,
         side.s_range.1,
-        o.colour,
+        o.colouring.name(),
         side.points.0,
         side.points.1,
         mesh.voxels.len(),

@@ -132,6 +132,18 @@ pub enum Colouring {
     Rgb,
 }
 
+impl Colouring {
+    /// Its name: class, intensity, height or rgb.
+    pub fn name(self) -> &'static str {
+        match self {
+            Colouring::Class => "class",
+            Colouring::Intensity => "intensity",
+            Colouring::Height => "height",
+            Colouring::Rgb => "rgb",
+        }
+    }
+}
+
 /// A material: name and diffuse colour (0..1).
 #[derive(Debug, Clone, PartialEq)]
 struct Material {
