@@ -466,7 +466,8 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     pipeline::road::attach_surface(&mut odr.roads[0], &mut features, links);
     survey.features = features;
     crate::surveyed::write_checked(&odr, &dir.join("road.xodr"))?;
-    // 6. The roadside.
+
+    // 5. The roadside.
     let voxels = st.run("roadside voxels and depth ribbons", None, |_| {
         let (obj, glb) = (dir.join("scene.obj"), dir.join("scene.glb"));
         let label = PathBuf::from(&axis_label);
@@ -476,7 +477,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         Ok(v)
     })?;
 
-    // 7. Report and manifest.
+    // 6. Report and manifest.
     let hashes = hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
     let mut failed = Vec::new();
     let times_so_far = st.times.clone();
@@ -514,8 +515,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
                 ));
             }
         }
-        let text = serde_json::to_vec_pretty(&rep)?;
-        voxel::write_atomic(&dir.join("report.json"), |w| w.write_all(&text).and_then(|()| w.write_all(b"\n")))?;
+        let text = write_json(&dir.join("report.json"), &rep)?;
         let html = report::html(&rep, &Plots::of(&odr), &tiles);
         voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
         Ok(text)
@@ -595,9 +595,16 @@ fn write_manifest(
         "outputs": outputs,
         "timings": {"seconds": secs, "stages": st_times(times)},
     });
-    let text = serde_json::to_vec_pretty(&m)?;
-    voxel::write_atomic(&dir.join("manifest.json"), |w| w.write_all(&text).and_then(|()| w.write_all(b"\n")))?;
+    write_json(&dir.join("manifest.json"), &m)?;
     Ok(())
+}
+
+/// Writes `v` as pretty JSON with a final newline, atomically; returns the bytes.
+fn write_json(path: &Path, v: &Value) -> Result<Vec<u8>> {
+    let mut text = serde_json::to_vec_pretty(v)?;
+    text.push(b'\n');
+    voxel::write_atomic(path, |w| w.write_all(&text))?;
+    Ok(text)
 }
 
 /// Whether `rel` (under `dir`) is one of the inputs (the demo keeps its survey there).

@@ -169,23 +169,21 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
     })
 }
 
-/// Series for the plots.
+/// Series for the plots: elevation and superelevation along the road.
 pub(crate) struct Plots {
-    /// (s, elevation, superelevation) along the road.
-    profile: Vec<[f64; 3]>,
+    s: Vec<f64>,
+    elevation: Vec<f64>,
+    superelevation: Vec<f64>,
 }
 
 impl Plots {
     pub fn of(odr: &OpenDrive) -> Plots {
         let road = RoadEval::new(&odr.roads[0]);
         let n = ((road.length() / 0.5).ceil() as usize).clamp(2, 2000);
-        let profile = (0..=n)
-            .map(|i| {
-                let s = road.length() * i as f64 / n as f64;
-                [s, road.elevation(s), road.superelevation(s)]
-            })
-            .collect();
-        Plots { profile }
+        let s: Vec<f64> = (0..=n).map(|i| road.length() * i as f64 / n as f64).collect();
+        let elevation = s.iter().map(|&x| road.elevation(x)).collect();
+        let superelevation = s.iter().map(|&x| road.superelevation(x)).collect();
+        Plots { s, elevation, superelevation }
     }
 }
 
@@ -442,15 +440,6 @@ h2{{border-bottom:1px solid #ccc;margin-top:1.6em}}</style></head><body>",
         ));
     }
     // Profiles.
-    let (s, e, x): (Vec<f64>, Vec<f64>, Vec<f64>) = {
-        let mut o = (Vec::new(), Vec::new(), Vec::new());
-        for v in &p.profile {
-            o.0.push(v[0]);
-            o.1.push(v[1]);
-            o.2.push(v[2]);
-        }
-        o
-    };
     let pr = &r["profile"];
     let _ = write!(
         b,
@@ -460,8 +449,8 @@ h2{{border-bottom:1px solid #ccc;margin-top:1.6em}}</style></head><body>",
         num(&pr["elevation"]["rms"], 1e3, 1),
         pr["superelevation"]["records"],
         num(&pr["superelevation"]["max"], 1.0, 4),
-        line_plot(&s, &e, "s (m)", "elevation (m)", 1.0),
-        line_plot(&s, &x, "s (m)", "superelevation (%)", 100.0)
+        line_plot(&p.s, &p.elevation, "s (m)", "elevation (m)", 1.0),
+        line_plot(&p.s, &p.superelevation, "s (m)", "superelevation (%)", 100.0)
     );
     // Lanes.
     let rows: Vec<Vec<String>> = road["lane_sections"]

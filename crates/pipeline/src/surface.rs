@@ -307,10 +307,11 @@ impl<'a> SurfaceBuilder<'a> {
         let eval = RoadEval::new(road);
         let first = &self.proj.road;
         let n = (first.length() / 10.0).ceil().max(1.0) as usize;
+        let same_length = (eval.length() - first.length()).abs() <= 1e-6;
         for i in 0..=n {
             let s = first.length() * i as f64 / n as f64;
             let (a, b) = (first.pose(s), eval.pose(s.min(eval.length())));
-            if (a.x - b.x).hypot(a.y - b.y) > 1e-6 || (eval.length() - first.length()).abs() > 1e-6 {
+            if !same_length || (a.x - b.x).hypot(a.y - b.y) > 1e-6 {
                 return Err(format!(
                     "road {} does not share the reference line of road {} (at s {s:.1})",
                     road.id,
@@ -789,7 +790,7 @@ fn grid_slabs(
 /// Heights of rows `rows.0..rows.1` of the grid from the candidates of their slab (with the
 /// neighbours' margins); and how many candidates the low envelope kept.
 fn estimate_rows(
-    cands: Vec<Candidate>,
+    mut cands: Vec<Candidate>,
     g: &Geometry,
     rows: (usize, usize),
     o: &SurfaceOptions,
@@ -809,11 +810,7 @@ fn estimate_rows(
         ((g.vr - o.radius - cell) / ENVELOPE_CV).floor() * ENVELOPE_CV,
         ((g.vr + (nv - 1) as f64 * cell + o.radius + cell) / ENVELOPE_CV).ceil() * ENVELOPE_CV,
     );
-    let cands: Vec<Candidate> = if cands.iter().all(|p| (p.t as f64) >= t_lo && (p.t as f64) < t_hi) {
-        cands
-    } else {
-        cands.into_iter().filter(|p| (p.t as f64) >= t_lo && (p.t as f64) < t_hi).collect()
-    };
+    cands.retain(|p| (p.t as f64) >= t_lo && (p.t as f64) < t_hi);
     let cands = low_envelope(cands, o.layer);
     // Points sorted by the node they are nearest (CSR over the local rows): x from the point's
     // row of nodes, y from column 0, height.
