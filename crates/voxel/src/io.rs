@@ -10,7 +10,7 @@ pub fn write_atomic(
     path: &Path,
     f: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> Result<(), Error> {
-    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let io = |cause| Error::Io { path: path.to_path_buf(), cause };
     let name = path.file_name().ok_or_else(|| Error::Invalid(format!("{}: not a file name", path.display())))?;
     let tmp = path.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
     let result = (|| {

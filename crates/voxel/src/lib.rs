@@ -25,13 +25,14 @@ pub use ribbon::{Ribbon, Side};
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Reading or writing a file.
-    #[error("{path}: {source}")]
+    /// Reading or writing a file. The cause is part of the message, not a separate source,
+    /// so the one-line error (`{:#}`) does not repeat it.
+    #[error("{path}: {cause}")]
     Io {
         /// The file.
         path: std::path::PathBuf,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A bad parameter or a point outside what the grid can index.
     #[error("{0}")]
