@@ -105,8 +105,8 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     positive("lane-width", a.lane_width)?;
     positive("step", a.step)?;
     let t0 = std::time::Instant::now();
-    let (built, source) = fit(a)?;
-    opendrive::write_file(&built.odr, &a.out, &Default::default())?;
+    let (built, text, source) = fit(a)?;
+    voxel::write_atomic(&a.out, |w| w.write_all(text.as_bytes()))?;
     let fit = &built.plan;
     let within = built.within(a.tolerance);
     let mut out = std::io::stdout().lock();
@@ -139,9 +139,9 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     Ok(exit::OK)
 }
 
-/// The axis road `a` asks for (not written), checked to read back as fitted, and the name of
-/// its source for messages.
-pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String)> {
+/// The axis road `a` asks for (not written), its OpenDRIVE text, checked to read back as
+/// fitted, and the name of its source for messages.
+pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String, String)> {
     let (line, source) = read_source(a)?;
     // The project CRS and the source's.
     let project = match (&a.crs, &line.crs) {
@@ -180,7 +180,7 @@ pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String)> {
     // What is written must read back as fitted.
     let text = opendrive::write(&built.odr, &Default::default())?;
     pipeline::axis::check_written(&text, &built).map_err(|e| anyhow::anyhow!("internal: {e}"))?;
-    Ok((built, source))
+    Ok((built, text, source))
 }
 
 /// The vertices of the chosen source, and its name for messages.

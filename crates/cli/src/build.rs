@@ -342,8 +342,8 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
                     s.crs.as_deref(),
                     &out,
                 )?;
-                let (built, _) = crate::axis::fit(&args)?;
-                opendrive::write_file(&built.odr, &out, &Default::default())?;
+                let (built, text, _) = crate::axis::fit(&args)?;
+                voxel::write_atomic(&out, |w| w.write_all(text.as_bytes()))?;
                 Ok((built.odr.clone(), out, "axis.xodr".to_string(), Some((built, args.tolerance))))
             })?
         }

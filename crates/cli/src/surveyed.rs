@@ -93,7 +93,8 @@ pub(crate) fn write_checked(odr: &opendrive::OpenDrive, path: &std::path::Path) 
     {
         bail!("internal: the surveyed road's lanes or objects do not read back as written");
     }
-    opendrive::write_file(odr, path, &Default::default())?;
+    // The text checked is the text written.
+    voxel::write_atomic(path, |w| w.write_all(text.as_bytes()))?;
     Ok(())
 }
 
