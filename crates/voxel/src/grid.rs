@@ -1,5 +1,6 @@
 //! A sparse voxel grid filled from streamed points.
 
+use crate::part::{Reader, Writer};
 use crate::Error;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -309,6 +310,63 @@ impl VoxelGrid {
         });
         self.has_rgb |= rgb.is_some() && n > 0;
         self.points += n as u64;
+        Ok(())
+    }
+
+    /// Appends the grid (lattice, voxels in key order) to `w`, for [`VoxelGrid::merge_part`].
+    pub fn write_part(&self, w: &mut Writer) {
+        w.f64(self.lattice.size);
+        self.lattice.origin.iter().for_each(|&o| w.f64(o));
+        w.u8(u8::from(self.has_rgb));
+        w.u64(self.points);
+        let mut keys: Vec<(&u64, &Voxel)> = self.shards.iter().flat_map(|s| s.iter()).collect();
+        keys.sort_unstable_by_key(|e| *e.0);
+        w.u64(keys.len() as u64);
+        for (&k, v) in keys {
+            w.u64(k);
+            w.u32(v.count);
+            w.u64(v.intensity_sum);
+            v.rgb_sum.iter().for_each(|&c| w.u64(c));
+            let classes: Vec<(u8, u32)> = v.classes.iter().collect();
+            w.u16(classes.len() as u16);
+            for (c, n) in classes {
+                w.u8(c);
+                w.u32(n);
+            }
+        }
+    }
+
+    /// Adds the voxels of a part written by [`VoxelGrid::write_part`] of a grid on the same
+    /// lattice: the sums are integers, so the parts of any split of the points add up to the
+    /// grid of all of them.
+    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), Error> {
+        let bad = Error::Invalid;
+        let size = r.f64().map_err(bad)?;
+        let origin = [r.f64().map_err(bad)?, r.f64().map_err(bad)?, r.f64().map_err(bad)?];
+        if size.to_bits() != self.lattice.size.to_bits()
+            || origin.map(f64::to_bits) != self.lattice.origin.map(f64::to_bits)
+        {
+            return Err(bad(format!(
+                "voxels of {size} m at {origin:?}, expected {} m at {:?}",
+                self.lattice.size, self.lattice.origin
+            )));
+        }
+        self.has_rgb |= r.u8().map_err(bad)? != 0;
+        self.points += r.u64().map_err(bad)?;
+        let n = r.u64().map_err(bad)?;
+        for _ in 0..n {
+            let key = r.u64().map_err(bad)?;
+            let mut v =
+                Voxel { count: r.u32().map_err(bad)?, intensity_sum: r.u64().map_err(bad)?, ..Voxel::default() };
+            for c in &mut v.rgb_sum {
+                *c = r.u64().map_err(bad)?;
+            }
+            for _ in 0..r.u16().map_err(bad)? {
+                let (c, k) = (r.u8().map_err(bad)?, r.u32().map_err(bad)?);
+                v.classes.add(c, k);
+            }
+            self.shards[shard_of(key)].entry(key).or_default().merge(&v);
+        }
         Ok(())
     }
 

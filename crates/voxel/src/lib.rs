@@ -16,6 +16,7 @@ mod grid;
 mod io;
 pub use io::write_atomic;
 mod mesh;
+pub mod part;
 pub mod ribbon;
 
 pub use grid::{Lattice, Voxel, VoxelGrid, VoxelKey};

@@ -11,6 +11,7 @@
 
 use crate::io::write_atomic;
 use crate::mesh::ramp;
+use crate::part::{Reader, Writer};
 use crate::Error;
 use std::io::Write;
 use std::path::Path;
@@ -159,6 +160,67 @@ impl Ribbon {
             self.points += 1;
         }
         self.has_rgb |= rgb.is_some() && n > 0;
+    }
+
+    /// Appends the ribbon (geometry, then the pixels of the columns between the first and the
+    /// last that hold any) to `w`, for [`Ribbon::merge_part`].
+    pub fn write_part(&self, w: &mut Writer) {
+        w.u8(self.side as u8);
+        [self.s0, self.h0, self.cell, self.depth_range.0, self.depth_range.1].iter().for_each(|&v| w.f64(v));
+        w.u64(self.ns as u64);
+        w.u64(self.nh as u64);
+        w.u8(u8::from(self.has_rgb));
+        w.u64(self.points);
+        let used = |c: &usize| (0..self.nh).any(|r| self.hits[r * self.ns + c].depth.is_finite());
+        let first = (0..self.ns).find(used).unwrap_or(self.ns);
+        let end = (first..self.ns).rev().find(used).map_or(first, |c| c + 1);
+        w.u64(first as u64);
+        w.u64(end as u64);
+        for r in 0..self.nh {
+            for h in &self.hits[r * self.ns + first..r * self.ns + end] {
+                w.f32(h.depth);
+                w.u16(h.intensity);
+                h.rgb.iter().for_each(|&c| w.u16(c));
+            }
+        }
+    }
+
+    /// Takes the nearer of each pixel and the part's (written by [`Ribbon::write_part`] of a
+    /// ribbon of the same geometry): "nearer" is a total order, so the parts of any split of
+    /// the points give the ribbon of all of them.
+    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), Error> {
+        let bad = Error::Invalid;
+        let side = r.u8().map_err(bad)?;
+        let geo = [
+            r.f64().map_err(bad)?,
+            r.f64().map_err(bad)?,
+            r.f64().map_err(bad)?,
+            r.f64().map_err(bad)?,
+            r.f64().map_err(bad)?,
+        ];
+        let (ns, nh) = (r.usize().map_err(bad)?, r.usize().map_err(bad)?);
+        let mine = [self.s0, self.h0, self.cell, self.depth_range.0, self.depth_range.1];
+        if side != self.side as u8 || geo.map(f64::to_bits) != mine.map(f64::to_bits) || (ns, nh) != (self.ns, self.nh)
+        {
+            return Err(bad(format!("a {} ribbon part of another geometry", self.side.name())));
+        }
+        self.has_rgb |= r.u8().map_err(bad)? != 0;
+        self.points += r.u64().map_err(bad)?;
+        let (first, end) = (r.usize().map_err(bad)?, r.usize().map_err(bad)?);
+        r.expect(first <= end && end <= self.ns, "columns outside the ribbon").map_err(bad)?;
+        for row in 0..self.nh {
+            for c in first..end {
+                let depth = r.f32().map_err(bad)?;
+                let intensity = r.u16().map_err(bad)?;
+                let rgb = [r.u16().map_err(bad)?, r.u16().map_err(bad)?, r.u16().map_err(bad)?];
+                let hit = Hit { depth, intensity, rgb };
+                let px = &mut self.hits[row * self.ns + c];
+                if hit.nearer(px) {
+                    *px = hit;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Depth of a pixel, m (None: empty).
