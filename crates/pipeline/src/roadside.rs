@@ -12,6 +12,7 @@
 use crate::frame::RoadFrame;
 use crate::section::{SectionGrid, SectionOptions};
 use opendrive::{HeaderOffset, Placement, RoadEval};
+use voxel::part::{Reader, Writer};
 use voxel::{Ribbon, Side, VoxelGrid, VoxelKey};
 
 /// Settings of the ribbons.
@@ -47,6 +48,10 @@ pub struct RoadsideOptions {
     pub ribbons: Option<RibbonOptions>,
     /// Cross sections (None: none).
     pub sections: Option<SectionOptions>,
+    /// A work unit's share of the points: only those with s in `part.0 <= s < part.1` are
+    /// kept; the grids keep the geometry of the whole `s_range`, so the units' parts add up
+    /// ([`Roadside::merge_part`]) to what one builder of all the points makes.
+    pub part: Option<(f64, f64)>,
 }
 
 impl Default for RoadsideOptions {
@@ -58,6 +63,7 @@ impl Default for RoadsideOptions {
             origin: None,
             ribbons: None,
             sections: None,
+            part: None,
         }
     }
 }
@@ -85,6 +91,7 @@ pub struct RoadsideBuilder<'a> {
     frame: RoadFrame,
     place: Placement,
     s_range: (f64, f64),
+    part: (f64, f64),
     buffer: f64,
     grid: Option<VoxelGrid>,
     ribbons: Option<[Ribbon; 2]>,
@@ -177,6 +184,7 @@ impl<'a> RoadsideBuilder<'a> {
             frame,
             place,
             s_range,
+            part: opts.part.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
             buffer: opts.buffer,
             grid,
             ribbons,
@@ -198,6 +206,7 @@ impl<'a> RoadsideBuilder<'a> {
             return Err("point columns of different lengths".into());
         }
         let (frame, road, place, (s0, s1), buffer) = (&self.frame, &self.road, self.place, self.s_range, self.buffer);
+        let (p0, p1) = self.part;
         let (lattice, want_st) =
             (self.grid.as_ref().map(VoxelGrid::lattice), self.ribbons.is_some() || self.sections.is_some());
         // Per run, in order: the points kept (index, s, t, h) and their voxel keys.
@@ -225,10 +234,10 @@ impl<'a> RoadsideBuilder<'a> {
                         (f64::NAN, f64::NAN)
                     } else {
                         let Some((s, t)) = frame.project_from(&mut last, fx, fy) else { continue };
-                        if t.abs() > buffer || s < s0 || s > s1 {
+                        if t.abs() > buffer || s < s0 || s > s1 || s < p0 || s >= p1 {
                             continue;
                         }
-                        anchor = inside(s, t).then_some((fx, fy));
+                        anchor = (inside(s, t) && s - 2.0 * NEAR >= p0 && s + 2.0 * NEAR < p1).then_some((fx, fy));
                         (s, t)
                     };
                     let h = if want_st { fz - road.elevation(s) } else { 0.0 };
@@ -307,7 +316,60 @@ impl<'a> RoadsideBuilder<'a> {
     }
 }
 
+/// What a roadside part file starts with.
+const PART_MAGIC: &[u8; 24] = b"roadscan roadside part 1";
+
 impl Roadside {
+    /// The grids as bytes (voxels, ribbons, cross sections, counts), for
+    /// [`Roadside::merge_part`]: a work unit's share of a build.
+    pub fn to_part(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.bytes.extend_from_slice(PART_MAGIC);
+        w.u64(self.points.0);
+        w.u64(self.points.1);
+        w.u8(u8::from(self.grid.is_some())
+            | u8::from(self.ribbons.is_some()) << 1
+            | u8::from(self.sections.is_some()) << 2);
+        if let Some(g) = &self.grid {
+            g.write_part(&mut w);
+        }
+        for r in self.ribbons.iter().flatten() {
+            r.write_part(&mut w);
+        }
+        if let Some(s) = &self.sections {
+            s.write_part(&mut w);
+        }
+        w.bytes
+    }
+
+    /// Adds a part made by [`Roadside::to_part`] of a builder with the same options (apart from
+    /// `part`): a build's units, merged, give the same grids as one builder of all the points.
+    /// The points offered are not added (a unit may read points of its neighbours' ranges).
+    pub fn merge_part(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let Some(body) = bytes.strip_prefix(PART_MAGIC.as_slice()) else {
+            return Err("not a roadside part (or of another roadscan version)".into());
+        };
+        let at = |r: &Reader, e: String| format!("byte {}: {e}", r.offset() + PART_MAGIC.len());
+        let mut r = Reader::new(body);
+        let _offered = r.u64()?;
+        self.points.1 += r.u64()?;
+        let has = r.u8()?;
+        let mine = u8::from(self.grid.is_some())
+            | u8::from(self.ribbons.is_some()) << 1
+            | u8::from(self.sections.is_some()) << 2;
+        r.expect(has == mine, "a part with other products (voxels, ribbons, sections)")?;
+        if let Some(g) = self.grid.as_mut() {
+            g.merge_part(&mut r).map_err(|e| at(&r, e.to_string()))?;
+        }
+        for rb in self.ribbons.iter_mut().flatten() {
+            rb.merge_part(&mut r).map_err(|e| at(&r, e.to_string()))?;
+        }
+        if let Some(s) = self.sections.as_mut() {
+            s.merge_part(&mut r).map_err(|e| at(&r, e))?;
+        }
+        r.end()
+    }
+
     /// Station s and offset t of map points (e.g. voxel centres, best in a spatial order: each
     /// search starts from the previous point's station), None where the foot lies beyond the
     /// road's ends.

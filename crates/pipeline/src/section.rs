@@ -4,6 +4,8 @@
 //! point order and thread count give the same grid. The surveyed road (elevation,
 //! crossfall, curbs, markings) is read from it (`road.rs`).
 
+use voxel::part::{Reader, Writer};
+
 /// Cell sizes and extent of the cross sections.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SectionOptions {
@@ -98,6 +100,44 @@ impl SectionGrid {
             cell.intensity += u64::from(intensity[i]);
             cell.h += (h[i] * 1e4).round() as i64;
         }
+    }
+
+    /// Appends the grid (geometry, then the cells of the rows between the first and the last
+    /// that hold any point) to `w`, for [`SectionGrid::merge_part`].
+    pub fn write_part(&self, w: &mut Writer) {
+        [self.s0, self.ds, self.dt].iter().for_each(|&v| w.f64(v));
+        w.u64(self.rows as u64);
+        w.u64(self.cols as u64);
+        let used = |r: &usize| self.cells[r * self.cols..(r + 1) * self.cols].iter().any(|c| c.n > 0);
+        let first = (0..self.rows).find(used).unwrap_or(self.rows);
+        let end = (first..self.rows).rev().find(used).map_or(first, |r| r + 1);
+        w.u64(first as u64);
+        w.u64(end as u64);
+        for c in &self.cells[first * self.cols..end * self.cols] {
+            w.u32(c.n);
+            w.u64(c.intensity);
+            w.i64(c.h);
+        }
+    }
+
+    /// Adds the cells of a part written by [`SectionGrid::write_part`] of a grid of the same
+    /// geometry (integer sums: any split of the points adds up to the grid of all of them).
+    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), String> {
+        let geo = [r.f64()?, r.f64()?, r.f64()?];
+        let (rows, cols) = (r.usize()?, r.usize()?);
+        if geo.map(f64::to_bits) != [self.s0, self.ds, self.dt].map(f64::to_bits)
+            || (rows, cols) != (self.rows, self.cols)
+        {
+            return Err("cross sections of another geometry".into());
+        }
+        let (first, end) = (r.usize()?, r.usize()?);
+        r.expect(first <= end && end <= self.rows, "rows outside the cross sections")?;
+        for cell in &mut self.cells[first * self.cols..end * self.cols] {
+            cell.n += r.u32()?;
+            cell.intensity += r.u64()?;
+            cell.h += r.i64()?;
+        }
+        Ok(())
     }
 
     /// Points in a cell.
