@@ -93,6 +93,39 @@ pub struct SurfaceOptions {
     pub spill_dir: Option<std::path::PathBuf>,
     /// Candidates held in memory before spilling, 16 bytes each.
     pub spill_after: usize,
+    /// A work unit of a distributed build (None: the whole grid).
+    pub unit: Option<SurfaceUnit>,
+}
+
+/// A work unit's share of the gridding. Units of a build split the work so that, added up,
+/// they give exactly what one builder of all the points gives.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SurfaceUnit {
+    /// The first pass: count the candidates with s in `a <= s < b` and their s extent
+    /// ([`SurfaceBuilder::seen`]), keep none. The grid's extent is the union of the units'.
+    Count(f64, f64),
+    /// Grid and write tiles `first..end` of `tile` metres only ([`SurfaceBuilder::write_tiles`]),
+    /// keeping only the candidates that reach them; needs `s_range` (the whole grid's extent,
+    /// from the first pass). Its report counts only its own rows.
+    Tiles {
+        /// Tile length, m.
+        tile: f64,
+        /// First tile.
+        first: usize,
+        /// One past the last tile.
+        end: usize,
+    },
+}
+
+/// What a builder saw of the points: a unit's first pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Seen {
+    /// Points offered.
+    pub offered: u64,
+    /// Candidates (near the surface) counted.
+    pub near: u64,
+    /// Their s extent, m (None: none).
+    pub s_range: Option<(f64, f64)>,
 }
 
 impl Default for SurfaceOptions {
@@ -110,6 +143,7 @@ impl Default for SurfaceOptions {
             estimator: Estimator::Robust,
             spill_dir: None,
             spill_after: 1_000_000,
+            unit: None,
         }
     }
 }
@@ -123,6 +157,8 @@ pub struct SurfaceGrid {
     pub coverage: f64,
     /// Share of nodes with a height per v column (right to left).
     pub column_coverage: Vec<f64>,
+    /// Nodes with a height, and nodes in all (coverage = covered / nodes).
+    pub covered: (usize, usize),
     /// Nodes estimated from points, and filled along track.
     pub estimated: usize,
     /// Nodes filled along track.
@@ -237,6 +273,9 @@ pub struct SurfaceBuilder<'a> {
     s_seen: (f64, f64),
     offered: u64,
     near: u64,
+    /// Slabs that get candidates (a unit's), and the share counted (a first pass's).
+    slab_range: (i64, i64),
+    count: Option<(f64, f64)>,
     progress: Option<Progress<'a>>,
     /// The road residual heights are measured from, when not the one points were collected on.
     target: Option<RoadEval<'a>>,
@@ -286,6 +325,17 @@ impl<'a> SurfaceBuilder<'a> {
             margin: opts.radius + opts.cell,
             max_height: opts.max_height,
         };
+        let (slab_range, count) = match (opts.unit, opts.s_range) {
+            (Some(SurfaceUnit::Count(a, b)), _) => ((i64::MAX, i64::MIN), Some((a, b))),
+            (Some(SurfaceUnit::Tiles { tile, first, end }), Some(r)) => {
+                let w = Window::of(r, &opts, tile, (first, end));
+                let slab = |row: usize| ((r.0 + row as f64 * opts.cell) / SLAB + 1e-9).floor() as i64;
+                let range =
+                    if w.rows.0 < w.rows.1 { (slab(w.rows.0), slab(w.rows.1 - 1)) } else { (i64::MAX, i64::MIN) };
+                (range, None)
+            }
+            _ => ((i64::MIN, i64::MAX), None),
+        };
         SurfaceBuilder {
             proj,
             opts,
@@ -293,6 +343,8 @@ impl<'a> SurfaceBuilder<'a> {
             s_seen: (f64::INFINITY, f64::NEG_INFINITY),
             offered: 0,
             near: 0,
+            slab_range,
+            count,
             progress: None,
             target: None,
         }
@@ -346,24 +398,46 @@ impl<'a> SurfaceBuilder<'a> {
         self.offered += n as u64;
         // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
         let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
+        let (lo, hi) = self.slab_range;
         for c in found.into_iter().flatten() {
+            if let Some((a, b)) = self.count {
+                if c.s >= a && c.s < b {
+                    self.near += 1;
+                    self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
+                }
+                continue;
+            }
             self.near += 1;
             self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
             let k = (c.s / SLAB).floor();
-            self.slabs.push(k as i64, c)?;
-            if c.s - k * SLAB < reach {
-                self.slabs.push(k as i64 - 1, c)?;
+            let ki = k as i64;
+            let wanted = |k: i64| (lo..=hi).contains(&k);
+            if wanted(ki) {
+                self.slabs.push(ki, c)?;
             }
-            if (k + 1.0) * SLAB - c.s < reach {
-                self.slabs.push(k as i64 + 1, c)?;
+            if c.s - k * SLAB < reach && wanted(ki - 1) {
+                self.slabs.push(ki - 1, c)?;
+            }
+            if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
+                self.slabs.push(ki + 1, c)?;
             }
         }
         Ok(())
     }
 
+    /// What was offered so far: points, candidates and their s extent (of a
+    /// [`SurfaceUnit::Count`] pass: its share only).
+    pub fn seen(&self) -> Seen {
+        let (a, b) = self.s_seen;
+        Seen { offered: self.offered, near: self.near, s_range: a.is_finite().then_some((a, b)) }
+    }
+
     /// Grids what was offered into one grid in memory.
     pub fn finish(self) -> Result<SurfaceGrid, String> {
-        let mut rows = RowStream::new(self)?;
+        if self.opts.unit.is_some() {
+            return Err("a work unit's grid is written as tiles (write_tiles)".into());
+        }
+        let mut rows = RowStream::new(self, None)?;
         let (nu, nv) = (rows.g.nu, rows.g.nv);
         let mut z = Vec::with_capacity(nu * nv);
         let mut row = vec![f32::NAN; nv];
@@ -378,22 +452,32 @@ impl<'a> SurfaceBuilder<'a> {
     /// Grids what was offered into tiles of `tile` metres along s (the last may be shorter;
     /// neighbours share their boundary row), written to `path(k, n)` for tile k of n, each
     /// atomically; memory holds one slab of points and a few rows at a time. Returns the
-    /// report with the first tile's grid header (no heights).
+    /// report with the first tile's grid header (no heights). A [`SurfaceUnit::Tiles`] unit
+    /// writes its tiles only (none when they lie beyond the grid).
     pub fn write_tiles(
         self,
         tile: f64,
         path: impl Fn(usize, usize) -> PathBuf,
     ) -> Result<(SurfaceGrid, Vec<PathBuf>), String> {
-        let mut rows = RowStream::new(self)?;
-        let (nu, cell) = (rows.g.nu, rows.g.cell);
-        let per = ((tile / cell).round() as usize).max(1);
-        let n_tiles = (nu - 1).div_ceil(per).max(1);
+        if let Some(SurfaceUnit::Tiles { tile: t, .. }) = self.opts.unit {
+            if t.to_bits() != tile.to_bits() {
+                return Err(format!("tiles of {tile} m for a unit of tiles of {t} m"));
+            }
+        }
+        let mut rows = RowStream::new(self, Some(tile))?;
+        let nu = rows.g.nu;
+        let Window { tiles: (t0, t1, n_tiles), per, .. } = rows.window;
         let mut paths = Vec::new();
         let mut last: Option<(usize, Vec<f32>)> = None;
         let mut first_header = None;
-        for k in 0..n_tiles {
+        let mut skip = vec![0f32; rows.g.nv];
+        for k in t0..t1 {
             let first = k * per;
             let end = ((k + 1) * per + 1).min(nu);
+            // A unit's stream starts before its first tile (gaps are filled across).
+            while rows.emitted < first {
+                rows.next(&mut skip)?;
+            }
             let grid = rows.tile_grid(first, end - first, Vec::new());
             let p = path(k, n_tiles);
             let mut fail: Option<String> = None;
@@ -418,7 +502,10 @@ impl<'a> SurfaceBuilder<'a> {
             paths.push(p);
             first_header.get_or_insert(grid);
         }
-        let crg = first_header.ok_or("no tiles")?;
+        let crg = match first_header {
+            Some(c) => c,
+            None => rows.tile_grid(0, 2.min(nu), Vec::new()),
+        };
         Ok((rows.report(crg), paths))
     }
 }
@@ -459,6 +546,12 @@ impl Project<'_> {
         }
         out
     }
+}
+
+/// The s extent of the grid of candidates seen over `s_seen` (without an `s_range`): whole
+/// cells around them. Units of a build pass it as `s_range` to grid their tiles.
+pub fn grid_extent(s_seen: (f64, f64), cell: f64) -> (f64, f64) {
+    ((s_seen.0 / cell).floor() * cell, (s_seen.1 / cell).ceil() * cell)
 }
 
 /// The road's extent across: the outermost lane borders over its length.
@@ -502,6 +595,39 @@ struct Geometry {
     nv: usize,
 }
 
+/// The rows a builder grids, and the tiles it writes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Window {
+    /// Rows gridded: the tiles' and, for the gap filling, `max_gap` and a row either side.
+    rows: (usize, usize),
+    /// Rows counted in the report (the tiles', without the next tile's first row).
+    count: (usize, usize),
+    /// Tiles written, and tiles in the whole grid.
+    tiles: (usize, usize, usize),
+    /// Rows per tile.
+    per: usize,
+}
+
+impl Window {
+    /// The window of tiles `tiles` of `tile` metres of the grid over `s_range` (all of them
+    /// when `tiles` is (0, usize::MAX)).
+    fn of(s_range: (f64, f64), o: &SurfaceOptions, tile: f64, tiles: (usize, usize)) -> Window {
+        let cell = o.cell;
+        let nu = ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1;
+        let per = ((tile / cell).round() as usize).max(1);
+        let n_tiles = nu.saturating_sub(1).div_ceil(per).max(1);
+        let end = tiles.1.min(n_tiles);
+        let first = tiles.0.min(end);
+        if first == end {
+            return Window { rows: (0, 0), count: (0, 0), tiles: (first, end, n_tiles), per };
+        }
+        let max_cells = (o.max_gap / cell + 1e-9).floor() as usize;
+        let count = (first * per, if end == n_tiles { nu } else { end * per });
+        let rows = ((first * per).saturating_sub(max_cells + 1), (end * per + max_cells + 2).min(nu));
+        Window { rows, count, tiles: (first, end, n_tiles), per }
+    }
+}
+
 /// Fills NaN runs along u of at most `max_cells` nodes between two heights, linearly, as rows
 /// stream through: a row leaves once `max_cells` later rows are in.
 #[derive(Debug)]
@@ -512,11 +638,21 @@ struct GapFiller {
     first: usize,
     last: Vec<Option<usize>>,
     filled: usize,
+    /// Rows whose fills are counted.
+    count: (usize, usize),
 }
 
 impl GapFiller {
-    fn new(nv: usize, max_cells: usize) -> GapFiller {
-        GapFiller { max_cells, pending: VecDeque::new(), first: 0, last: vec![None; nv], filled: 0 }
+    /// A filler of rows from `w.rows.0` on, counting the fills of rows in `w.count`.
+    fn new(nv: usize, max_cells: usize, w: Window) -> GapFiller {
+        GapFiller {
+            max_cells,
+            pending: VecDeque::new(),
+            first: w.rows.0,
+            last: vec![None; nv],
+            filled: 0,
+            count: w.count,
+        }
     }
 
     /// Takes row `first + pending.len()`.
@@ -533,7 +669,7 @@ impl GapFiller {
                     for k in l + 1..iu {
                         let f = (k - l) as f32 / gap as f32;
                         self.pending[k - self.first][iv] = a + (v - a) * f;
-                        self.filled += 1;
+                        self.filled += usize::from(k >= self.count.0 && k < self.count.1);
                     }
                 }
             }
@@ -568,6 +704,7 @@ struct RowStream<'a> {
     next_est: usize,
     fill: GapFiller,
     emitted: usize,
+    window: Window,
     column: Vec<usize>,
     estimated: usize,
     kept: u64,
@@ -576,7 +713,9 @@ struct RowStream<'a> {
 }
 
 impl<'a> RowStream<'a> {
-    fn new(b: SurfaceBuilder<'a>) -> Result<RowStream<'a>, String> {
+    /// The rows of what `b` collected; `tile`: the tile length of `write_tiles` (None: one
+    /// grid).
+    fn new(b: SurfaceBuilder<'a>, tile: Option<f64>) -> Result<RowStream<'a>, String> {
         let o = b.opts.clone();
         let cell = o.cell;
         if !(cell > 0.0 && cell.is_finite()) {
@@ -584,6 +723,9 @@ impl<'a> RowStream<'a> {
         }
         let (s0, s1) = match b.proj.s_range {
             Some(r) => r,
+            None if matches!(o.unit, Some(SurfaceUnit::Tiles { .. })) => {
+                return Err("a unit of tiles needs the whole grid's s range".into());
+            }
             None => {
                 let (lo, hi) = b.s_seen;
                 if !lo.is_finite() {
@@ -591,7 +733,7 @@ impl<'a> RowStream<'a> {
                         "no road-surface points within the grid (check the axis, the road id and the CRS)".into()
                     );
                 }
-                ((lo / cell).floor() * cell, (hi / cell).ceil() * cell)
+                grid_extent((lo, hi), cell)
             }
         };
         let (vr, vl) = ((b.proj.v_range.0 / cell).floor() * cell, (b.proj.v_range.1 / cell).ceil() * cell);
@@ -605,12 +747,18 @@ impl<'a> RowStream<'a> {
         }
         let max_cells = (o.max_gap / cell + 1e-9).floor() as usize;
         let g = Geometry { s0, s1, cell, nu, vr, nv };
+        let window = match (o.unit, tile) {
+            (Some(SurfaceUnit::Count(..)), _) => return Err("a counting pass grids nothing".into()),
+            (Some(SurfaceUnit::Tiles { tile, first, end }), _) => Window::of((s0, s1), &o, tile, (first, end)),
+            (None, Some(tile)) => Window::of((s0, s1), &o, tile, (0, usize::MAX)),
+            (None, None) => Window { rows: (0, nu), count: (0, nu), tiles: (0, 1, 1), per: nu },
+        };
         // Gridding runs ahead of the rows' consumer by a couple of slab batches.
         let (tx, gridded) = std::sync::mpsc::sync_channel(2);
         let (slabs, go) = (b.slabs, o.clone());
         std::thread::Builder::new()
             .name("roadscan-grid".into())
-            .spawn(move || grid_slabs(slabs, g, &go, &tx))
+            .spawn(move || grid_slabs(slabs, g, &go, window, &tx))
             .map_err(|e| format!("cannot start the gridding thread: {e}"))?;
         Ok(RowStream {
             progress: b.progress,
@@ -620,9 +768,10 @@ impl<'a> RowStream<'a> {
             gridded,
             block: Vec::new(),
             block_rows: (0, 0),
-            next_est: 0,
-            fill: GapFiller::new(nv, max_cells),
-            emitted: 0,
+            next_est: window.rows.0,
+            fill: GapFiller::new(nv, max_cells, window),
+            emitted: window.rows.0,
+            window,
             column: vec![0; nv],
             estimated: 0,
             kept: 0,
@@ -635,11 +784,12 @@ impl<'a> RowStream<'a> {
     /// The next row of z (NaN where there is no height).
     fn next(&mut self, out: &mut [f32]) -> Result<(), String> {
         let g = self.g;
+        let stop = self.window.rows.1;
         let h = loop {
-            if let Some(r) = self.fill.pop(self.next_est == g.nu) {
+            if let Some(r) = self.fill.pop(self.next_est == stop) {
                 break r;
             }
-            if self.next_est == g.nu {
+            if self.next_est == stop {
                 return Err("read past the last row".into());
             }
             let iu = self.next_est;
@@ -654,17 +804,21 @@ impl<'a> RowStream<'a> {
             }
             let at = (iu - self.block_rows.0) * g.nv;
             let row = self.block[at..at + g.nv].to_vec();
-            self.estimated += row.iter().filter(|v| !v.is_nan()).count();
+            if self.counted(iu) {
+                self.estimated += row.iter().filter(|v| !v.is_nan()).count();
+            }
             self.fill.push(row);
             self.next_est += 1;
         };
         let iu = self.emitted;
         self.emitted += 1;
+        let (r0, r1) = self.window.rows;
         if let Some(p) = self.progress.as_mut() {
-            if self.emitted.is_multiple_of(256) || self.emitted == g.nu {
-                p(self.emitted, g.nu);
+            if self.emitted.is_multiple_of(256) || self.emitted == r1 {
+                p(self.emitted - r0, r1 - r0);
             }
         }
+        let counted = self.counted(iu);
         let s = g.s0 + iu as f64 * g.cell;
         // Candidates hold heights above the collecting road's surface.
         let (e, slope) = match (self.opts.z, &self.target) {
@@ -678,11 +832,16 @@ impl<'a> RowStream<'a> {
             *o = if hv.is_nan() {
                 f32::NAN
             } else {
-                self.column[iv] += 1;
+                self.column[iv] += usize::from(counted);
                 (e + (g.vr + iv as f64 * g.cell) * slope + *hv as f64) as f32
             };
         }
         Ok(())
+    }
+
+    /// Whether row `iu` counts in the report (is the unit's own).
+    fn counted(&self, iu: usize) -> bool {
+        iu >= self.window.count.0 && iu < self.window.count.1
     }
 
     /// The grid of rows first..first + n on the reference line, with heights `z`.
@@ -722,6 +881,7 @@ impl<'a> RowStream<'a> {
         let covered: usize = self.column.iter().sum();
         SurfaceGrid {
             crg,
+            covered: (covered, g.nu * g.nv),
             coverage: covered as f64 / (g.nu * g.nv) as f64,
             column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
             estimated: self.estimated,
@@ -747,15 +907,16 @@ fn grid_slabs(
     mut slabs: Slabs,
     g: Geometry,
     o: &SurfaceOptions,
+    w: Window,
     tx: &std::sync::mpsc::SyncSender<Result<Gridded, String>>,
 ) {
     let threads = crate::par::threads();
-    let mut iu = 0;
-    while iu < g.nu {
+    let mut iu = w.rows.0;
+    while iu < w.rows.1 {
         let mut work = Vec::new();
-        while work.len() < threads && iu < g.nu {
+        while work.len() < threads && iu < w.rows.1 {
             let k = ((g.s0 + iu as f64 * g.cell) / SLAB + 1e-9).floor();
-            let end = (((((k + 1.0) * SLAB - g.s0) / g.cell) - 1e-9).ceil() as usize).clamp(iu + 1, g.nu);
+            let end = (((((k + 1.0) * SLAB - g.s0) / g.cell) - 1e-9).ceil() as usize).clamp(iu + 1, w.rows.1);
             match slabs.take(k as i64) {
                 Ok(c) => work.push((c, (iu, end))),
                 Err(e) => {
@@ -772,7 +933,7 @@ fn grid_slabs(
                 .into_iter()
                 .map(|(c, rows)| {
                     sc.spawn(move || {
-                        let (z, kept) = estimate_rows(c, g, rows, o, inner);
+                        let (z, kept) = estimate_rows(c, g, rows, o, inner, w.count);
                         Gridded { rows, z, kept }
                     })
                 })
@@ -788,13 +949,15 @@ fn grid_slabs(
 }
 
 /// Heights of rows `rows.0..rows.1` of the grid from the candidates of their slab (with the
-/// neighbours' margins); and how many candidates the low envelope kept.
+/// neighbours' margins); and how many candidates the low envelope kept in those of the rows
+/// within `count`.
 fn estimate_rows(
     mut cands: Vec<Candidate>,
     g: &Geometry,
     rows: (usize, usize),
     o: &SurfaceOptions,
     threads: usize,
+    count: (usize, usize),
 ) -> (Vec<f32>, u64) {
     let (cell, nv) = (g.cell, g.nv);
     let reach = (o.radius / cell).ceil() as usize;
@@ -834,7 +997,7 @@ fn estimate_rows(
         .iter()
         .filter(|&&k| {
             let iu = k as usize / nv + lo;
-            iu >= rows.0 && iu < rows.1
+            iu >= rows.0 && iu < rows.1 && iu >= count.0 && iu < count.1
         })
         .count() as u64;
     let (start, pts) = bucket_sort(&items, &nodes, n_local * nv);
@@ -1272,7 +1435,8 @@ mod tests {
     fn gaps_up_to_the_limit_are_filled_linearly() {
         let nan = f32::NAN;
         // One column: 1, gap of 2 rows, 4, gap of 4 rows, 9; gaps of up to 3 rows are filled.
-        let mut f = GapFiller::new(1, 3);
+        let all = Window { rows: (0, 9), count: (0, 9), tiles: (0, 1, 1), per: 9 };
+        let mut f = GapFiller::new(1, 3, all);
         let mut out = Vec::new();
         for v in [1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0] {
             f.push(vec![v]);
