@@ -44,8 +44,12 @@ impl AxisInputs {
 /// that turns its heights into metres.
 #[derive(Debug)]
 pub struct Inputs {
-    readers: Vec<(LasReader, Option<Reprojection>, f64)>,
+    /// Each with its index among the inputs as given.
+    readers: Vec<(usize, LasReader, Option<Reprojection>, f64)>,
     total: u64,
+    /// Whether a point outside its file's header bounds is an error (the inputs were chosen
+    /// by those bounds).
+    check_bounds: bool,
     /// The CRS the points end up in (the axis' geoReference, else the first input's own):
     /// its label (EPSG:NNNN or a PROJ string) and OGC WKT where known.
     pub crs: Option<(String, Option<String>)>,
@@ -79,7 +83,7 @@ impl Inputs {
         }
         let mut readers = Vec::new();
         let mut first_crs = None;
-        for path in paths {
+        for (index, path) in paths.iter().enumerate() {
             let path = path.as_ref();
             let r = LasReader::open(path)?;
             if !quiet {
@@ -117,12 +121,12 @@ impl Inputs {
             } else {
                 1.0
             };
-            readers.push((r, reprojection, z_unit));
+            readers.push((index, r, reprojection, z_unit));
         }
-        let total = readers.iter().map(|(r, _, _)| r.header().point_count).sum();
+        let total = readers.iter().map(|(_, r, _, _)| r.header().point_count).sum();
         let crs =
             axis_crs.map(|c| (c.label.clone(), c.epsg.and_then(CrsDef::wkt_of).map(str::to_string))).or(first_crs);
-        Ok(Inputs { readers, total, crs })
+        Ok(Inputs { readers, total, crs, check_bounds: false })
     }
 
     /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
@@ -153,21 +157,44 @@ impl Inputs {
         self.total
     }
 
-    /// Like `stream`, calling `progress(points done, points in all)` after every chunk.
+    /// Points in each file's header, by its index among the inputs.
+    pub fn header_counts(&self) -> Vec<(usize, u64)> {
+        self.readers.iter().map(|(i, r, _, _)| (*i, r.header().point_count)).collect()
+    }
+
+    /// Drops the inputs whose header bounds miss the box `lo..hi` (map x, y): they hold no
+    /// point in it. Reprojected inputs stay (their bounds are in another CRS). Reading the
+    /// others, a point outside its header's bounds is an error: the choice relied on them.
+    pub fn retain_reaching(&mut self, lo: [f64; 2], hi: [f64; 2]) {
+        self.check_bounds = true;
+        self.readers.retain(|(_, r, rp, _)| {
+            let h = r.header();
+            rp.is_some() || !(h.max[0] < lo[0] || h.min[0] > hi[0] || h.max[1] < lo[1] || h.min[1] > hi[1])
+        });
+        self.total = self.readers.iter().map(|(_, r, _, _)| r.header().point_count).sum();
+    }
+
+    /// Like `stream`, calling `progress(points done, points in all)` after every chunk;
+    /// returns the points read from each file, by its index among the inputs.
     pub fn stream_reporting(
         self,
         mut progress: impl FnMut(u64, u64),
         mut f: impl FnMut(&Points) -> Result<()>,
-    ) -> Result<()> {
-        let (mut readers, total) = (self.readers, self.total);
+    ) -> Result<Vec<(usize, u64)>> {
+        let (mut readers, total, check_bounds) = (self.readers, self.total, self.check_bounds);
         let mut done = 0u64;
+        let mut counts: Vec<(usize, u64)> = readers.iter().map(|r| (r.0, 0)).collect();
+        let counts_ref = &mut counts;
         std::thread::scope(|sc| -> Result<()> {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Points>>(1);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(usize, Points)>>(1);
             sc.spawn(move || {
-                for (r, reprojection, z_unit) in &mut readers {
+                for (k, (_, r, reprojection, z_unit)) in readers.iter_mut().enumerate() {
                     loop {
                         let mut p = Points::default();
                         let chunk = r.read(&mut p, 1 << 16).map_err(anyhow::Error::from).and_then(|n| {
+                            if check_bounds && reprojection.is_none() {
+                                outside_bounds(r, &p)?;
+                            }
                             if let Some(rp) = reprojection.as_ref().filter(|_| n > 0) {
                                 rp.apply(&mut p.x, &mut p.y)
                                     .map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
@@ -180,7 +207,7 @@ impl Inputs {
                         match chunk {
                             Ok(0) => break,
                             Ok(_) => {
-                                if tx.send(Ok(p)).is_err() {
+                                if tx.send(Ok((k, p))).is_err() {
                                     return;
                                 }
                             }
@@ -193,14 +220,36 @@ impl Inputs {
                 }
             });
             for p in rx {
-                let p = p?;
+                let (k, p) = p?;
                 f(&p)?;
                 done += p.len() as u64;
+                counts_ref[k].1 += p.len() as u64;
                 progress(done, total);
             }
             Ok(())
-        })
+        })?;
+        Ok(counts)
     }
+}
+
+/// An error when a chunk of `r`'s points (not reprojected) lies outside its header's bounds
+/// (by more than a scale step).
+fn outside_bounds(r: &LasReader, p: &Points) -> Result<()> {
+    let h = r.header();
+    for (k, col) in [&p.x, &p.y].into_iter().enumerate() {
+        let (lo, hi) = col.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+        let tol = h.scale[k].abs();
+        if lo < h.min[k] - tol || hi > h.max[k] + tol {
+            bail!(
+                "{}: {} of the points reaches {lo}..{hi}, outside the header's bounds {}..{}; work units choose their inputs by these bounds: repair the header (e.g. `lasinfo -repair_bb`) and plan again",
+                r.path().display(),
+                ["x", "y"][k],
+                h.min[k],
+                h.max[k]
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Points in feet cannot go on a metre axis without a reprojection (which needs the CRS of the
