@@ -16,7 +16,10 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use pipeline::road::{survey_road, SurveyOptions};
 use pipeline::section::SectionOptions;
-use pipeline::{PointColumns, RibbonOptions, RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceOptions, ZMode};
+use pipeline::surface::SurfaceUnit;
+use pipeline::{
+    PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceOptions, ZMode,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read, Write};
@@ -93,6 +96,10 @@ pub struct BuildArgs {
     #[arg(long)]
     #[serde(skip)]
     pub json: bool,
+    /// Run work unit N of the plan `roadscan plan` made with the same options (see `plan`).
+    #[arg(long)]
+    #[serde(skip)]
+    pub unit: Option<usize>,
 }
 
 fn range<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<(f64, f64)>, D::Error> {
@@ -191,7 +198,7 @@ impl Settings {
     }
 
     /// The parameters as the manifest records them (paths as given).
-    fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let axis = match &self.axis {
             Axis::File { path, road } => json!({"file": path.display().to_string(), "road": road}),
             Axis::Trajectory { path, offset, sensor_height, pass } => json!({
@@ -236,10 +243,19 @@ fn read_config(path: &Path) -> Result<BuildArgs> {
 pub fn run(a: &BuildArgs, quiet: bool) -> Result<u8> {
     let t0 = Instant::now();
     let s = Settings::from_args(a)?;
+    if let Some(unit) = a.unit {
+        return crate::units::run_unit(&s, unit, a.json, quiet);
+    }
     let staging = Staging::new(&s.out)?;
     let built = build_into(&s, &staging.dir, quiet)?;
     staging.commit()?;
-    if a.json {
+    report_built(&s, &built, a.json, quiet, t0)
+}
+
+/// After a build: report.json on stdout (`json`), where the products are, failed checks;
+/// the exit code.
+pub(crate) fn report_built(s: &Settings, built: &Built, json: bool, quiet: bool, t0: Instant) -> Result<u8> {
+    if json {
         let mut out = std::io::stdout().lock();
         out.write_all(&built.report_json)?;
     }
@@ -278,7 +294,7 @@ pub(crate) struct Built {
 }
 
 /// Stages of a build: a progress bar (on a terminal) or a line per stage, and their times.
-struct Stages {
+pub(crate) struct Stages {
     quiet: bool,
     tty: bool,
     n: usize,
@@ -287,12 +303,12 @@ struct Stages {
 }
 
 impl Stages {
-    fn new(n: usize, quiet: bool) -> Stages {
+    pub fn new(n: usize, quiet: bool) -> Stages {
         Stages { quiet, tty: !quiet && std::io::stderr().is_terminal(), n, k: 0, times: Vec::new() }
     }
 
     /// Runs stage `what` with a bar of `len` steps (a spinner without).
-    fn run<T>(&mut self, what: &str, len: Option<u64>, f: impl FnOnce(&ProgressBar) -> Result<T>) -> Result<T> {
+    pub fn run<T>(&mut self, what: &str, len: Option<u64>, f: impl FnOnce(&ProgressBar) -> Result<T>) -> Result<T> {
         self.k += 1;
         let prefix = format!("[{}/{}] {what}", self.k, self.n);
         let bar = if !self.tty {
@@ -322,123 +338,249 @@ impl Stages {
     }
 }
 
-/// Builds every product of `s` into the directory `dir`.
-pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built> {
-    let t0 = Instant::now();
-    let mut st = Stages::new(if matches!(s.axis, Axis::Trajectory { .. }) { 6 } else { 5 }, quiet);
-    // The inputs' hashes, on a thread of their own while the points are read.
-    let paths = s.input.clone();
-    let hashing = std::thread::spawn(move || paths.iter().map(|p| hash_file(p)).collect::<Result<Vec<_>>>());
+/// The axis of a build.
+pub(crate) struct AxisOf {
+    /// Its OpenDRIVE (when fitted: as read back from its text, like units read it).
+    pub odr: opendrive::OpenDrive,
+    /// The file read, or the trajectory fitted (for messages).
+    pub path: PathBuf,
+    /// As the report names it.
+    pub label: String,
+    /// The fitted axis and its tolerance, and its OpenDRIVE text (for OUT/axis.xodr).
+    pub fit: Option<(pipeline::axis::AxisRoad, f64, String)>,
+}
 
-    // 1. The axis.
-    let (axis_odr, axis_path, axis_label, axis_fit) = match &s.axis {
-        Axis::File { path, .. } => (opendrive::read_file(path)?, path.clone(), path.display().to_string(), None),
-        Axis::Trajectory { path, offset, sensor_height, pass } => {
-            st.run("axis fitted to the trajectory", None, |_| {
-                let out = dir.join("axis.xodr");
+impl AxisOf {
+    /// The axis `s` names: read, or fitted to the trajectory (not written).
+    pub fn of(s: &Settings) -> Result<AxisOf> {
+        match &s.axis {
+            Axis::File { path, .. } => Ok(AxisOf {
+                odr: opendrive::read_file(path)?,
+                path: path.clone(),
+                label: path.display().to_string(),
+                fit: None,
+            }),
+            Axis::Trajectory { path, offset, sensor_height, pass } => {
                 let args = crate::axis::AxisArgs::for_trajectory(
                     path,
                     (*offset, *sensor_height, pass.as_deref()),
                     s.crs.as_deref(),
-                    &out,
+                    Path::new("axis.xodr"),
                 )?;
                 let (built, text, _) = crate::axis::fit(&args)?;
-                voxel::write_atomic(&out, |w| w.write_all(text.as_bytes()))?;
-                Ok((built.odr.clone(), out, "axis.xodr".to_string(), Some((built, args.tolerance))))
-            })?
-        }
-    };
-    let road = match &s.axis {
-        Axis::File { road: Some(id), .. } => {
-            axis_odr.road(id).with_context(|| format!("{}: no road with id '{id}'", axis_path.display()))?
-        }
-        _ => axis_odr.roads.first().with_context(|| format!("{}: no roads", axis_path.display()))?,
-    };
-    if let Some((a, b)) = s.s_range {
-        if a < 0.0 || b > road.length + 1e-9 {
-            bail!("--s-range {a}..{b}: road {} is {} m long", road.id, road.length);
+                let odr = opendrive::read(&text).with_context(|| format!("{}: the fitted axis", path.display()))?;
+                Ok(AxisOf {
+                    odr,
+                    path: path.clone(),
+                    label: "axis.xodr".into(),
+                    fit: Some((built, args.tolerance, text)),
+                })
+            }
         }
     }
 
-    // 2. The points, once, into both builders.
-    let inputs = crate::inputs::Inputs::open(&axis_odr, &axis_path, s.crs.as_deref(), &s.input, quiet)?;
-    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
-    let total = inputs.total();
-    let ropts = RoadsideOptions {
+    /// The road of the axis that `s` names, checked against `--s-range`.
+    pub fn road(&self, s: &Settings) -> Result<&opendrive::Road> {
+        let road = match &s.axis {
+            Axis::File { road: Some(id), .. } => {
+                self.odr.road(id).with_context(|| format!("{}: no road with id '{id}'", self.path.display()))?
+            }
+            _ => self.odr.roads.first().with_context(|| format!("{}: no roads", self.path.display()))?,
+        };
+        if let Some((a, b)) = s.s_range {
+            if a < 0.0 || b > road.length + 1e-9 {
+                bail!("--s-range {a}..{b}: road {} is {} m long", road.id, road.length);
+            }
+        }
+        Ok(road)
+    }
+
+    /// Writes the fitted axis (if any) as `dir/axis.xodr`.
+    pub fn write_into(&self, dir: &Path) -> Result<()> {
+        if let Some((_, _, text)) = &self.fit {
+            voxel::write_atomic(&dir.join("axis.xodr"), |w| w.write_all(text.as_bytes()))?;
+        }
+        Ok(())
+    }
+}
+
+/// An error about road `road` of the axis source the user gave (not a staged copy).
+pub(crate) fn on_road(s: &Settings, road: &opendrive::Road) -> impl Fn(String) -> anyhow::Error {
+    let source = match &s.axis {
+        Axis::File { path, .. } | Axis::Trajectory { path, .. } => path.display().to_string(),
+    };
+    let id = road.id.clone();
+    move |e: String| anyhow::anyhow!("{source}: road {id}: {e}")
+}
+
+/// The roadside builder's options of a build (`part`: a unit's share of the points).
+pub(crate) fn roadside_options(s: &Settings, part: Option<(f64, f64)>) -> RoadsideOptions {
+    RoadsideOptions {
         buffer: s.buffer,
         s_range: s.s_range,
         voxel_size: Some(s.voxel_size),
         origin: None,
         ribbons: Some(RibbonOptions { cell: s.ribbon_cell, ..Default::default() }),
         sections: Some(SectionOptions { half_width: s.half_width, ..Default::default() }),
-    };
-    // Errors name the axis source the user gave (not the staged axis.xodr).
-    let source = match &s.axis {
-        Axis::File { path, .. } | Axis::Trajectory { path, .. } => path.display().to_string(),
-    };
-    let context = |e: String| anyhow::anyhow!("{source}: road {}: {e}", road.id);
-    let mut side = RoadsideBuilder::new(road, axis_odr.header.offset, &ropts).map_err(context)?;
-    // Spilled candidates go inside the staging directory, so a killed build leaves them where
-    // the next run clears them; they are gone before the products are listed.
-    let spill_dir = Some(dir.to_path_buf());
-    let sopts = SurfaceOptions {
+        part,
+    }
+}
+
+/// The surface builder's options of a build, spilling into `dir` (a killed build leaves its
+/// spill where the next run clears it); `unit`: a unit's share, `s_range`: the grid's.
+pub(crate) fn surface_options(
+    s: &Settings,
+    dir: &Path,
+    unit: Option<SurfaceUnit>,
+    s_range: Option<(f64, f64)>,
+) -> SurfaceOptions {
+    SurfaceOptions {
         cell: s.cell,
         v_range: Some((-s.half_width, s.half_width)),
-        s_range: s.s_range,
+        s_range,
         z: ZMode::Residual,
-        spill_dir,
+        spill_dir: Some(dir.to_path_buf()),
+        unit,
         ..Default::default()
-    };
-    // Declared before the surface builder, which borrows it later: dropped after it.
-    #[allow(clippy::needless_late_init)] // the drop order needs it
-    let plain: opendrive::OpenDrive;
-    let mut surface = SurfaceBuilder::new(road, axis_odr.header.offset, sopts);
-    let t_read = Instant::now();
-    st.run("reading the points (voxels, ribbons, cross sections, CRG points)", Some(total), |bar| {
+    }
+}
+
+/// Stage: the points, once, into the builders; returns the seconds it took and the points
+/// read from each input.
+pub(crate) fn read_points(
+    st: &mut Stages,
+    inputs: crate::inputs::Inputs,
+    mut side: Option<&mut RoadsideBuilder>,
+    surface: &mut SurfaceBuilder,
+    what: &str,
+) -> Result<(f64, Vec<(usize, u64)>)> {
+    let t = Instant::now();
+    let total = inputs.total();
+    let counts = st.run(what, Some(total), |bar| {
         inputs.stream_reporting(
             |done, _| bar.set_position(done),
             |p| {
-                let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
-                let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
-                side.add(cols).map_err(anyhow::Error::msg)?;
+                if let Some(side) = side.as_deref_mut() {
+                    let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
+                    let cols =
+                        PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
+                    side.add(cols).map_err(anyhow::Error::msg)?;
+                }
                 surface.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)
             },
         )
     })?;
-    let read_secs = t_read.elapsed().as_secs_f64();
-    let side = side.finish().map_err(context)?;
-    if side.points.1 == 0 {
-        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
-    }
-    let sections = side.sections.as_ref().context("no cross sections were built")?;
+    Ok((t.elapsed().as_secs_f64(), counts))
+}
 
-    // 3. The surveyed road, then the CRG tiles as heights above its surface.
-    let survey_opts = SurveyOptions::default();
-    let (road_plain, mut survey) = survey_road(&axis_odr, road, sections, &[], &survey_opts).map_err(context)?;
-    plain = road_plain;
+/// The surveyed road from the cross sections of `side`, as read back from its OpenDRIVE text
+/// (so a build and its units grid against the same road), and what was measured.
+pub(crate) fn survey_of(
+    s: &Settings,
+    axis: &AxisOf,
+    road: &opendrive::Road,
+    side: &Roadside,
+) -> Result<(opendrive::OpenDrive, String, pipeline::road::SurveyReport)> {
+    let context = on_road(s, road);
+    let sections = side.sections.as_ref().context("no cross sections were built")?;
+    let (plain, survey) = survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
     if plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none()) {
         return Err(context(format!(
             "no lanes found in the points (no marking lines or curbs within --half-width {} m of the reference line): check the axis and --offset",
             s.half_width
         )));
     }
-    surface.retarget(&plain.roads[0], None).map_err(context)?;
+    let text = opendrive::write(&plain, &opendrive::WriteOptions::default())?;
+    let plain = opendrive::read(&text).context("the surveyed road does not read back")?;
+    Ok((plain, text, survey))
+}
+
+/// Stage: the CRG tiles `crg/road_NNN.crg` in `dir` (a unit's only, for a unit).
+pub(crate) fn grid_tiles(
+    st: &mut Stages,
+    mut surface: SurfaceBuilder,
+    s: &Settings,
+    dir: &Path,
+    context: &dyn Fn(String) -> anyhow::Error,
+) -> Result<(pipeline::SurfaceGrid, Vec<PathBuf>)> {
     let crg_dir = dir.join("crg");
     std::fs::create_dir_all(&crg_dir).with_context(|| format!("{}: cannot create", crg_dir.display()))?;
-    let (grid, tile_paths) = st.run("gridding the 1 cm road surface (CRG tiles)", Some(100), |bar| {
+    st.run("gridding the 1 cm road surface (CRG tiles)", Some(100), |bar| {
         let bar = bar.clone();
         surface.on_progress(move |done, all| bar.set_position((100 * done / all.max(1)) as u64));
         surface.write_tiles(s.tile, |k, _| crg_dir.join(format!("road_{k:03}.crg"))).map_err(context)
-    })?;
+    })
+}
 
+/// What the last stages take: the road, the tiles, the roadside.
+pub(crate) struct Gathered<'a> {
+    pub axis: &'a AxisOf,
+    pub plain: &'a opendrive::OpenDrive,
+    pub survey: pipeline::road::SurveyReport,
+    pub grid: pipeline::SurfaceGrid,
+    /// The tiles, relative to the output directory.
+    pub tile_paths: Vec<PathBuf>,
+    pub side: &'a Roadside,
+    pub info: InputInfo,
+    pub read_secs: f64,
+    pub hashing: std::thread::JoinHandle<Result<Vec<(u64, String)>>>,
+}
+
+/// Builds every product of `s` into the directory `dir`.
+pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built> {
+    let t0 = Instant::now();
+    let fitted = matches!(s.axis, Axis::Trajectory { .. });
+    let mut st = Stages::new(if fitted { 6 } else { 5 }, quiet);
+    let hashing = hash_inputs(s);
+
+    // 1. The axis.
+    let axis = if fitted { st.run("axis fitted to the trajectory", None, |_| AxisOf::of(s))? } else { AxisOf::of(s)? };
+    axis.write_into(dir)?;
+    let road = axis.road(s)?;
+
+    // 2. The points, once, into both builders.
+    let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
+    let context = on_road(s, road);
+    let offset = axis.odr.header.offset;
+    let mut side = RoadsideBuilder::new(road, offset, &roadside_options(s, None)).map_err(&context)?;
+    // Declared before the surface builder, which borrows it later: dropped after it.
+    #[allow(clippy::needless_late_init)] // the drop order needs it
+    let plain: opendrive::OpenDrive;
+    let mut surface = SurfaceBuilder::new(road, offset, surface_options(s, dir, None, s.s_range));
+    let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
+    let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
+    let side = side.finish().map_err(&context)?;
+    if side.points.1 == 0 {
+        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
+    }
+
+    // 3. The surveyed road, then the CRG tiles as heights above its surface.
+    let (road_plain, _, survey) = survey_of(s, &axis, road, &side)?;
+    plain = road_plain;
+    surface.retarget(&plain.roads[0], None).map_err(&context)?;
+    let (grid, tile_paths) = grid_tiles(&mut st, surface, s, dir, &context)?;
+    let tile_paths = tile_paths.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_path_buf()).collect();
+    let g = Gathered { axis: &axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
+    finish_into(s, dir, st, t0, g)
+}
+
+/// The inputs' hashes, on a thread of their own while the points are read.
+pub(crate) fn hash_inputs(s: &Settings) -> std::thread::JoinHandle<Result<Vec<(u64, String)>>> {
+    let paths = s.input.clone();
+    std::thread::spawn(move || paths.iter().map(|p| hash_file(p)).collect::<Result<Vec<_>>>())
+}
+
+/// The last stages: each tile's features, render and checks, the road with its objects and
+/// CRG links, the roadside, the report and the manifest.
+pub(crate) fn finish_into(s: &Settings, dir: &Path, mut st: Stages, t0: Instant, g: Gathered) -> Result<Built> {
     // 4. Each tile in turn (one in memory): its potholes and manholes, its render with them
     // marked, its coverage and checks; then the road with the objects and the links.
-    let tiles = st.run("potholes, manholes, renders and the CRG links", Some(tile_paths.len() as u64), |bar| {
+    let tiles = st.run("potholes, manholes, renders and the CRG links", Some(g.tile_paths.len() as u64), |bar| {
         let (mut features, mut links, mut tiles) = (Vec::new(), Vec::new(), Vec::new());
-        for p in &tile_paths {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let file = format!("crg/{name}");
-            let crg = opencrg::read_file(p)?;
+        for rel in &g.tile_paths {
+            let file = rel.display().to_string();
+            let crg = opencrg::read_file(dir.join(rel))?;
             let found = pipeline::road::find_depressions(&crg);
             let marks = found
                 .iter()
@@ -462,23 +604,25 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         Ok((features, links, tiles))
     })?;
     let (mut features, links, tiles) = tiles;
-    let mut odr = plain.clone();
+    let mut odr = g.plain.clone();
     pipeline::road::attach_surface(&mut odr.roads[0], &mut features, links);
+    let mut survey = g.survey;
     survey.features = features;
     crate::surveyed::write_checked(&odr, &dir.join("road.xodr"))?;
+    let side = g.side;
 
     // 5. The roadside.
     let voxels = st.run("roadside voxels and depth ribbons", None, |_| {
         let (obj, glb) = (dir.join("scene.obj"), dir.join("scene.glb"));
-        let label = PathBuf::from(&axis_label);
+        let label = PathBuf::from(&g.axis.label);
         let out = VoxelOut { obj: &obj, glb: Some(&glb), colouring: voxel::Colouring::Class, axis: &label };
-        let v = write_voxels(&side, &info, &out, s.buffer)?;
-        write_ribbons(&side, &info, &dir.join("ribbons"), s.ribbon_cell, &label)?;
+        let v = write_voxels(side, &g.info, &out, s.buffer)?;
+        write_ribbons(side, &g.info, &dir.join("ribbons"), s.ribbon_cell, &label)?;
         Ok(v)
     })?;
 
     // 6. Report and manifest.
-    let hashes = hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
+    let hashes = g.hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
     let mut failed = Vec::new();
     let times_so_far = st.times.clone();
     let report_json = st.run("report and manifest", None, |_| {
@@ -486,22 +630,22 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
         let perf = json!({
             "points_read": side.points.0,
             "seconds": total_secs,
-            "reading_seconds": read_secs,
+            "reading_seconds": g.read_secs,
             "points_per_second": side.points.0 as f64 / total_secs.max(1e-9),
             "peak_rss_mb": peak_rss_mb(),
             "threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
         });
         let facts = report::Facts {
-            axis_label: &axis_label,
-            axis_fit: axis_fit.as_ref().map(|(b, tol)| (b, *tol)),
+            axis_label: &g.axis.label,
+            axis_fit: g.axis.fit.as_ref().map(|(b, tol, _)| (b, *tol)),
             odr: &odr,
             survey: &survey,
-            grid: &grid,
+            grid: &g.grid,
             tiles: &tiles,
             voxels: &voxels,
-            side: &side,
+            side,
             inputs: &s.input.iter().map(|p| shown(p, dir)).collect::<Vec<_>>(),
-            crs: info.crs.as_ref().map(|c| c.0.as_str()),
+            crs: g.info.crs.as_ref().map(|c| c.0.as_str()),
         };
         let mut rep = report::json(&facts);
         rep["performance"] = perf;
@@ -600,7 +744,7 @@ fn write_manifest(
 }
 
 /// Writes `v` as pretty JSON with a final newline, atomically; returns the bytes.
-fn write_json(path: &Path, v: &Value) -> Result<Vec<u8>> {
+pub(crate) fn write_json(path: &Path, v: &Value) -> Result<Vec<u8>> {
     let mut text = serde_json::to_vec_pretty(v)?;
     text.push(b'\n');
     voxel::write_atomic(path, |w| w.write_all(&text))?;

@@ -12,6 +12,7 @@ mod report;
 mod roadside;
 mod surface;
 mod surveyed;
+mod units;
 mod xodr;
 
 use clap::{Parser, Subcommand};
@@ -193,6 +194,14 @@ enum Command {
         after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
     )]
     Build(build::BuildArgs),
+    /// Split a build into work units for a batch engine (Slurm job arrays, Kubernetes
+    /// indexed Jobs): prints one JSON line per unit ({"unit", "stage", "after", ...}) and
+    /// writes the plan to OUT.work/. Run every unit with `roadscan build --unit N` and the
+    /// same options: first the `points` units (in any order, at once), then `road`, then the
+    /// `surface` units, then `finish`, which writes the products to --out, the same bytes as
+    /// one `build`.
+    #[command(after_help = PLAN_EXAMPLES)]
+    Plan(units::PlanArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -428,8 +437,27 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
 
         Command::Demo(args) => demo::run(&args, quiet),
         Command::Build(args) => build::run(&args, quiet),
+        Command::Plan(args) => units::plan(&args, quiet),
     }
 }
+
+/// `plan --help`'s examples.
+const PLAN_EXAMPLES: &str = r#"Examples:
+  roadscan plan --config survey.toml > units.jsonl
+  roadscan plan --config survey.toml --unit-tiles 2
+
+Run the units on this machine, two at a time, a stage after the one before:
+  roadscan plan --config survey.toml > units.jsonl
+  for stage in points road surface finish; do
+    sed -n "/\"stage\":\"$stage\"/s/.*\"unit\":\([0-9]*\).*/\1/p" units.jsonl |
+      xargs -P 2 -I{} roadscan build --config survey.toml --unit {} -q || { echo "stage $stage failed" >&2; break; }
+  done
+
+On Slurm, with N units a stage (the plan has 2N+2), one job array a stage:
+  a=$(sbatch --parsable --array=0-$((N-1)) --wrap 'roadscan build --config survey.toml --unit $SLURM_ARRAY_TASK_ID')
+  b=$(sbatch --parsable -d afterok:$a --wrap "roadscan build --config survey.toml --unit $N")
+  c=$(sbatch --parsable -d afterok:$b --array=$((N+1))-$((2*N)) --wrap 'roadscan build --config survey.toml --unit $SLURM_ARRAY_TASK_ID')
+  sbatch -d afterok:$c --wrap "roadscan build --config survey.toml --unit $((2*N+1))""#;
 
 /// Runs a verb given as arguments (without the program name), as `demo` chains them.
 pub(crate) fn run_args(args: &[&str]) -> anyhow::Result<u8> {

@@ -107,6 +107,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         origin: a.origin,
         ribbons: None,
         sections: None,
+        part: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
     let out = VoxelOut { obj: &a.out, glb: a.glb.as_deref(), colouring, axis: &a.road.src.axis };
@@ -233,6 +234,7 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         origin: None,
         ribbons: Some(ropts),
         sections: None,
+        part: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
     write_ribbons(&side, &info, &a.out, cell, &a.road.src.axis)?;

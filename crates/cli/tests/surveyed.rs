@@ -579,3 +579,107 @@ fn a_build_never_replaces_a_directory_that_is_not_its_own() {
     assert_eq!(std::fs::read_to_string(mine.join("chapter1.tex")).unwrap(), "precious");
     assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1, "nothing else written");
 }
+
+/// Files under `dir`, relative, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_build_split_into_units_gives_the_products_of_one_build() {
+    let d = tmp("units");
+    let xodr = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr");
+    // Two overlapping surveys of the demo road, one LAS and one LAZ.
+    let (a, b) = (d.join("a"), d.join("b"));
+    roadscan(&["synth", "--scene", s(&xodr), "--s-range", "0..80", "--out", s(&a), "--seed", "3", "-q"]);
+    roadscan(&["synth", "--scene", s(&xodr), "--s-range", "70..150", "--out", s(&b), "--seed", "4", "--laz", "-q"]);
+    let (las, laz, axis) = (a.join("scan.las"), b.join("scan.laz"), a.join("truth/road.xodr"));
+    let opts =
+        ["--input", s(&las), s(&laz), "--axis", s(&axis), "--tile", "25", "--buffer", "12", "--voxel-size", "0.5"];
+    // Exit code 0, or 1 when a report check fails: the same either way.
+    let run = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+            .args([&["build"][..], &opts[..], extra, &["-q"][..]].concat())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (one, dist) = (d.join("one"), d.join("dist"));
+    let (code, err) = run(&["--out", s(&one)]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+
+    // The plan: 6 ranges of one 25 m tile, 14 units in four stages.
+    let o = roadscan(&[&["plan"][..], &opts[..], &["--out", s(&dist), "--unit-tiles", "1", "-q"]].concat());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(o.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 14);
+    let stage_units = |stage: &str| -> Vec<String> {
+        lines.iter().filter(|l| l["stage"] == stage).map(|l| l["unit"].to_string()).collect()
+    };
+    let (points, road, surface, finish) =
+        (stage_units("points"), stage_units("road"), stage_units("surface"), stage_units("finish"));
+    assert_eq!((points.len(), road.len(), surface.len(), finish.len()), (6, 1, 6, 1));
+    assert_eq!(lines[0]["s_range"], serde_json::json!([0.0, 25.0]));
+    let work = d.join("dist.work");
+
+    // A unit whose stage before has not run, and a unit with other options, fail cleanly.
+    let (code, err) = run(&["--out", s(&dist), "--unit", &road[0]]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("has not run") && err.lines().count() == 1, "{err}");
+    let (code, err) = run(&["--out", s(&dist), "--unit", "0", "--cell", "0.02"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("other options"), "{err}");
+
+    // Each unit in its own process, in reverse order within a stage.
+    for stage in [&points, &road, &surface] {
+        for u in stage.iter().rev() {
+            let (code, err) = run(&["--out", s(&dist), "--unit", u]);
+            assert_eq!(code, Some(0), "unit {u}: {err}");
+        }
+    }
+    // The first range's unit read only the LAS file, the last only the LAZ file: a unit
+    // reads the inputs that reach its range.
+    let read = |i: usize| {
+        let v: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(work.join(format!("points/{i:04}.json"))).unwrap()).unwrap();
+        v["points_read"].as_array().unwrap().iter().map(|e| e[0].as_u64().unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!((read(0), read(5)), (vec![0], vec![1]));
+    let (code, err) = run(&["--out", s(&dist), "--unit", &finish[0]]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    assert!(!work.exists(), "the work directory is removed");
+
+    // Every product has the bytes of the one build's; the report differs in its timings only.
+    assert_eq!(files(&one), files(&dist));
+    let timed = ["report.json", "report.html", "manifest.json"];
+    for f in files(&one) {
+        if !timed.contains(&f.to_str().unwrap()) {
+            assert!(std::fs::read(one.join(&f)).unwrap() == std::fs::read(dist.join(&f)).unwrap(), "{}", f.display());
+        }
+    }
+    let json = |p: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    let (mut r1, mut r2) = (json(&one.join("report.json")), json(&dist.join("report.json")));
+    for r in [&mut r1, &mut r2] {
+        let m = r.as_object_mut().unwrap();
+        m.remove("performance");
+        m.remove("stages");
+    }
+    assert_eq!(r1, r2);
+    let (m1, m2) = (json(&one.join("manifest.json")), json(&dist.join("manifest.json")));
+    assert_eq!((&m1["inputs"], &m1["parameters"]), (&m2["inputs"], &m2["parameters"]));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,530 @@
+//! `roadscan plan` and `roadscan build --unit N`: a build split into work units that a batch
+//! engine (Slurm job arrays, Kubernetes indexed Jobs) runs on many machines, giving the same
+//! products as one `build`.
+//!
+//! The road is split along s into `n` ranges of `--unit-tiles` CRG tiles. Four stages run in
+//! turn; the units of a stage are independent:
+//! - `points` (units 0..n): a range's points into the roadside grids (voxels, ribbons, cross
+//!   sections) and a count of its CRG candidates; written as a part. Every point belongs to
+//!   one range; the grids' sums are integers and the ribbons keep the nearest point by a total
+//!   order, so the parts add up to the grids of one build exactly.
+//! - `road` (unit n): the parts merged, the surveyed road (`road.xodr` without its CRGs) and
+//!   the CRG grid's extent.
+//! - `surface` (units n+1..=2n): a range's CRG tiles, gridded against that road from the points
+//!   that reach them (a slab and the gap filling's reach beyond the tiles).
+//! - `finish` (unit 2n+1): the parts merged again, the tiles searched and rendered, the road
+//!   completed, the voxels, ribbons, report and manifest written to `--out` (staged and
+//!   renamed, as `build` does); the work directory is removed.
+//!
+//! A unit reads only the inputs whose header bounds reach its range's corridor. Everything
+//! lives in the work directory `OUT.work` beside `--out`; each unit writes its files
+//! atomically, so a failed or killed unit is simply run again.
+
+use crate::build::{
+    finish_into, grid_tiles, hash_inputs, on_road, read_points, roadside_options, surface_options, survey_of,
+    write_json, Axis, AxisOf, Gathered, Settings, Stages,
+};
+use crate::outdir::Staging;
+use crate::roadside::InputInfo;
+use anyhow::{bail, Context, Result};
+use pipeline::surface::{grid_extent, SurfaceUnit};
+use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The arguments of `plan`.
+#[derive(clap::Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub build: crate::build::BuildArgs,
+    /// CRG tiles (of --tile metres) per unit: each unit covers this much road.
+    #[arg(long, default_value_t = 4)]
+    pub unit_tiles: usize,
+}
+
+/// The work directory of a build whose products go to `out`: `OUT.work` beside it.
+pub(crate) fn work_dir(out: &Path) -> PathBuf {
+    let name = out.file_name().map_or_else(|| "roadscan-out".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!("{name}.work"))
+}
+
+/// What a unit does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stage {
+    /// Points of range i into the roadside part i.
+    Points(usize),
+    /// The surveyed road from the parts.
+    Road,
+    /// CRG tiles of range i.
+    Surface(usize),
+    /// Everything else, into `--out`.
+    Finish,
+}
+
+/// The plan: the ranges and the settings it was made with.
+#[derive(Debug)]
+struct Plan {
+    units: usize,
+    unit_tiles: usize,
+    /// The road's part built, m of s.
+    s_range: (f64, f64),
+    /// The settings (parameters and inputs) as JSON, which every unit must match.
+    settings: Value,
+}
+
+impl Plan {
+    fn stage(&self, unit: usize) -> Option<Stage> {
+        let n = self.units;
+        match unit {
+            u if u < n => Some(Stage::Points(u)),
+            u if u == n => Some(Stage::Road),
+            u if u <= 2 * n => Some(Stage::Surface(u - n - 1)),
+            u if u == 2 * n + 1 => Some(Stage::Finish),
+            _ => None,
+        }
+    }
+
+    /// Length of a unit's range, m.
+    fn length(&self, s: &Settings) -> f64 {
+        self.unit_tiles as f64 * s.tile
+    }
+
+    /// The s range of the points of unit `i` (open at the road's ends, so every point has
+    /// one unit).
+    fn part(&self, s: &Settings, i: usize) -> (f64, f64) {
+        let l = self.length(s);
+        let a = if i == 0 { f64::NEG_INFINITY } else { self.s_range.0 + i as f64 * l };
+        let b = if i + 1 == self.units { f64::INFINITY } else { self.s_range.0 + (i + 1) as f64 * l };
+        (a, b)
+    }
+
+    /// One line of `plan`'s output per unit.
+    fn lines(&self, s: &Settings) -> Vec<Value> {
+        let n = self.units;
+        let mut out = Vec::new();
+        for i in 0..n {
+            let (a, b) = self.part(s, i);
+            let (a, b) = (a.max(self.s_range.0), b.min(self.s_range.1));
+            out.push(json!({"unit": i, "stage": "points", "s_range": [a, b], "after": null}));
+        }
+        out.push(json!({"unit": n, "stage": "road", "after": "points"}));
+        for i in 0..n {
+            let tiles = [i * self.unit_tiles, (i + 1) * self.unit_tiles];
+            out.push(json!({"unit": n + 1 + i, "stage": "surface", "tiles": tiles, "after": "road"}));
+        }
+        out.push(json!({"unit": 2 * n + 1, "stage": "finish", "after": "surface"}));
+        out
+    }
+}
+
+/// The settings as the plan pins them (what a unit must be run with).
+fn settings_json(s: &Settings) -> Value {
+    let mut v = s.to_json();
+    v["input"] = json!(s.input.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
+    v["out"] = json!(s.out.display().to_string());
+    v
+}
+
+/// Runs `plan`: fits the axis (when from a trajectory), writes the plan into the work
+/// directory and prints the units as JSON lines.
+pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
+    if a.build.unit.is_some() {
+        bail!("plan lists the units; run one with `roadscan build --unit N`");
+    }
+    if a.build.json {
+        bail!("plan prints its units as JSON lines already; --json is for build");
+    }
+    if a.unit_tiles == 0 {
+        bail!("--unit-tiles must be at least 1");
+    }
+    let s = Settings::from_args(&a.build)?;
+    let work = work_dir(&s.out);
+    let axis = AxisOf::of(&s)?;
+    let road = axis.road(&s)?;
+    // A bad input fails now, not in a unit on some node later.
+    let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+    let total = inputs.total();
+    drop(inputs);
+    let s_range = s.s_range.unwrap_or((0.0, road.length));
+    let length = a.unit_tiles as f64 * s.tile;
+    let units = (((s_range.1 - s_range.0) / length - 1e-9).ceil() as usize).max(1);
+    let plan = Plan { units, unit_tiles: a.unit_tiles, s_range, settings: settings_json(&s) };
+    // A new plan starts from nothing: parts of another plan must not mix in.
+    if work.exists() {
+        if !work.join("plan.json").exists() {
+            bail!("{}: exists and is not a roadscan work directory (no plan.json); remove it", work.display());
+        }
+        std::fs::remove_dir_all(&work).with_context(|| format!("{}: cannot remove", work.display()))?;
+    }
+    std::fs::create_dir_all(&work).with_context(|| format!("{}: cannot create", work.display()))?;
+    axis.write_into(&work)?;
+    let v = json!({
+        "roadscan": env!("CARGO_PKG_VERSION"),
+        "units": units,
+        "unit_tiles": a.unit_tiles,
+        "s_range": [s_range.0, s_range.1],
+        "settings": plan.settings,
+    });
+    write_json(&work.join("plan.json"), &v)?;
+    let mut out = std::io::stdout().lock();
+    for line in plan.lines(&s) {
+        writeln!(out, "{line}")?;
+    }
+    if !quiet {
+        eprintln!(
+            "roadscan: {total} points, {} units in {}: points 0..{}, road {}, surface {}..{}, finish {}; run each with `roadscan build --unit N` and the same options, a stage after the one before",
+            2 * units + 2,
+            work.display(),
+            units - 1,
+            units,
+            units + 1,
+            2 * units,
+            2 * units + 1
+        );
+    }
+    Ok(crate::exit::OK)
+}
+
+fn read_plan(work: &Path, s: &Settings) -> Result<Plan> {
+    let path = work.join("plan.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("{}: cannot read (run `roadscan plan` with these options first)", path.display()))?;
+    let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let bad = || anyhow::anyhow!("{}: not a roadscan plan", path.display());
+    if v["roadscan"] != env!("CARGO_PKG_VERSION") {
+        bail!(
+            "{}: made by roadscan {}, this is {}; plan again",
+            path.display(),
+            v["roadscan"],
+            env!("CARGO_PKG_VERSION")
+        );
+    }
+    let plan = Plan {
+        units: v["units"].as_u64().ok_or_else(bad)? as usize,
+        unit_tiles: v["unit_tiles"].as_u64().ok_or_else(bad)? as usize,
+        s_range: (v["s_range"][0].as_f64().ok_or_else(bad)?, v["s_range"][1].as_f64().ok_or_else(bad)?),
+        settings: v["settings"].clone(),
+    };
+    if plan.settings != settings_json(s) {
+        bail!("{}: planned with other options than these; give the plan's options or plan again", path.display());
+    }
+    Ok(plan)
+}
+
+/// Runs unit `unit` of the plan in the work directory of `s.out`.
+pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8> {
+    let t0 = Instant::now();
+    let work = work_dir(&s.out);
+    let plan = read_plan(&work, s)?;
+    let stage = plan.stage(unit).with_context(|| {
+        format!("unit {unit}: the plan has units 0..{} ({})", 2 * plan.units + 1, work.join("plan.json").display())
+    })?;
+    // The axis as planned (a fitted one from the plan's axis.xodr, not fitted again).
+    let axis = match (&s.axis, stage) {
+        (Axis::Trajectory { path, .. }, st) if st != Stage::Finish => {
+            let p = work.join("axis.xodr");
+            AxisOf { odr: opendrive::read_file(&p)?, path: path.clone(), label: "axis.xodr".into(), fit: None }
+        }
+        _ => AxisOf::of(s)?,
+    };
+    let road = axis.road(s)?;
+    match stage {
+        Stage::Points(i) => points_unit(s, &plan, &axis, road, &work, i, quiet)?,
+        Stage::Road => road_unit(s, &plan, &axis, road, &work)?,
+        Stage::Surface(i) => surface_unit(s, &plan, &axis, road, &work, i, quiet)?,
+        Stage::Finish => return finish_unit(s, &plan, &axis, road, &work, (json, quiet), t0),
+    }
+    if !quiet {
+        eprintln!("roadscan: unit {unit} ({stage:?}) done in {:.1} s", t0.elapsed().as_secs_f64());
+    }
+    Ok(crate::exit::OK)
+}
+
+/// Map x, y bounds of the corridor of s in `a..b` (clamped to the road), `pad` wider.
+fn corridor(axis: &AxisOf, road: &opendrive::Road, (a, b): (f64, f64), pad: f64) -> ([f64; 2], [f64; 2]) {
+    let e = opendrive::RoadEval::new(road);
+    let place = axis.odr.header.offset.unwrap_or_default().placement();
+    let (a, b) = (a.max(0.0).min(e.length()), b.max(0.0).min(e.length()));
+    let n = ((b - a) / 1.0).ceil().max(1.0) as usize;
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for k in 0..=n {
+        let p = e.pose(a + (b - a) * k as f64 / n as f64);
+        let [x, y, _] = place.to_map([p.x, p.y, 0.0]);
+        lo = [lo[0].min(x - pad), lo[1].min(y - pad)];
+        hi = [hi[0].max(x + pad), hi[1].max(y + pad)];
+    }
+    (lo, hi)
+}
+
+/// The inputs that reach the corridor of s in `range` (and `pad` beyond it).
+fn inputs_for(
+    s: &Settings,
+    axis: &AxisOf,
+    road: &opendrive::Road,
+    range: (f64, f64),
+    quiet: bool,
+) -> Result<crate::inputs::Inputs> {
+    let mut inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+    // Beyond the range: the CRG's slabs and gap filling (a few metres), and 1 m between the
+    // sampled poses.
+    const PAD: f64 = 8.0;
+    let (lo, hi) = corridor(axis, road, (range.0 - PAD, range.1 + PAD), s.buffer + 2.0);
+    inputs.retain_reaching(lo, hi);
+    Ok(inputs)
+}
+
+fn part_path(work: &Path, i: usize) -> PathBuf {
+    work.join(format!("points/{i:04}.part"))
+}
+
+fn points_unit(
+    s: &Settings,
+    plan: &Plan,
+    axis: &AxisOf,
+    road: &opendrive::Road,
+    work: &Path,
+    i: usize,
+    quiet: bool,
+) -> Result<()> {
+    let part = plan.part(s, i);
+    let context = on_road(s, road);
+    let shown = (part.0.max(plan.s_range.0), part.1.min(plan.s_range.1));
+    let inputs = inputs_for(s, axis, road, shown, quiet)?;
+    let offset = axis.odr.header.offset;
+    let mut side = RoadsideBuilder::new(road, offset, &roadside_options(s, Some(part))).map_err(&context)?;
+    let unit = Some(SurfaceUnit::Count(part.0, part.1));
+    let mut surface = SurfaceBuilder::new(road, offset, surface_options(s, work, unit, s.s_range));
+    let mut st = Stages::new(1, quiet);
+    let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
+    let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
+    let side = side.finish().map_err(&context)?;
+    let seen = surface.seen();
+    std::fs::create_dir_all(work.join("points")).with_context(|| format!("{}: cannot create", work.display()))?;
+    voxel::write_atomic(&part_path(work, i), |w| w.write_all(&side.to_part()))?;
+    let v = json!({
+        "near": seen.near,
+        "s_seen": seen.s_range.map(|(a, b)| [a, b]),
+        "points_read": counts,
+        "reading_seconds": secs,
+    });
+    write_json(&work.join(format!("points/{i:04}.json")), &v)?;
+    Ok(())
+}
+
+/// A JSON file a unit wrote, or an error naming the unit that has not run.
+fn unit_json(path: &Path, unit: usize) -> Result<Value> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: missing: unit {unit} has not run (or failed)", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
+}
+
+/// The roadside of all the points: the units' parts added up.
+fn merged(s: &Settings, plan: &Plan, road: &opendrive::Road, axis: &AxisOf, work: &Path) -> Result<Roadside> {
+    let context = on_road(s, road);
+    let mut side = RoadsideBuilder::new(road, axis.odr.header.offset, &roadside_options(s, None))
+        .map_err(&context)?
+        .finish()
+        .map_err(&context)?;
+    for i in 0..plan.units {
+        let p = part_path(work, i);
+        let bytes =
+            std::fs::read(&p).with_context(|| format!("{}: missing: unit {i} has not run (or failed)", p.display()))?;
+        side.merge_part(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    }
+    Ok(side)
+}
+
+/// What the points units saw.
+struct PointsSeen {
+    /// CRG candidates counted.
+    near: u64,
+    /// Their s extent.
+    s_range: Option<(f64, f64)>,
+    /// Each unit's JSON.
+    units: Vec<Value>,
+}
+
+/// What the points units saw, from their JSON.
+fn seen_of(plan: &Plan, work: &Path) -> Result<PointsSeen> {
+    let (mut near, mut range): (u64, Option<(f64, f64)>) = (0, None);
+    let mut all = Vec::new();
+    for i in 0..plan.units {
+        let v = unit_json(&work.join(format!("points/{i:04}.json")), i)?;
+        near += v["near"].as_u64().unwrap_or(0);
+        if let (Some(a), Some(b)) = (v["s_seen"][0].as_f64(), v["s_seen"][1].as_f64()) {
+            range = Some(range.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+        }
+        all.push(v);
+    }
+    Ok(PointsSeen { near, s_range: range, units: all })
+}
+
+fn road_unit(s: &Settings, plan: &Plan, axis: &AxisOf, road: &opendrive::Road, work: &Path) -> Result<()> {
+    let side = merged(s, plan, road, axis, work)?;
+    if side.points.1 == 0 {
+        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
+    }
+    let PointsSeen { near, s_range: seen, .. } = seen_of(plan, work)?;
+    let grid = match (s.s_range, seen) {
+        (Some(r), _) => r,
+        (None, Some(r)) => grid_extent(r, s.cell),
+        (None, None) => {
+            return Err(on_road(s, road)(
+                "no road-surface points within the grid (check the axis, the road id and the CRS)".into(),
+            ))
+        }
+    };
+    let (_, text, _) = survey_of(s, axis, road, &side)?;
+    voxel::write_atomic(&work.join("road.xodr"), |w| w.write_all(text.as_bytes()))?;
+    write_json(&work.join("road.json"), &json!({"grid_s_range": [grid.0, grid.1], "near": near}))?;
+    Ok(())
+}
+
+fn surface_unit(
+    s: &Settings,
+    plan: &Plan,
+    axis: &AxisOf,
+    road: &opendrive::Road,
+    work: &Path,
+    i: usize,
+    quiet: bool,
+) -> Result<()> {
+    let n = plan.units;
+    let r = unit_json(&work.join("road.json"), n)?;
+    let bad = || anyhow::anyhow!("{}: no grid_s_range", work.join("road.json").display());
+    let grid = (r["grid_s_range"][0].as_f64().ok_or_else(bad)?, r["grid_s_range"][1].as_f64().ok_or_else(bad)?);
+    let plain = opendrive::read_file(work.join("road.xodr"))?;
+    let tiles = (i * plan.unit_tiles, (i + 1) * plan.unit_tiles);
+    let range = (grid.0 + tiles.0 as f64 * s.tile, grid.0 + tiles.1 as f64 * s.tile);
+    let context = on_road(s, road);
+    let dir = work.join(format!("surface/{i:04}"));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("{}: cannot clear", dir.display()))?;
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let unit = SurfaceUnit::Tiles { tile: s.tile, first: tiles.0, end: tiles.1 };
+    let mut surface =
+        SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)));
+    let mut st = Stages::new(2, quiet);
+    let mut secs = 0.0;
+    if range.0 <= grid.1 {
+        let inputs = inputs_for(s, axis, road, range, quiet)?;
+        let what = format!("unit {}: the CRG points of s {:.1}..{:.1}", n + 1 + i, range.0, range.1.min(grid.1));
+        secs = read_points(&mut st, inputs, None, &mut surface, &what)?.0;
+    }
+    surface.retarget(&plain.roads[0], None).map_err(&context)?;
+    let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
+    let names: Vec<String> =
+        paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+    let v = json!({
+        "tiles": names,
+        "covered": g.covered.0,
+        "nodes": g.covered.1,
+        "estimated": g.estimated,
+        "filled": g.filled,
+        "kept": g.points.2,
+        "reading_seconds": secs,
+    });
+    write_json(&work.join(format!("surface/{i:04}.json")), &v)?;
+    Ok(())
+}
+
+fn finish_unit(
+    s: &Settings,
+    plan: &Plan,
+    axis: &AxisOf,
+    road: &opendrive::Road,
+    work: &Path,
+    (json, quiet): (bool, bool),
+    t0: Instant,
+) -> Result<u8> {
+    let n = plan.units;
+    let hashing = hash_inputs(s);
+    // Fitted again for the report: it must be the axis the units used.
+    if let Some((_, _, text)) = &axis.fit {
+        let planned = std::fs::read_to_string(work.join("axis.xodr"))
+            .with_context(|| format!("{}: cannot read", work.join("axis.xodr").display()))?;
+        if &planned != text {
+            bail!(
+                "the trajectory fits another axis than the plan's ({}): plan again",
+                work.join("axis.xodr").display()
+            );
+        }
+    }
+    let mut side = merged(s, plan, road, axis, work)?;
+    let PointsSeen { near, units: points, .. } = seen_of(plan, work)?;
+    let r = unit_json(&work.join("road.json"), n)?;
+    let grid_range = (r["grid_s_range"][0].as_f64().unwrap_or(0.0), r["grid_s_range"][1].as_f64().unwrap_or(0.0));
+    let (plain, text, survey) = survey_of(s, axis, road, &side)?;
+    let planned = std::fs::read_to_string(work.join("road.xodr"))
+        .with_context(|| format!("{}: missing: unit {n} has not run (or failed)", work.join("road.xodr").display()))?;
+    if planned != text {
+        bail!(
+            "the points give another road than unit {n} made ({}): run the units again",
+            work.join("road.xodr").display()
+        );
+    }
+    // Points read: each input's count from a unit that read it, its header's from none did.
+    let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+    let mut read: Vec<Option<u64>> = vec![None; s.input.len()];
+    let mut read_secs = 0.0;
+    for v in &points {
+        for e in v["points_read"].as_array().into_iter().flatten() {
+            if let (Some(k), Some(c)) = (e[0].as_u64(), e[1].as_u64()) {
+                if let Some(slot) = read.get_mut(k as usize) {
+                    *slot = Some(c);
+                }
+            }
+        }
+        read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
+    }
+    let offered: u64 = inputs.header_counts().iter().map(|&(k, h)| read.get(k).copied().flatten().unwrap_or(h)).sum();
+    side.points.0 = offered;
+    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
+    drop(inputs);
+
+    // The tiles and their counts.
+    let staging = Staging::new(&s.out)?;
+    let dir = staging.dir.clone();
+    std::fs::create_dir_all(dir.join("crg")).with_context(|| format!("{}: cannot create", dir.display()))?;
+    let (mut covered, mut nodes, mut estimated, mut filled, mut kept) = (0usize, 0usize, 0usize, 0usize, 0u64);
+    let mut tile_paths = Vec::new();
+    for i in 0..n {
+        let v = unit_json(&work.join(format!("surface/{i:04}.json")), n + 1 + i)?;
+        let num = |k: &str| v[k].as_u64().unwrap_or(0);
+        covered += num("covered") as usize;
+        nodes = nodes.max(num("nodes") as usize);
+        estimated += num("estimated") as usize;
+        filled += num("filled") as usize;
+        kept += num("kept");
+        read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
+        for name in v["tiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let (from, rel) = (work.join(format!("surface/{i:04}/crg/{name}")), PathBuf::from(format!("crg/{name}")));
+            if std::fs::hard_link(&from, dir.join(&rel)).is_err() {
+                std::fs::copy(&from, dir.join(&rel)).with_context(|| format!("{}: cannot copy", from.display()))?;
+            }
+            tile_paths.push(rel);
+        }
+    }
+    let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
+    let crg = opencrg::read_file(dir.join(first))?;
+    let grid = pipeline::SurfaceGrid {
+        s_range: grid_range,
+        crg,
+        covered: (covered, nodes),
+        coverage: covered as f64 / nodes.max(1) as f64,
+        column_coverage: Vec::new(),
+        estimated,
+        filled,
+        points: (offered, near, kept),
+    };
+    axis.write_into(&dir)?;
+    let st = Stages::new(3, quiet);
+    let g = Gathered { axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
+    let built = finish_into(s, &dir, st, t0, g)?;
+    staging.commit()?;
+    std::fs::remove_dir_all(work).with_context(|| format!("{}: cannot remove", work.display()))?;
+    crate::build::report_built(s, &built, json, quiet, t0)
+}
