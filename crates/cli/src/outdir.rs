@@ -15,6 +15,22 @@ pub(crate) struct Staging {
     committed: bool,
 }
 
+/// Fails unless `out` is new, empty or a roadscan output (holds a manifest.json): only our
+/// own products are replaced.
+pub fn replaceable(out: &Path) -> Result<()> {
+    if out.exists() {
+        let ours = out.join("manifest.json").is_file();
+        let empty = std::fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
+        if !ours && !empty {
+            bail!(
+                "{}: exists and is not a roadscan output (no manifest.json); give a new or empty directory, or remove it",
+                out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 impl Staging {
     /// Starts staging for the output directory `out` (what killed runs left beside it is
     /// cleared first).
@@ -23,17 +39,7 @@ impl Staging {
         let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)
             .with_context(|| format!("{}: cannot create the directory", parent.display()))?;
-        // Only our own products are replaced: a directory with other files is refused.
-        if out.exists() {
-            let ours = out.join("manifest.json").is_file();
-            let empty = std::fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
-            if !ours && !empty {
-                bail!(
-                    "{}: exists and is not a roadscan output (no manifest.json); give a new or empty directory, or remove it",
-                    out.display()
-                );
-            }
-        }
+        replaceable(out)?;
         remove_stale(parent, &name);
         let dir = parent.join(format!(".{name}.tmp{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

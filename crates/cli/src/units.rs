@@ -140,6 +140,7 @@ pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
         bail!("--unit-tiles must be at least 1");
     }
     let s = Settings::from_args(&a.build)?;
+    crate::outdir::replaceable(&s.out)?;
     let work = work_dir(&s.out);
     let axis = AxisOf::of(&s)?;
     let road = axis.road(&s)?;
@@ -230,11 +231,12 @@ pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8
         _ => AxisOf::of(s)?,
     };
     let road = axis.road(s)?;
+    let ctx = Ctx { s, plan: &plan, axis: &axis, road, work: &work, quiet };
     match stage {
-        Stage::Points(i) => points_unit(s, &plan, &axis, road, &work, i, quiet)?,
-        Stage::Road => road_unit(s, &plan, &axis, road, &work)?,
-        Stage::Surface(i) => surface_unit(s, &plan, &axis, road, &work, i, quiet)?,
-        Stage::Finish => return finish_unit(s, &plan, &axis, road, &work, (json, quiet), t0),
+        Stage::Points(i) => ctx.points(i)?,
+        Stage::Road => ctx.road()?,
+        Stage::Surface(i) => ctx.surface(i)?,
+        Stage::Finish => return ctx.finish(json, t0),
     }
     if !quiet {
         eprintln!("roadscan: unit {unit} ({stage:?}) done in {:.1} s", t0.elapsed().as_secs_f64());
@@ -258,59 +260,9 @@ fn corridor(axis: &AxisOf, road: &opendrive::Road, (a, b): (f64, f64), pad: f64)
     (lo, hi)
 }
 
-/// The inputs that reach the corridor of s in `range` (and `pad` beyond it).
-fn inputs_for(
-    s: &Settings,
-    axis: &AxisOf,
-    road: &opendrive::Road,
-    range: (f64, f64),
-    quiet: bool,
-) -> Result<crate::inputs::Inputs> {
-    let mut inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
-    // Beyond the range: the CRG's slabs and gap filling (a few metres), and 1 m between the
-    // sampled poses.
-    const PAD: f64 = 8.0;
-    let (lo, hi) = corridor(axis, road, (range.0 - PAD, range.1 + PAD), s.buffer + 2.0);
-    inputs.retain_reaching(lo, hi);
-    Ok(inputs)
-}
-
+/// Unit i's roadside part.
 fn part_path(work: &Path, i: usize) -> PathBuf {
     work.join(format!("points/{i:04}.part"))
-}
-
-fn points_unit(
-    s: &Settings,
-    plan: &Plan,
-    axis: &AxisOf,
-    road: &opendrive::Road,
-    work: &Path,
-    i: usize,
-    quiet: bool,
-) -> Result<()> {
-    let part = plan.part(s, i);
-    let context = on_road(s, road);
-    let shown = (part.0.max(plan.s_range.0), part.1.min(plan.s_range.1));
-    let inputs = inputs_for(s, axis, road, shown, quiet)?;
-    let offset = axis.odr.header.offset;
-    let mut side = RoadsideBuilder::new(road, offset, &roadside_options(s, Some(part))).map_err(&context)?;
-    let unit = Some(SurfaceUnit::Count(part.0, part.1));
-    let mut surface = SurfaceBuilder::new(road, offset, surface_options(s, work, unit, s.s_range));
-    let mut st = Stages::new(1, quiet);
-    let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
-    let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
-    let side = side.finish().map_err(&context)?;
-    let seen = surface.seen();
-    std::fs::create_dir_all(work.join("points")).with_context(|| format!("{}: cannot create", work.display()))?;
-    voxel::write_atomic(&part_path(work, i), |w| w.write_all(&side.to_part()))?;
-    let v = json!({
-        "near": seen.near,
-        "s_seen": seen.s_range.map(|(a, b)| [a, b]),
-        "points_read": counts,
-        "reading_seconds": secs,
-    });
-    write_json(&work.join(format!("points/{i:04}.json")), &v)?;
-    Ok(())
 }
 
 /// A JSON file a unit wrote, or an error naming the unit that has not run.
@@ -318,22 +270,6 @@ fn unit_json(path: &Path, unit: usize) -> Result<Value> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: missing: unit {unit} has not run (or failed)", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
-}
-
-/// The roadside of all the points: the units' parts added up.
-fn merged(s: &Settings, plan: &Plan, road: &opendrive::Road, axis: &AxisOf, work: &Path) -> Result<Roadside> {
-    let context = on_road(s, road);
-    let mut side = RoadsideBuilder::new(road, axis.odr.header.offset, &roadside_options(s, None))
-        .map_err(&context)?
-        .finish()
-        .map_err(&context)?;
-    for i in 0..plan.units {
-        let p = part_path(work, i);
-        let bytes =
-            std::fs::read(&p).with_context(|| format!("{}: missing: unit {i} has not run (or failed)", p.display()))?;
-        side.merge_part(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
-    }
-    Ok(side)
 }
 
 /// What the points units saw.
@@ -346,185 +282,261 @@ struct PointsSeen {
     units: Vec<Value>,
 }
 
-/// What the points units saw, from their JSON.
-fn seen_of(plan: &Plan, work: &Path) -> Result<PointsSeen> {
-    let (mut near, mut range): (u64, Option<(f64, f64)>) = (0, None);
-    let mut all = Vec::new();
-    for i in 0..plan.units {
-        let v = unit_json(&work.join(format!("points/{i:04}.json")), i)?;
-        near += v["near"].as_u64().unwrap_or(0);
-        if let (Some(a), Some(b)) = (v["s_seen"][0].as_f64(), v["s_seen"][1].as_f64()) {
-            range = Some(range.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
-        }
-        all.push(v);
-    }
-    Ok(PointsSeen { near, s_range: range, units: all })
-}
-
-fn road_unit(s: &Settings, plan: &Plan, axis: &AxisOf, road: &opendrive::Road, work: &Path) -> Result<()> {
-    let side = merged(s, plan, road, axis, work)?;
-    if side.points.1 == 0 {
-        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
-    }
-    let PointsSeen { near, s_range: seen, .. } = seen_of(plan, work)?;
-    let grid = match (s.s_range, seen) {
-        (Some(r), _) => r,
-        (None, Some(r)) => grid_extent(r, s.cell),
-        (None, None) => {
-            return Err(on_road(s, road)(
-                "no road-surface points within the grid (check the axis, the road id and the CRS)".into(),
-            ))
-        }
-    };
-    let (_, text, _) = survey_of(s, axis, road, &side)?;
-    voxel::write_atomic(&work.join("road.xodr"), |w| w.write_all(text.as_bytes()))?;
-    write_json(&work.join("road.json"), &json!({"grid_s_range": [grid.0, grid.1], "near": near}))?;
-    Ok(())
-}
-
-fn surface_unit(
-    s: &Settings,
-    plan: &Plan,
-    axis: &AxisOf,
-    road: &opendrive::Road,
-    work: &Path,
-    i: usize,
+/// What every unit works with.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    s: &'a Settings,
+    plan: &'a Plan,
+    axis: &'a AxisOf,
+    road: &'a opendrive::Road,
+    /// The work directory.
+    work: &'a Path,
     quiet: bool,
-) -> Result<()> {
-    let n = plan.units;
-    let r = unit_json(&work.join("road.json"), n)?;
-    let bad = || anyhow::anyhow!("{}: no grid_s_range", work.join("road.json").display());
-    let grid = (r["grid_s_range"][0].as_f64().ok_or_else(bad)?, r["grid_s_range"][1].as_f64().ok_or_else(bad)?);
-    let plain = opendrive::read_file(work.join("road.xodr"))?;
-    let tiles = (i * plan.unit_tiles, (i + 1) * plan.unit_tiles);
-    let range = (grid.0 + tiles.0 as f64 * s.tile, grid.0 + tiles.1 as f64 * s.tile);
-    let context = on_road(s, road);
-    let dir = work.join(format!("surface/{i:04}"));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("{}: cannot clear", dir.display()))?;
-    }
-    std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let unit = SurfaceUnit::Tiles { tile: s.tile, first: tiles.0, end: tiles.1 };
-    let mut surface =
-        SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)));
-    let mut st = Stages::new(2, quiet);
-    let mut secs = 0.0;
-    if range.0 <= grid.1 {
-        let inputs = inputs_for(s, axis, road, range, quiet)?;
-        let what = format!("unit {}: the CRG points of s {:.1}..{:.1}", n + 1 + i, range.0, range.1.min(grid.1));
-        secs = read_points(&mut st, inputs, None, &mut surface, &what)?.0;
-    }
-    surface.retarget(&plain.roads[0], None).map_err(&context)?;
-    let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
-    let names: Vec<String> =
-        paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-    let v = json!({
-        "tiles": names,
-        "covered": g.covered.0,
-        "nodes": g.covered.1,
-        "estimated": g.estimated,
-        "filled": g.filled,
-        "kept": g.points.2,
-        "reading_seconds": secs,
-    });
-    write_json(&work.join(format!("surface/{i:04}.json")), &v)?;
-    Ok(())
 }
 
-fn finish_unit(
-    s: &Settings,
-    plan: &Plan,
-    axis: &AxisOf,
-    road: &opendrive::Road,
-    work: &Path,
-    (json, quiet): (bool, bool),
-    t0: Instant,
-) -> Result<u8> {
-    let n = plan.units;
-    let hashing = hash_inputs(s);
-    // Fitted again for the report: it must be the axis the units used.
-    if let Some((_, _, text)) = &axis.fit {
-        let planned = std::fs::read_to_string(work.join("axis.xodr"))
-            .with_context(|| format!("{}: cannot read", work.join("axis.xodr").display()))?;
-        if &planned != text {
+impl Ctx<'_> {
+    /// The inputs that reach the corridor of s in `range` (and a few metres beyond it).
+    fn inputs_for(&self, range: (f64, f64)) -> Result<crate::inputs::Inputs> {
+        let Ctx { s, axis, road, quiet, .. } = *self;
+        let mut inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+        // Beyond the range: the CRG's slabs and gap filling (a few metres), and 1 m between the
+        // sampled poses.
+        const PAD: f64 = 8.0;
+        let (lo, hi) = corridor(axis, road, (range.0 - PAD, range.1 + PAD), s.buffer + 2.0);
+        inputs.retain_reaching(lo, hi);
+        Ok(inputs)
+    }
+
+    /// A `points` unit: range i's points into the roadside part i and the candidate count.
+    fn points(&self, i: usize) -> Result<()> {
+        let Ctx { s, plan, axis, road, work, quiet } = *self;
+        let part = plan.part(s, i);
+        let context = on_road(s, road);
+        let shown = (part.0.max(plan.s_range.0), part.1.min(plan.s_range.1));
+        let inputs = self.inputs_for(shown)?;
+        let offset = axis.odr.header.offset;
+        let mut side = RoadsideBuilder::new(road, offset, &roadside_options(s, Some(part))).map_err(&context)?;
+        let unit = Some(SurfaceUnit::Count(part.0, part.1));
+        let mut surface = SurfaceBuilder::new(road, offset, surface_options(s, work, unit, s.s_range));
+        let mut st = Stages::new(1, quiet);
+        let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
+        let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
+        let side = side.finish().map_err(&context)?;
+        let seen = surface.seen();
+        std::fs::create_dir_all(work.join("points")).with_context(|| format!("{}: cannot create", work.display()))?;
+        voxel::write_atomic(&part_path(work, i), |w| w.write_all(&side.to_part()))?;
+        let v = json!({
+            "near": seen.near,
+            "s_seen": seen.s_range.map(|(a, b)| [a, b]),
+            "points_read": counts,
+            "reading_seconds": secs,
+        });
+        write_json(&work.join(format!("points/{i:04}.json")), &v)?;
+        Ok(())
+    }
+
+    /// The roadside of all the points: the units' parts added up.
+    fn merged(&self) -> Result<Roadside> {
+        let Ctx { s, plan, axis, road, work, .. } = *self;
+        let context = on_road(s, road);
+        let mut side = RoadsideBuilder::new(road, axis.odr.header.offset, &roadside_options(s, None))
+            .map_err(&context)?
+            .finish()
+            .map_err(&context)?;
+        for i in 0..plan.units {
+            let p = part_path(work, i);
+            let bytes = std::fs::read(&p)
+                .with_context(|| format!("{}: missing: unit {i} has not run (or failed)", p.display()))?;
+            side.merge_part(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        }
+        Ok(side)
+    }
+
+    /// What the points units saw, from their JSON.
+    fn seen(&self) -> Result<PointsSeen> {
+        let Ctx { plan, work, .. } = *self;
+        let (mut near, mut range): (u64, Option<(f64, f64)>) = (0, None);
+        let mut all = Vec::new();
+        for i in 0..plan.units {
+            let v = unit_json(&work.join(format!("points/{i:04}.json")), i)?;
+            near += v["near"].as_u64().unwrap_or(0);
+            if let (Some(a), Some(b)) = (v["s_seen"][0].as_f64(), v["s_seen"][1].as_f64()) {
+                range = Some(range.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+            }
+            all.push(v);
+        }
+        Ok(PointsSeen { near, s_range: range, units: all })
+    }
+
+    /// The `road` unit: the parts merged, the surveyed road and the CRG grid's extent.
+    fn road(&self) -> Result<()> {
+        let Ctx { s, axis, road, work, .. } = *self;
+        let side = self.merged()?;
+        if side.points.1 == 0 {
+            bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
+        }
+        let PointsSeen { near, s_range: seen, .. } = self.seen()?;
+        let grid = match (s.s_range, seen) {
+            (Some(r), _) => r,
+            (None, Some(r)) => grid_extent(r, s.cell),
+            (None, None) => {
+                return Err(on_road(s, road)(
+                    "no road-surface points within the grid (check the axis, the road id and the CRS)".into(),
+                ))
+            }
+        };
+        let (_, text, _) = survey_of(s, axis, road, &side)?;
+        voxel::write_atomic(&work.join("road.xodr"), |w| w.write_all(text.as_bytes()))?;
+        write_json(&work.join("road.json"), &json!({"grid_s_range": [grid.0, grid.1], "near": near}))?;
+        Ok(())
+    }
+
+    /// The CRG grid's s extent, from the `road` unit.
+    fn grid_range(&self) -> Result<(f64, f64)> {
+        let path = self.work.join("road.json");
+        let r = unit_json(&path, self.plan.units)?;
+        let bad = || anyhow::anyhow!("{}: no grid_s_range", path.display());
+        Ok((r["grid_s_range"][0].as_f64().ok_or_else(bad)?, r["grid_s_range"][1].as_f64().ok_or_else(bad)?))
+    }
+
+    /// A `surface` unit: range i's CRG tiles.
+    fn surface(&self, i: usize) -> Result<()> {
+        let Ctx { s, plan, axis, road, work, quiet } = *self;
+        let n = plan.units;
+        let grid = self.grid_range()?;
+        let plain = opendrive::read_file(work.join("road.xodr"))?;
+        let tiles = (i * plan.unit_tiles, (i + 1) * plan.unit_tiles);
+        let range = (grid.0 + tiles.0 as f64 * s.tile, grid.0 + tiles.1 as f64 * s.tile);
+        let context = on_road(s, road);
+        let dir = work.join(format!("surface/{i:04}"));
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("{}: cannot clear", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        let unit = SurfaceUnit::Tiles { tile: s.tile, first: tiles.0, end: tiles.1 };
+        let mut surface =
+            SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)));
+        let mut st = Stages::new(2, quiet);
+        let mut secs = 0.0;
+        if range.0 <= grid.1 {
+            let inputs = self.inputs_for(range)?;
+            let what = format!("unit {}: the CRG points of s {:.1}..{:.1}", n + 1 + i, range.0, range.1.min(grid.1));
+            secs = read_points(&mut st, inputs, None, &mut surface, &what)?.0;
+        }
+        surface.retarget(&plain.roads[0], None).map_err(&context)?;
+        let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
+        let names: Vec<String> =
+            paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+        let v = json!({
+            "tiles": names,
+            "covered": g.covered.0,
+            "nodes": g.covered.1,
+            "estimated": g.estimated,
+            "filled": g.filled,
+            "kept": g.points.2,
+            "reading_seconds": secs,
+        });
+        write_json(&work.join(format!("surface/{i:04}.json")), &v)?;
+        Ok(())
+    }
+
+    /// The `finish` unit: everything else, into `--out`.
+    fn finish(&self, json: bool, t0: Instant) -> Result<u8> {
+        let Ctx { s, plan, axis, road, work, quiet } = *self;
+        let n = plan.units;
+        let hashing = hash_inputs(s);
+        // Fitted again for the report: it must be the axis the units used.
+        if let Some((_, _, text)) = &axis.fit {
+            let planned = std::fs::read_to_string(work.join("axis.xodr"))
+                .with_context(|| format!("{}: cannot read", work.join("axis.xodr").display()))?;
+            if &planned != text {
+                bail!(
+                    "the trajectory fits another axis than the plan's ({}): plan again",
+                    work.join("axis.xodr").display()
+                );
+            }
+        }
+        let mut side = self.merged()?;
+        let PointsSeen { near, units: points, .. } = self.seen()?;
+        let grid_range = self.grid_range()?;
+        let (plain, text, survey) = survey_of(s, axis, road, &side)?;
+        let planned = std::fs::read_to_string(work.join("road.xodr")).with_context(|| {
+            format!("{}: missing: unit {n} has not run (or failed)", work.join("road.xodr").display())
+        })?;
+        if planned != text {
             bail!(
-                "the trajectory fits another axis than the plan's ({}): plan again",
-                work.join("axis.xodr").display()
+                "the points give another road than unit {n} made ({}): run the units again",
+                work.join("road.xodr").display()
             );
         }
-    }
-    let mut side = merged(s, plan, road, axis, work)?;
-    let PointsSeen { near, units: points, .. } = seen_of(plan, work)?;
-    let r = unit_json(&work.join("road.json"), n)?;
-    let grid_range = (r["grid_s_range"][0].as_f64().unwrap_or(0.0), r["grid_s_range"][1].as_f64().unwrap_or(0.0));
-    let (plain, text, survey) = survey_of(s, axis, road, &side)?;
-    let planned = std::fs::read_to_string(work.join("road.xodr"))
-        .with_context(|| format!("{}: missing: unit {n} has not run (or failed)", work.join("road.xodr").display()))?;
-    if planned != text {
-        bail!(
-            "the points give another road than unit {n} made ({}): run the units again",
-            work.join("road.xodr").display()
-        );
-    }
-    // Points read: each input's count from a unit that read it, its header's from none did.
-    let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
-    let mut read: Vec<Option<u64>> = vec![None; s.input.len()];
-    let mut read_secs = 0.0;
-    for v in &points {
-        for e in v["points_read"].as_array().into_iter().flatten() {
-            if let (Some(k), Some(c)) = (e[0].as_u64(), e[1].as_u64()) {
-                if let Some(slot) = read.get_mut(k as usize) {
-                    *slot = Some(c);
+        // Points read: each input's count from a unit that read it, its header's from none did.
+        let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+        let mut read: Vec<Option<u64>> = vec![None; s.input.len()];
+        let mut read_secs = 0.0;
+        for v in &points {
+            for e in v["points_read"].as_array().into_iter().flatten() {
+                if let (Some(k), Some(c)) = (e[0].as_u64(), e[1].as_u64()) {
+                    if let Some(slot) = read.get_mut(k as usize) {
+                        *slot = Some(c);
+                    }
                 }
             }
+            read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
         }
-        read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
-    }
-    let offered: u64 = inputs.header_counts().iter().map(|&(k, h)| read.get(k).copied().flatten().unwrap_or(h)).sum();
-    side.points.0 = offered;
-    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
-    drop(inputs);
+        let offered: u64 =
+            inputs.header_counts().iter().map(|&(k, h)| read.get(k).copied().flatten().unwrap_or(h)).sum();
+        side.points.0 = offered;
+        let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
+        drop(inputs);
 
-    // The tiles and their counts.
-    let staging = Staging::new(&s.out)?;
-    let dir = staging.dir.clone();
-    std::fs::create_dir_all(dir.join("crg")).with_context(|| format!("{}: cannot create", dir.display()))?;
-    let (mut covered, mut nodes, mut estimated, mut filled, mut kept) = (0usize, 0usize, 0usize, 0usize, 0u64);
-    let mut tile_paths = Vec::new();
-    for i in 0..n {
-        let v = unit_json(&work.join(format!("surface/{i:04}.json")), n + 1 + i)?;
-        let num = |k: &str| v[k].as_u64().unwrap_or(0);
-        covered += num("covered") as usize;
-        nodes = nodes.max(num("nodes") as usize);
-        estimated += num("estimated") as usize;
-        filled += num("filled") as usize;
-        kept += num("kept");
-        read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
-        for name in v["tiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
-            let (from, rel) = (work.join(format!("surface/{i:04}/crg/{name}")), PathBuf::from(format!("crg/{name}")));
-            if std::fs::hard_link(&from, dir.join(&rel)).is_err() {
-                std::fs::copy(&from, dir.join(&rel)).with_context(|| format!("{}: cannot copy", from.display()))?;
+        // The tiles and their counts.
+        let staging = Staging::new(&s.out)?;
+        let dir = staging.dir.clone();
+        std::fs::create_dir_all(dir.join("crg")).with_context(|| format!("{}: cannot create", dir.display()))?;
+        let (mut covered, mut nodes, mut estimated, mut filled, mut kept) = (0usize, 0usize, 0usize, 0usize, 0u64);
+        let mut tile_paths = Vec::new();
+        for i in 0..n {
+            let v = unit_json(&work.join(format!("surface/{i:04}.json")), n + 1 + i)?;
+            let num = |k: &str| v[k].as_u64().unwrap_or(0);
+            covered += num("covered") as usize;
+            nodes = nodes.max(num("nodes") as usize);
+            estimated += num("estimated") as usize;
+            filled += num("filled") as usize;
+            kept += num("kept");
+            read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
+            for name in v["tiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+                let (from, rel) =
+                    (work.join(format!("surface/{i:04}/crg/{name}")), PathBuf::from(format!("crg/{name}")));
+                if std::fs::hard_link(&from, dir.join(&rel)).is_err() {
+                    std::fs::copy(&from, dir.join(&rel)).with_context(|| format!("{}: cannot copy", from.display()))?;
+                }
+                tile_paths.push(rel);
             }
-            tile_paths.push(rel);
         }
+        let want = pipeline::surface::tile_count(grid_range, s.cell, s.tile);
+        if tile_paths.len() != want {
+            bail!("the surface units wrote {} CRG tiles of the grid's {want}: run them again", tile_paths.len());
+        }
+        let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
+        let crg = opencrg::read_file(dir.join(first))?;
+        let grid = pipeline::SurfaceGrid {
+            s_range: grid_range,
+            crg,
+            covered: (covered, nodes),
+            coverage: covered as f64 / nodes.max(1) as f64,
+            column_coverage: Vec::new(),
+            estimated,
+            filled,
+            points: (offered, near, kept),
+        };
+        axis.write_into(&dir)?;
+        let st = Stages::new(3, quiet);
+        let g = Gathered { axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
+        let built = finish_into(s, &dir, st, t0, g)?;
+        staging.commit()?;
+        if let Err(e) = std::fs::remove_dir_all(work) {
+            eprintln!("roadscan: warning: {}: cannot remove the work directory: {e}", work.display());
+        }
+        crate::build::report_built(s, &built, json, quiet, t0)
     }
-    let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
-    let crg = opencrg::read_file(dir.join(first))?;
-    let grid = pipeline::SurfaceGrid {
-        s_range: grid_range,
-        crg,
-        covered: (covered, nodes),
-        coverage: covered as f64 / nodes.max(1) as f64,
-        column_coverage: Vec::new(),
-        estimated,
-        filled,
-        points: (offered, near, kept),
-    };
-    axis.write_into(&dir)?;
-    let st = Stages::new(3, quiet);
-    let g = Gathered { axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
-    let built = finish_into(s, &dir, st, t0, g)?;
-    staging.commit()?;
-    std::fs::remove_dir_all(work).with_context(|| format!("{}: cannot remove", work.display()))?;
-    crate::build::report_built(s, &built, json, quiet, t0)
 }

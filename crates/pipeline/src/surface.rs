@@ -548,6 +548,14 @@ impl Project<'_> {
     }
 }
 
+/// Tiles of `tile` metres that `write_tiles` writes of a grid over `s_range` with cells of
+/// `cell` metres.
+pub fn tile_count(s_range: (f64, f64), cell: f64, tile: f64) -> usize {
+    let nu = ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1;
+    let per = ((tile / cell).round() as usize).max(1);
+    nu.saturating_sub(1).div_ceil(per).max(1)
+}
+
 /// The s extent of the grid of candidates seen over `s_seen` (without an `s_range`): whole
 /// cells around them. Units of a build pass it as `s_range` to grid their tiles.
 pub fn grid_extent(s_seen: (f64, f64), cell: f64) -> (f64, f64) {
@@ -615,7 +623,7 @@ impl Window {
         let cell = o.cell;
         let nu = ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1;
         let per = ((tile / cell).round() as usize).max(1);
-        let n_tiles = nu.saturating_sub(1).div_ceil(per).max(1);
+        let n_tiles = tile_count(s_range, cell, tile);
         let end = tiles.1.min(n_tiles);
         let first = tiles.0.min(end);
         if first == end {
