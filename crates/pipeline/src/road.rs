@@ -590,13 +590,14 @@ fn lanes(
             let active: Vec<&Border> =
                 sides[k].iter().filter(|br| br.s_range.0 <= mid && br.s_range.1 >= mid).collect();
             let mut out = Vec::new();
-            for (j, br) in active.iter().enumerate() {
+            // The border of the last lane made (None: the centre line).
+            let mut prev: Option<&Border> = None;
+            for br in active.iter().copied() {
                 // Width: |t| of this border less the previous one's, in the section's rows.
                 let inner = |s: f64| -> Option<f64> {
-                    if j == 0 {
-                        Some(0.0)
-                    } else {
-                        t_at(&active[j - 1].samples, s)
+                    match prev {
+                        None => Some(0.0),
+                        Some(p) => t_at(&p.samples, s),
                     }
                 };
                 let (mut ss, mut ws) = (Vec::new(), Vec::new());
@@ -605,6 +606,12 @@ fn lanes(
                         ss.push(s - a);
                         ws.push(t - ti);
                     }
+                }
+                // A border closer than a lane can be to the previous one (a double line, a
+                // stray detection in a sparse survey) makes no lane of its own: its width
+                // would be noise about zero.
+                if median(&mut ws.clone()).is_none_or(|w| w < MIN_LANE_WIDTH) {
+                    continue;
                 }
                 // Gaps (a dash pattern, a parked car) bridged straight, so the cubic pieces
                 // have samples everywhere and cannot bulge where there are none.
@@ -615,8 +622,9 @@ fn lanes(
                         let w = median(&mut ws.clone()).unwrap_or(3.0);
                         vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]
                     });
+                prev = Some(br);
                 out.push(Lane {
-                    id: (j as i32 + 1) * sign as i32,
+                    id: (out.len() as i32 + 1) * sign as i32,
                     kind: Some("driving".into()),
                     level: Some(false),
                     widths,
@@ -643,6 +651,9 @@ fn lanes(
     }
     Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
 }
+
+/// Narrower lanes are not lanes (the borders are one line seen twice, or noise), m.
+const MIN_LANE_WIDTH: f64 = 0.3;
 
 /// Samples (x ascending) with every gap wider than `step` filled by points every `step` on
 /// the straight line across it.
