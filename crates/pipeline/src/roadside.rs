@@ -49,8 +49,9 @@ pub struct RoadsideOptions {
     /// Cross sections (None: none).
     pub sections: Option<SectionOptions>,
     /// A work unit's share of the points: only those with s in `part.0 <= s < part.1` are
-    /// kept; the grids keep the geometry of the whole `s_range`, so the units' parts add up
-    /// ([`Roadside::merge_part`]) to what one builder of all the points makes.
+    /// kept; the ribbons and cross sections hold only the part's columns and rows, numbered
+    /// as in the whole `s_range`, so the units' parts add up ([`Roadside::merge_part`]) to
+    /// what one builder of all the points makes, in memory that follows the part's length.
     pub part: Option<(f64, f64)>,
 }
 
@@ -173,12 +174,15 @@ impl<'a> RoadsideBuilder<'a> {
         let ribbons = match &opts.ribbons {
             Some(r) => {
                 let depth = (r.min_depth, opts.buffer);
-                let make = |side| Ribbon::new(side, s_range, r.h_range, r.cell, depth).map_err(|e| e.to_string());
+                let make = |side| {
+                    Ribbon::new_part(side, s_range, r.h_range, r.cell, depth, opts.part).map_err(|e| e.to_string())
+                };
                 Some([make(Side::Left)?, make(Side::Right)?])
             }
             None => None,
         };
-        let sections = opts.sections.as_ref().map(|o| SectionGrid::new(s_range, o)).transpose()?;
+        // A unit holds only its part's rows and columns.
+        let sections = opts.sections.as_ref().map(|o| SectionGrid::new_part(s_range, o, opts.part)).transpose()?;
         Ok(RoadsideBuilder {
             road: eval,
             frame,

@@ -45,11 +45,27 @@ pub struct SectionGrid {
     /// Columns.
     pub cols: usize,
     cells: Vec<Cell>,
+    /// The whole grid's s of row 0, its rows, and the first of them held here (a work unit
+    /// holds only its rows, numbered as in the whole grid).
+    origin: f64,
+    total: usize,
+    first: usize,
 }
 
 impl SectionGrid {
     /// Cells over s in `s_range`.
     pub fn new(s_range: (f64, f64), opts: &SectionOptions) -> Result<SectionGrid, String> {
+        SectionGrid::new_part(s_range, opts, None)
+    }
+
+    /// The rows of the grid over `s_range` that s in `part.0 <= s < part.1` reaches (all of
+    /// them without `part`): a work unit's share, whose [`SectionGrid::write_part`] merges
+    /// into the whole grid.
+    pub fn new_part(
+        s_range: (f64, f64),
+        opts: &SectionOptions,
+        part: Option<(f64, f64)>,
+    ) -> Result<SectionGrid, String> {
         let ok = |v: f64| v.is_finite() && v > 0.0;
         if !(ok(opts.ds) && ok(opts.dt) && ok(opts.half_width)) {
             return Err(format!(
@@ -62,13 +78,26 @@ impl SectionGrid {
         if rows.saturating_mul(cols) > 400_000_000 {
             return Err(format!("cross sections: {rows} x {cols} cells is too many; use larger cells or an s range"));
         }
+        let total = rows;
+        let (first, end) = match part {
+            None => (0, total),
+            Some((a, b)) => {
+                let row = |s: f64| ((s - s_range.0) / opts.ds).floor().clamp(0.0, total as f64) as usize;
+                let first = row(a.max(s_range.0));
+                (first, (row(b.min(s_range.1)) + 1).clamp(first, total))
+            }
+        };
+        let rows = end - first;
         Ok(SectionGrid {
-            s0: s_range.0,
+            s0: s_range.0 + first as f64 * opts.ds,
             ds: opts.ds,
             dt: opts.dt,
             rows,
             cols,
             cells: vec![Cell::default(); rows * cols],
+            origin: s_range.0,
+            total,
+            first,
         })
     }
 
@@ -87,14 +116,16 @@ impl SectionGrid {
     pub fn add(&mut self, s: &[f64], t: &[f64], h: &[f64], intensity: &[u16]) {
         let half = 0.5 * self.cols as f64 * self.dt;
         for i in 0..s.len() {
-            let (r, c) = ((s[i] - self.s0) / self.ds, (t[i] + half) / self.dt);
+            // The whole grid's row, then this one's.
+            let (r, c) = ((s[i] - self.origin) / self.ds, (t[i] + half) / self.dt);
             if !(r >= 0.0 && c >= 0.0 && h[i].is_finite()) {
                 continue;
             }
             let (r, c) = (r as usize, c as usize);
-            if r >= self.rows || c >= self.cols {
+            if r < self.first || r - self.first >= self.rows || c >= self.cols {
                 continue;
             }
+            let r = r - self.first;
             let cell = &mut self.cells[r * self.cols + c];
             cell.n += 1;
             cell.intensity += u64::from(intensity[i]);
@@ -105,14 +136,14 @@ impl SectionGrid {
     /// Appends the grid (geometry, then the cells of the rows between the first and the last
     /// that hold any point) to `w`, for [`SectionGrid::merge_part`].
     pub fn write_part(&self, w: &mut Writer) {
-        [self.s0, self.ds, self.dt].iter().for_each(|&v| w.f64(v));
-        w.u64(self.rows as u64);
+        [self.origin, self.ds, self.dt].iter().for_each(|&v| w.f64(v));
+        w.u64(self.total as u64);
         w.u64(self.cols as u64);
         let used = |r: &usize| self.cells[r * self.cols..(r + 1) * self.cols].iter().any(|c| c.n > 0);
         let first = (0..self.rows).find(used).unwrap_or(self.rows);
         let end = (first..self.rows).rev().find(used).map_or(first, |r| r + 1);
-        w.u64(first as u64);
-        w.u64(end as u64);
+        w.u64((self.first + first) as u64);
+        w.u64((self.first + end) as u64);
         for c in &self.cells[first * self.cols..end * self.cols] {
             w.u32(c.n);
             w.u64(c.intensity);
@@ -125,13 +156,15 @@ impl SectionGrid {
     pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), String> {
         let geo = [r.f64()?, r.f64()?, r.f64()?];
         let (rows, cols) = (r.usize()?, r.usize()?);
-        if geo.map(f64::to_bits) != [self.s0, self.ds, self.dt].map(f64::to_bits)
-            || (rows, cols) != (self.rows, self.cols)
+        if geo.map(f64::to_bits) != [self.origin, self.ds, self.dt].map(f64::to_bits)
+            || (rows, cols) != (self.total, self.cols)
         {
             return Err("cross sections of another geometry".into());
         }
         let (first, end) = (r.usize()?, r.usize()?);
-        r.expect(first <= end && end <= self.rows, "rows outside the cross sections")?;
+        let held = self.first <= first && first <= end && end <= self.first + self.rows;
+        r.expect(held, "rows outside the cross sections")?;
+        let (first, end) = (first - self.first, end - self.first);
         for cell in &mut self.cells[first * self.cols..end * self.cols] {
             cell.n += r.u32()?;
             cell.intensity += r.u64()?;

@@ -71,6 +71,11 @@ pub struct Ribbon {
     hits: Vec<Hit>,
     has_rgb: bool,
     points: u64,
+    /// The whole ribbon's s of column 0, its columns, and the first of them held here (a work
+    /// unit holds only its columns, numbered as in the whole ribbon).
+    origin: f64,
+    total: usize,
+    col0: usize,
 }
 
 impl Ribbon {
@@ -82,6 +87,20 @@ impl Ribbon {
         h_range: (f64, f64),
         cell: f64,
         depth_range: (f64, f64),
+    ) -> Result<Ribbon, Error> {
+        Ribbon::new_part(side, s_range, h_range, cell, depth_range, None)
+    }
+
+    /// The columns of the ribbon [`Ribbon::new`] makes that s in `part.0 <= s < part.1`
+    /// reaches (all of them without `part`): a work unit's share, whose
+    /// [`Ribbon::write_part`] merges into the whole ribbon. Its `s0` and `ns` are its own.
+    pub fn new_part(
+        side: Side,
+        s_range: (f64, f64),
+        h_range: (f64, f64),
+        cell: f64,
+        depth_range: (f64, f64),
+        part: Option<(f64, f64)>,
     ) -> Result<Ribbon, Error> {
         let ok = |v: f64| v.is_finite();
         if !(ok(cell) && cell > 0.0) {
@@ -96,7 +115,16 @@ impl Ribbon {
         if !(depth_range.0 >= 0.0 && depth_range.1 > depth_range.0 && ok(depth_range.1)) {
             return Err(Error::Invalid(format!("ribbon depth range {}..{}: empty", depth_range.0, depth_range.1)));
         }
-        let ns = ((s_range.1 - s_range.0) / cell - 1e-9).ceil().max(1.0) as usize;
+        let total = ((s_range.1 - s_range.0) / cell - 1e-9).ceil().max(1.0) as usize;
+        let (col0, end) = match part {
+            None => (0, total),
+            Some((a, b)) => {
+                let col = |s: f64| ((s - s_range.0) / cell).floor().clamp(0.0, total as f64) as usize;
+                let first = col(a.max(s_range.0));
+                (first, (col(b.min(s_range.1)) + 1).clamp(first, total))
+            }
+        };
+        let ns = end - col0;
         let nh = ((h_range.1 - h_range.0) / cell - 1e-9).ceil().max(1.0) as usize;
         let pixels = ns.checked_mul(nh).filter(|&n| n <= 1 << 31).ok_or_else(|| {
             Error::Invalid(format!(
@@ -104,8 +132,11 @@ impl Ribbon {
             ))
         })?;
         Ok(Ribbon {
+            origin: s_range.0,
+            total,
+            col0,
             side,
-            s0: s_range.0,
+            s0: s_range.0 + col0 as f64 * cell,
             h0: h_range.0,
             cell,
             ns,
@@ -134,7 +165,8 @@ impl Ribbon {
 
     /// The pixel (column, row) of road coordinates, if inside.
     pub fn pixel_of(&self, s: f64, h: f64) -> Option<(usize, usize)> {
-        let c = ((s - self.s0) / self.cell).floor();
+        // The whole ribbon's column, then this one's.
+        let c = ((s - self.origin) / self.cell).floor() - self.col0 as f64;
         let r = ((self.h_top() - h) / self.cell).floor();
         (c >= 0.0 && r >= 0.0 && (c as usize) < self.ns && (r as usize) < self.nh).then_some((c as usize, r as usize))
     }
@@ -166,16 +198,16 @@ impl Ribbon {
     /// last that hold any) to `w`, for [`Ribbon::merge_part`].
     pub fn write_part(&self, w: &mut Writer) {
         w.u8(self.side as u8);
-        [self.s0, self.h0, self.cell, self.depth_range.0, self.depth_range.1].iter().for_each(|&v| w.f64(v));
-        w.u64(self.ns as u64);
+        [self.origin, self.h0, self.cell, self.depth_range.0, self.depth_range.1].iter().for_each(|&v| w.f64(v));
+        w.u64(self.total as u64);
         w.u64(self.nh as u64);
         w.u8(u8::from(self.has_rgb));
         w.u64(self.points);
         let used = |c: &usize| (0..self.nh).any(|r| self.hits[r * self.ns + c].depth.is_finite());
         let first = (0..self.ns).find(used).unwrap_or(self.ns);
         let end = (first..self.ns).rev().find(used).map_or(first, |c| c + 1);
-        w.u64(first as u64);
-        w.u64(end as u64);
+        w.u64((self.col0 + first) as u64);
+        w.u64((self.col0 + end) as u64);
         for r in 0..self.nh {
             for h in &self.hits[r * self.ns + first..r * self.ns + end] {
                 w.f32(h.depth);
@@ -199,15 +231,19 @@ impl Ribbon {
             r.f64().map_err(bad)?,
         ];
         let (ns, nh) = (r.usize().map_err(bad)?, r.usize().map_err(bad)?);
-        let mine = [self.s0, self.h0, self.cell, self.depth_range.0, self.depth_range.1];
-        if side != self.side as u8 || geo.map(f64::to_bits) != mine.map(f64::to_bits) || (ns, nh) != (self.ns, self.nh)
+        let mine = [self.origin, self.h0, self.cell, self.depth_range.0, self.depth_range.1];
+        if side != self.side as u8
+            || geo.map(f64::to_bits) != mine.map(f64::to_bits)
+            || (ns, nh) != (self.total, self.nh)
         {
             return Err(bad(format!("a {} ribbon part of another geometry", self.side.name())));
         }
         self.has_rgb |= r.u8().map_err(bad)? != 0;
         self.points += r.u64().map_err(bad)?;
         let (first, end) = (r.usize().map_err(bad)?, r.usize().map_err(bad)?);
-        r.expect(first <= end && end <= self.ns, "columns outside the ribbon").map_err(bad)?;
+        let held = self.col0 <= first && first <= end && end <= self.col0 + self.ns;
+        r.expect(held, "columns outside the ribbon").map_err(bad)?;
+        let (first, end) = (first - self.col0, end - self.col0);
         for row in 0..self.nh {
             for c in first..end {
                 let depth = r.f32().map_err(bad)?;
