@@ -395,6 +395,11 @@ impl AxisOf {
         Ok(road)
     }
 
+    /// The inputs of `s`, opened against this axis (a bad file fails before any work).
+    pub fn inputs(&self, s: &Settings, quiet: bool) -> Result<crate::inputs::Inputs> {
+        crate::inputs::Inputs::open(&self.odr, &self.path, s.crs.as_deref(), &s.input, quiet)
+    }
+
     /// Writes the fitted axis (if any) as `dir/axis.xodr`.
     pub fn write_into(&self, dir: &Path) -> Result<()> {
         if let Some((_, _, text)) = &self.fit {
@@ -474,13 +479,17 @@ pub(crate) fn read_points(
 }
 
 /// The surveyed road from the cross sections of `side`, as read back from its OpenDRIVE text
-/// (so a build and its units grid against the same road), and what was measured.
+/// (so a build and its units grid against the same road), and what was measured; an error
+/// when no point came near the road.
 pub(crate) fn survey_of(
     s: &Settings,
     axis: &AxisOf,
     road: &opendrive::Road,
     side: &Roadside,
 ) -> Result<(opendrive::OpenDrive, String, pipeline::road::SurveyReport)> {
+    if side.points.1 == 0 {
+        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
+    }
     let context = on_road(s, road);
     let sections = side.sections.as_ref().context("no cross sections were built")?;
     let (plain, survey) = survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
@@ -539,7 +548,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let road = axis.road(s)?;
 
     // 2. The points, once, into both builders.
-    let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+    let inputs = axis.inputs(s, quiet)?;
     let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let context = on_road(s, road);
     let offset = axis.odr.header.offset;
@@ -551,9 +560,6 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
     let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
     let side = side.finish().map_err(&context)?;
-    if side.points.1 == 0 {
-        bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
-    }
 
     // 3. The surveyed road, then the CRG tiles as heights above its surface.
     let (road_plain, _, survey) = survey_of(s, &axis, road, &side)?;

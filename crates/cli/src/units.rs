@@ -29,6 +29,8 @@ use crate::roadside::InputInfo;
 use anyhow::{bail, Context, Result};
 use pipeline::surface::{grid_extent, SurfaceUnit};
 use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,9 +65,11 @@ enum Stage {
     Finish,
 }
 
-/// The plan: the ranges and the settings it was made with.
-#[derive(Debug)]
+/// The plan (`plan.json`): the ranges and the settings it was made with.
+#[derive(Debug, Serialize, Deserialize)]
 struct Plan {
+    /// The version that made it.
+    roadscan: String,
     units: usize,
     unit_tiles: usize,
     /// The road's part built, m of s.
@@ -74,7 +78,65 @@ struct Plan {
     settings: Value,
 }
 
+/// What a `points` unit saw (`points/NNNN.json`).
+#[derive(Debug, Serialize, Deserialize)]
+struct PointsRecord {
+    /// CRG candidates of its range.
+    near: u64,
+    /// Their s extent.
+    s_seen: Option<(f64, f64)>,
+    /// Points read from each input it read, by the input's index.
+    points_read: Vec<(usize, u64)>,
+    reading_seconds: f64,
+}
+
+/// What the `road` unit found (`road.json`; the road itself is `road.xodr`).
+#[derive(Debug, Serialize, Deserialize)]
+struct RoadRecord {
+    /// The CRG grid's s extent, m.
+    grid_s_range: (f64, f64),
+}
+
+/// What a `surface` unit gridded (`surface/NNNN.json`): its tiles and its rows' counts.
+#[derive(Debug, Serialize, Deserialize)]
+struct SurfaceRecord {
+    /// File names of its tiles (in `surface/NNNN/crg/`).
+    tiles: Vec<String>,
+    /// Nodes with a height in its rows, and nodes of the whole grid.
+    covered: usize,
+    nodes: usize,
+    estimated: usize,
+    filled: usize,
+    kept: u64,
+    reading_seconds: f64,
+}
+
+/// Writes a record as JSON, atomically.
+fn write_record(path: &Path, r: &impl Serialize) -> Result<()> {
+    write_json(path, &serde_json::to_value(r)?)?;
+    Ok(())
+}
+
+/// Reads a record; `missing` says why a missing file is missing.
+fn read_record<T: DeserializeOwned>(path: &Path, missing: &str) -> Result<T> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("{}: missing: {missing}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{}: not a record of this roadscan", path.display()))
+}
+
+/// Why unit `unit`'s record is missing.
+fn not_run(unit: usize) -> String {
+    format!("unit {unit} has not run (or failed)")
+}
+
 impl Plan {
+    /// The plan of ranges of `unit_tiles` tiles over `s_range`.
+    fn new(s: &Settings, unit_tiles: usize, s_range: (f64, f64)) -> Plan {
+        let length = unit_tiles as f64 * s.tile;
+        let units = (((s_range.1 - s_range.0) / length - 1e-9).ceil() as usize).max(1);
+        let roadscan = env!("CARGO_PKG_VERSION").to_string();
+        Plan { roadscan, units, unit_tiles, s_range, settings: settings_json(s) }
+    }
+
     fn stage(&self, unit: usize) -> Option<Stage> {
         let n = self.units;
         match unit {
@@ -145,13 +207,9 @@ pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
     let axis = AxisOf::of(&s)?;
     let road = axis.road(&s)?;
     // A bad input fails now, not in a unit on some node later.
-    let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
-    let total = inputs.total();
-    drop(inputs);
-    let s_range = s.s_range.unwrap_or((0.0, road.length));
-    let length = a.unit_tiles as f64 * s.tile;
-    let units = (((s_range.1 - s_range.0) / length - 1e-9).ceil() as usize).max(1);
-    let plan = Plan { units, unit_tiles: a.unit_tiles, s_range, settings: settings_json(&s) };
+    let total = axis.inputs(&s, quiet)?.total();
+    let plan = Plan::new(&s, a.unit_tiles, s.s_range.unwrap_or((0.0, road.length)));
+    let units = plan.units;
     // A new plan starts from nothing: parts of another plan must not mix in.
     if work.exists() {
         if !work.join("plan.json").exists() {
@@ -161,14 +219,7 @@ pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
     }
     std::fs::create_dir_all(&work).with_context(|| format!("{}: cannot create", work.display()))?;
     axis.write_into(&work)?;
-    let v = json!({
-        "roadscan": env!("CARGO_PKG_VERSION"),
-        "units": units,
-        "unit_tiles": a.unit_tiles,
-        "s_range": [s_range.0, s_range.1],
-        "settings": plan.settings,
-    });
-    write_json(&work.join("plan.json"), &v)?;
+    write_record(&work.join("plan.json"), &plan)?;
     let mut out = std::io::stdout().lock();
     for line in plan.lines(&s) {
         writeln!(out, "{line}")?;
@@ -190,24 +241,15 @@ pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
 
 fn read_plan(work: &Path, s: &Settings) -> Result<Plan> {
     let path = work.join("plan.json");
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("{}: cannot read (run `roadscan plan` with these options first)", path.display()))?;
-    let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
-    let bad = || anyhow::anyhow!("{}: not a roadscan plan", path.display());
-    if v["roadscan"] != env!("CARGO_PKG_VERSION") {
+    let plan: Plan = read_record(&path, "run `roadscan plan` with these options first")?;
+    if plan.roadscan != env!("CARGO_PKG_VERSION") {
         bail!(
             "{}: made by roadscan {}, this is {}; plan again",
             path.display(),
-            v["roadscan"],
+            plan.roadscan,
             env!("CARGO_PKG_VERSION")
         );
     }
-    let plan = Plan {
-        units: v["units"].as_u64().ok_or_else(bad)? as usize,
-        unit_tiles: v["unit_tiles"].as_u64().ok_or_else(bad)? as usize,
-        s_range: (v["s_range"][0].as_f64().ok_or_else(bad)?, v["s_range"][1].as_f64().ok_or_else(bad)?),
-        settings: v["settings"].clone(),
-    };
     if plan.settings != settings_json(s) {
         bail!("{}: planned with other options than these; give the plan's options or plan again", path.display());
     }
@@ -265,21 +307,14 @@ fn part_path(work: &Path, i: usize) -> PathBuf {
     work.join(format!("points/{i:04}.part"))
 }
 
-/// A JSON file a unit wrote, or an error naming the unit that has not run.
-fn unit_json(path: &Path, unit: usize) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: missing: unit {unit} has not run (or failed)", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
-}
-
-/// What the points units saw.
+/// What the points units saw, together.
 struct PointsSeen {
     /// CRG candidates counted.
     near: u64,
     /// Their s extent.
     s_range: Option<(f64, f64)>,
-    /// Each unit's JSON.
-    units: Vec<Value>,
+    /// Each unit's record.
+    units: Vec<PointsRecord>,
 }
 
 /// What every unit works with.
@@ -298,7 +333,7 @@ impl Ctx<'_> {
     /// The inputs that reach the corridor of s in `range` (and a few metres beyond it).
     fn inputs_for(&self, range: (f64, f64)) -> Result<crate::inputs::Inputs> {
         let Ctx { s, axis, road, quiet, .. } = *self;
-        let mut inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+        let mut inputs = axis.inputs(s, quiet)?;
         // Beyond the range: the CRG's slabs and gap filling (a few metres), and 1 m between the
         // sampled poses.
         const PAD: f64 = 8.0;
@@ -325,13 +360,8 @@ impl Ctx<'_> {
         let seen = surface.seen();
         std::fs::create_dir_all(work.join("points")).with_context(|| format!("{}: cannot create", work.display()))?;
         voxel::write_atomic(&part_path(work, i), |w| w.write_all(&side.to_part()))?;
-        let v = json!({
-            "near": seen.near,
-            "s_seen": seen.s_range.map(|(a, b)| [a, b]),
-            "points_read": counts,
-            "reading_seconds": secs,
-        });
-        write_json(&work.join(format!("points/{i:04}.json")), &v)?;
+        let r = PointsRecord { near: seen.near, s_seen: seen.s_range, points_read: counts, reading_seconds: secs };
+        write_record(&work.join(format!("points/{i:04}.json")), &r)?;
         Ok(())
     }
 
@@ -345,8 +375,7 @@ impl Ctx<'_> {
             .map_err(&context)?;
         for i in 0..plan.units {
             let p = part_path(work, i);
-            let bytes = std::fs::read(&p)
-                .with_context(|| format!("{}: missing: unit {i} has not run (or failed)", p.display()))?;
+            let bytes = std::fs::read(&p).with_context(|| format!("{}: missing: {}", p.display(), not_run(i)))?;
             side.merge_part(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
         }
         Ok(side)
@@ -358,12 +387,12 @@ impl Ctx<'_> {
         let (mut near, mut range): (u64, Option<(f64, f64)>) = (0, None);
         let mut all = Vec::new();
         for i in 0..plan.units {
-            let v = unit_json(&work.join(format!("points/{i:04}.json")), i)?;
-            near += v["near"].as_u64().unwrap_or(0);
-            if let (Some(a), Some(b)) = (v["s_seen"][0].as_f64(), v["s_seen"][1].as_f64()) {
+            let r: PointsRecord = read_record(&work.join(format!("points/{i:04}.json")), &not_run(i))?;
+            near += r.near;
+            if let Some((a, b)) = r.s_seen {
                 range = Some(range.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
             }
-            all.push(v);
+            all.push(r);
         }
         Ok(PointsSeen { near, s_range: range, units: all })
     }
@@ -372,31 +401,20 @@ impl Ctx<'_> {
     fn road(&self) -> Result<()> {
         let Ctx { s, axis, road, work, .. } = *self;
         let side = self.merged()?;
-        if side.points.1 == 0 {
-            bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
-        }
-        let PointsSeen { near, s_range: seen, .. } = self.seen()?;
-        let grid = match (s.s_range, seen) {
-            (Some(r), _) => r,
-            (None, Some(r)) => grid_extent(r, s.cell),
-            (None, None) => {
-                return Err(on_road(s, road)(
-                    "no road-surface points within the grid (check the axis, the road id and the CRS)".into(),
-                ))
-            }
-        };
         let (_, text, _) = survey_of(s, axis, road, &side)?;
+        let grid = match s.s_range {
+            Some(r) => r,
+            None => grid_extent(self.seen()?.s_range, s.cell).map_err(on_road(s, road))?,
+        };
         voxel::write_atomic(&work.join("road.xodr"), |w| w.write_all(text.as_bytes()))?;
-        write_json(&work.join("road.json"), &json!({"grid_s_range": [grid.0, grid.1], "near": near}))?;
+        write_record(&work.join("road.json"), &RoadRecord { grid_s_range: grid })?;
         Ok(())
     }
 
     /// The CRG grid's s extent, from the `road` unit.
     fn grid_range(&self) -> Result<(f64, f64)> {
-        let path = self.work.join("road.json");
-        let r = unit_json(&path, self.plan.units)?;
-        let bad = || anyhow::anyhow!("{}: no grid_s_range", path.display());
-        Ok((r["grid_s_range"][0].as_f64().ok_or_else(bad)?, r["grid_s_range"][1].as_f64().ok_or_else(bad)?))
+        let r: RoadRecord = read_record(&self.work.join("road.json"), &not_run(self.plan.units))?;
+        Ok(r.grid_s_range)
     }
 
     /// A `surface` unit: range i's CRG tiles.
@@ -425,18 +443,16 @@ impl Ctx<'_> {
         }
         surface.retarget(&plain.roads[0], None).map_err(&context)?;
         let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
-        let names: Vec<String> =
-            paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
-        let v = json!({
-            "tiles": names,
-            "covered": g.covered.0,
-            "nodes": g.covered.1,
-            "estimated": g.estimated,
-            "filled": g.filled,
-            "kept": g.points.2,
-            "reading_seconds": secs,
-        });
-        write_json(&work.join(format!("surface/{i:04}.json")), &v)?;
+        let r = SurfaceRecord {
+            tiles: paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect(),
+            covered: g.covered.0,
+            nodes: g.covered.1,
+            estimated: g.estimated,
+            filled: g.filled,
+            kept: g.points.2,
+            reading_seconds: secs,
+        };
+        write_record(&work.join(format!("surface/{i:04}.json")), &r)?;
         Ok(())
     }
 
@@ -460,9 +476,8 @@ impl Ctx<'_> {
         let PointsSeen { near, units: points, .. } = self.seen()?;
         let grid_range = self.grid_range()?;
         let (plain, text, survey) = survey_of(s, axis, road, &side)?;
-        let planned = std::fs::read_to_string(work.join("road.xodr")).with_context(|| {
-            format!("{}: missing: unit {n} has not run (or failed)", work.join("road.xodr").display())
-        })?;
+        let planned = std::fs::read_to_string(work.join("road.xodr"))
+            .with_context(|| format!("{}: missing: {}", work.join("road.xodr").display(), not_run(n)))?;
         if planned != text {
             bail!(
                 "the points give another road than unit {n} made ({}): run the units again",
@@ -470,18 +485,16 @@ impl Ctx<'_> {
             );
         }
         // Points read: each input's count from a unit that read it, its header's from none did.
-        let inputs = crate::inputs::Inputs::open(&axis.odr, &axis.path, s.crs.as_deref(), &s.input, quiet)?;
+        let inputs = axis.inputs(s, quiet)?;
         let mut read: Vec<Option<u64>> = vec![None; s.input.len()];
         let mut read_secs = 0.0;
-        for v in &points {
-            for e in v["points_read"].as_array().into_iter().flatten() {
-                if let (Some(k), Some(c)) = (e[0].as_u64(), e[1].as_u64()) {
-                    if let Some(slot) = read.get_mut(k as usize) {
-                        *slot = Some(c);
-                    }
+        for r in &points {
+            for &(k, c) in &r.points_read {
+                if let Some(slot) = read.get_mut(k) {
+                    *slot = Some(c);
                 }
             }
-            read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
+            read_secs += r.reading_seconds;
         }
         let offered: u64 =
             inputs.header_counts().iter().map(|&(k, h)| read.get(k).copied().flatten().unwrap_or(h)).sum();
@@ -496,15 +509,14 @@ impl Ctx<'_> {
         let (mut covered, mut nodes, mut estimated, mut filled, mut kept) = (0usize, 0usize, 0usize, 0usize, 0u64);
         let mut tile_paths = Vec::new();
         for i in 0..n {
-            let v = unit_json(&work.join(format!("surface/{i:04}.json")), n + 1 + i)?;
-            let num = |k: &str| v[k].as_u64().unwrap_or(0);
-            covered += num("covered") as usize;
-            nodes = nodes.max(num("nodes") as usize);
-            estimated += num("estimated") as usize;
-            filled += num("filled") as usize;
-            kept += num("kept");
-            read_secs += v["reading_seconds"].as_f64().unwrap_or(0.0);
-            for name in v["tiles"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            let r: SurfaceRecord = read_record(&work.join(format!("surface/{i:04}.json")), &not_run(n + 1 + i))?;
+            covered += r.covered;
+            nodes = nodes.max(r.nodes);
+            estimated += r.estimated;
+            filled += r.filled;
+            kept += r.kept;
+            read_secs += r.reading_seconds;
+            for name in &r.tiles {
                 let (from, rel) =
                     (work.join(format!("surface/{i:04}/crg/{name}")), PathBuf::from(format!("crg/{name}")));
                 if std::fs::hard_link(&from, dir.join(&rel)).is_err() {

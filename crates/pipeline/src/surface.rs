@@ -548,18 +548,33 @@ impl Project<'_> {
     }
 }
 
+/// Rows (nodes along u) of a grid over `s_range` with cells of `cell` metres.
+fn grid_rows(s_range: (f64, f64), cell: f64) -> usize {
+    ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1
+}
+
+/// Rows a tile of `tile` metres advances by.
+fn tile_rows(tile: f64, cell: f64) -> usize {
+    ((tile / cell).round() as usize).max(1)
+}
+
+/// Rows of the longest along-track gap filled.
+fn gap_rows(o: &SurfaceOptions) -> usize {
+    (o.max_gap / o.cell + 1e-9).floor() as usize
+}
+
 /// Tiles of `tile` metres that `write_tiles` writes of a grid over `s_range` with cells of
 /// `cell` metres.
 pub fn tile_count(s_range: (f64, f64), cell: f64, tile: f64) -> usize {
-    let nu = ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1;
-    let per = ((tile / cell).round() as usize).max(1);
-    nu.saturating_sub(1).div_ceil(per).max(1)
+    grid_rows(s_range, cell).saturating_sub(1).div_ceil(tile_rows(tile, cell)).max(1)
 }
 
-/// The s extent of the grid of candidates seen over `s_seen` (without an `s_range`): whole
-/// cells around them. Units of a build pass it as `s_range` to grid their tiles.
-pub fn grid_extent(s_seen: (f64, f64), cell: f64) -> (f64, f64) {
-    ((s_seen.0 / cell).floor() * cell, (s_seen.1 / cell).ceil() * cell)
+/// The s extent of the grid of candidates seen over `s_seen` (their s extent, None when there
+/// were none; without an `s_range`): whole cells around them. Units of a build pass it as
+/// `s_range` to grid their tiles.
+pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), String> {
+    let (lo, hi) = s_seen.ok_or("no road-surface points within the grid (check the axis, the road id and the CRS)")?;
+    Ok(((lo / cell).floor() * cell, (hi / cell).ceil() * cell))
 }
 
 /// The road's extent across: the outermost lane borders over its length.
@@ -621,15 +636,14 @@ impl Window {
     /// when `tiles` is (0, usize::MAX)).
     fn of(s_range: (f64, f64), o: &SurfaceOptions, tile: f64, tiles: (usize, usize)) -> Window {
         let cell = o.cell;
-        let nu = ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1;
-        let per = ((tile / cell).round() as usize).max(1);
+        let (nu, per) = (grid_rows(s_range, cell), tile_rows(tile, cell));
         let n_tiles = tile_count(s_range, cell, tile);
         let end = tiles.1.min(n_tiles);
         let first = tiles.0.min(end);
         if first == end {
             return Window { rows: (0, 0), count: (0, 0), tiles: (first, end, n_tiles), per };
         }
-        let max_cells = (o.max_gap / cell + 1e-9).floor() as usize;
+        let max_cells = gap_rows(o);
         let count = (first * per, if end == n_tiles { nu } else { end * per });
         let rows = ((first * per).saturating_sub(max_cells + 1), (end * per + max_cells + 2).min(nu));
         Window { rows, count, tiles: (first, end, n_tiles), per }
@@ -734,18 +748,10 @@ impl<'a> RowStream<'a> {
             None if matches!(o.unit, Some(SurfaceUnit::Tiles { .. })) => {
                 return Err("a unit of tiles needs the whole grid's s range".into());
             }
-            None => {
-                let (lo, hi) = b.s_seen;
-                if !lo.is_finite() {
-                    return Err(
-                        "no road-surface points within the grid (check the axis, the road id and the CRS)".into()
-                    );
-                }
-                grid_extent((lo, hi), cell)
-            }
+            None => grid_extent(b.seen().s_range, cell)?,
         };
         let (vr, vl) = ((b.proj.v_range.0 / cell).floor() * cell, (b.proj.v_range.1 / cell).ceil() * cell);
-        let nu = ((s1 - s0) / cell + 1e-9).floor() as usize + 1;
+        let nu = grid_rows((s0, s1), cell);
         let nv = ((vl - vr) / cell).round() as usize + 1;
         if nu < 2 || nv < 2 {
             return Err(format!("a grid of {nu} x {nv} nodes: the s range {s0}..{s1} or the width is too small"));
@@ -753,7 +759,7 @@ impl<'a> RowStream<'a> {
         if nv > 100_000 {
             return Err(format!("a grid {nv} nodes wide: check --width-left/--width-right and --cell"));
         }
-        let max_cells = (o.max_gap / cell + 1e-9).floor() as usize;
+        let max_cells = gap_rows(&o);
         let g = Geometry { s0, s1, cell, nu, vr, nv };
         let window = match (o.unit, tile) {
             (Some(SurfaceUnit::Count(..)), _) => return Err("a counting pass grids nothing".into()),
