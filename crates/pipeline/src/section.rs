@@ -79,14 +79,7 @@ impl SectionGrid {
             return Err(format!("cross sections: {rows} x {cols} cells is too many; use larger cells or an s range"));
         }
         let total = rows;
-        let (first, end) = match part {
-            None => (0, total),
-            Some((a, b)) => {
-                let row = |s: f64| ((s - s_range.0) / opts.ds).floor().clamp(0.0, total as f64) as usize;
-                let first = row(a.max(s_range.0));
-                (first, (row(b.min(s_range.1)) + 1).clamp(first, total))
-            }
-        };
+        let (first, end) = voxel::part::cells_of(s_range, opts.ds, total, part);
         let rows = end - first;
         Ok(SectionGrid {
             s0: s_range.0 + first as f64 * opts.ds,

@@ -2,6 +2,20 @@
 //! added (voxels, ribbon pixels, cross-section cells) and the final step adds the parts
 //! together. Little-endian, no padding; the reader never panics on short or bad bytes.
 
+/// The cells `first..end` of `total` cells of `step` metres from `s_range.0` that s in
+/// `part.0 <= s < part.1` reaches (all of them without `part`): what a work unit holds of a
+/// grid along s, numbered as in the whole grid.
+pub fn cells_of(s_range: (f64, f64), step: f64, total: usize, part: Option<(f64, f64)>) -> (usize, usize) {
+    match part {
+        None => (0, total),
+        Some((a, b)) => {
+            let cell = |s: f64| ((s - s_range.0) / step).floor().clamp(0.0, total as f64) as usize;
+            let first = cell(a.max(s_range.0));
+            (first, (cell(b.min(s_range.1)) + 1).clamp(first, total))
+        }
+    }
+}
+
 /// Appends little-endian values to a byte buffer.
 #[derive(Debug, Default)]
 pub struct Writer {

@@ -116,14 +116,7 @@ impl Ribbon {
             return Err(Error::Invalid(format!("ribbon depth range {}..{}: empty", depth_range.0, depth_range.1)));
         }
         let total = ((s_range.1 - s_range.0) / cell - 1e-9).ceil().max(1.0) as usize;
-        let (col0, end) = match part {
-            None => (0, total),
-            Some((a, b)) => {
-                let col = |s: f64| ((s - s_range.0) / cell).floor().clamp(0.0, total as f64) as usize;
-                let first = col(a.max(s_range.0));
-                (first, (col(b.min(s_range.1)) + 1).clamp(first, total))
-            }
-        };
+        let (col0, end) = crate::part::cells_of(s_range, cell, total, part);
         let ns = end - col0;
         let nh = ((h_range.1 - h_range.0) / cell - 1e-9).ceil().max(1.0) as usize;
         let pixels = ns.checked_mul(nh).filter(|&n| n <= 1 << 31).ok_or_else(|| {
