@@ -46,7 +46,6 @@ impl AxisInputs {
 pub struct Inputs {
     /// Each with its index among the inputs as given.
     readers: Vec<(usize, LasReader, Option<Reprojection>, f64)>,
-    total: u64,
     /// Whether a point outside its file's header bounds is an error (the inputs were chosen
     /// by those bounds).
     check_bounds: bool,
@@ -123,10 +122,9 @@ impl Inputs {
             };
             readers.push((index, r, reprojection, z_unit));
         }
-        let total = readers.iter().map(|(_, r, _, _)| r.header().point_count).sum();
         let crs =
             axis_crs.map(|c| (c.label.clone(), c.epsg.and_then(CrsDef::wkt_of).map(str::to_string))).or(first_crs);
-        Ok(Inputs { readers, total, crs, check_bounds: false })
+        Ok(Inputs { readers, crs, check_bounds: false })
     }
 
     /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
@@ -154,7 +152,7 @@ impl Inputs {
 
     /// Points in all the files' headers.
     pub fn total(&self) -> u64 {
-        self.total
+        self.readers.iter().map(|(_, r, _, _)| r.header().point_count).sum()
     }
 
     /// Points in each file's header, by its index among the inputs.
@@ -171,7 +169,6 @@ impl Inputs {
             let h = r.header();
             rp.is_some() || !(h.max[0] < lo[0] || h.min[0] > hi[0] || h.max[1] < lo[1] || h.min[1] > hi[1])
         });
-        self.total = self.readers.iter().map(|(_, r, _, _)| r.header().point_count).sum();
     }
 
     /// Like `stream`, calling `progress(points done, points in all)` after every chunk;
@@ -181,7 +178,8 @@ impl Inputs {
         mut progress: impl FnMut(u64, u64),
         mut f: impl FnMut(&Points) -> Result<()>,
     ) -> Result<Vec<(usize, u64)>> {
-        let (mut readers, total, check_bounds) = (self.readers, self.total, self.check_bounds);
+        let (total, check_bounds) = (self.total(), self.check_bounds);
+        let mut readers = self.readers;
         let mut done = 0u64;
         let mut counts: Vec<(usize, u64)> = readers.iter().map(|r| (r.0, 0)).collect();
         let counts_ref = &mut counts;

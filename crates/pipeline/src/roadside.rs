@@ -223,7 +223,11 @@ impl<'a> RoadsideBuilder<'a> {
         const NEAR: f64 = 1.0;
         let kappa = self.kappa_max;
         let inside = |s: f64, t: f64| {
-            t.abs() + NEAR <= buffer && s - 2.0 * NEAR >= s0 && s + 2.0 * NEAR <= s1 && kappa * (t.abs() + NEAR) <= 0.5
+            t.abs() + NEAR <= buffer
+                && s - 2.0 * NEAR >= s0.max(p0)
+                && s + 2.0 * NEAR <= s1
+                && s + 2.0 * NEAR < p1
+                && kappa * (t.abs() + NEAR) <= 0.5
         };
         let project = || {
             crate::par::runs(n, 8192, |range| -> Result<Run, String> {
@@ -241,7 +245,7 @@ impl<'a> RoadsideBuilder<'a> {
                         if t.abs() > buffer || s < s0 || s > s1 || s < p0 || s >= p1 {
                             continue;
                         }
-                        anchor = (inside(s, t) && s - 2.0 * NEAR >= p0 && s + 2.0 * NEAR < p1).then_some((fx, fy));
+                        anchor = inside(s, t).then_some((fx, fy));
                         (s, t)
                     };
                     let h = if want_st { fz - road.elevation(s) } else { 0.0 };
@@ -324,16 +328,18 @@ impl<'a> RoadsideBuilder<'a> {
 const PART_MAGIC: &[u8; 24] = b"roadscan roadside part 1";
 
 impl Roadside {
-    /// The grids as bytes (voxels, ribbons, cross sections, counts), for
+    /// Which grids there are: voxels, ribbons, sections as bits 0, 1, 2.
+    fn products(&self) -> u8 {
+        u8::from(self.grid.is_some()) | u8::from(self.ribbons.is_some()) << 1 | u8::from(self.sections.is_some()) << 2
+    }
+
+    /// The grids as bytes (voxels, ribbons, cross sections, points kept), for
     /// [`Roadside::merge_part`]: a work unit's share of a build.
     pub fn to_part(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.bytes.extend_from_slice(PART_MAGIC);
-        w.u64(self.points.0);
         w.u64(self.points.1);
-        w.u8(u8::from(self.grid.is_some())
-            | u8::from(self.ribbons.is_some()) << 1
-            | u8::from(self.sections.is_some()) << 2);
+        w.u8(self.products());
         if let Some(g) = &self.grid {
             g.write_part(&mut w);
         }
@@ -348,20 +354,16 @@ impl Roadside {
 
     /// Adds a part made by [`Roadside::to_part`] of a builder with the same options (apart from
     /// `part`): a build's units, merged, give the same grids as one builder of all the points.
-    /// The points offered are not added (a unit may read points of its neighbours' ranges).
+    /// The points offered are not in a part (a unit may read points of its neighbours' ranges).
     pub fn merge_part(&mut self, bytes: &[u8]) -> Result<(), String> {
         let Some(body) = bytes.strip_prefix(PART_MAGIC.as_slice()) else {
             return Err("not a roadside part (or of another roadscan version)".into());
         };
         let at = |r: &Reader, e: String| format!("byte {}: {e}", r.offset() + PART_MAGIC.len());
         let mut r = Reader::new(body);
-        let _offered = r.u64()?;
         self.points.1 += r.u64()?;
         let has = r.u8()?;
-        let mine = u8::from(self.grid.is_some())
-            | u8::from(self.ribbons.is_some()) << 1
-            | u8::from(self.sections.is_some()) << 2;
-        r.expect(has == mine, "a part with other products (voxels, ribbons, sections)")?;
+        r.expect(has == self.products(), "a part with other products (voxels, ribbons, sections)")?;
         if let Some(g) = self.grid.as_mut() {
             g.merge_part(&mut r).map_err(|e| at(&r, e.to_string()))?;
         }
