@@ -273,9 +273,8 @@ pub struct SurfaceBuilder<'a> {
     s_seen: (f64, f64),
     offered: u64,
     near: u64,
-    /// Slabs that get candidates (a unit's), and the share counted (a first pass's).
+    /// Slabs that get candidates (a unit's).
     slab_range: (i64, i64),
-    count: Option<(f64, f64)>,
     progress: Option<Progress<'a>>,
     /// The road residual heights are measured from, when not the one points were collected on.
     target: Option<RoadEval<'a>>,
@@ -325,16 +324,18 @@ impl<'a> SurfaceBuilder<'a> {
             margin: opts.radius + opts.cell,
             max_height: opts.max_height,
         };
-        let (slab_range, count) = match (opts.unit, opts.s_range) {
-            (Some(SurfaceUnit::Count(a, b)), _) => ((i64::MAX, i64::MIN), Some((a, b))),
+        let slab_range = match (opts.unit, opts.s_range) {
+            (Some(SurfaceUnit::Count(..)), _) => (i64::MAX, i64::MIN),
             (Some(SurfaceUnit::Tiles { tile, first, end }), Some(r)) => {
                 let w = Window::of(r, &opts, tile, (first, end));
-                let slab = |row: usize| ((r.0 + row as f64 * opts.cell) / SLAB + 1e-9).floor() as i64;
-                let range =
-                    if w.rows.0 < w.rows.1 { (slab(w.rows.0), slab(w.rows.1 - 1)) } else { (i64::MAX, i64::MIN) };
-                (range, None)
+                let slab = |row: usize| slab_of_row(r.0, opts.cell, row) as i64;
+                if w.rows.0 < w.rows.1 {
+                    (slab(w.rows.0), slab(w.rows.1 - 1))
+                } else {
+                    (i64::MAX, i64::MIN)
+                }
             }
-            _ => ((i64::MIN, i64::MAX), None),
+            _ => (i64::MIN, i64::MAX),
         };
         SurfaceBuilder {
             proj,
@@ -344,7 +345,6 @@ impl<'a> SurfaceBuilder<'a> {
             offered: 0,
             near: 0,
             slab_range,
-            count,
             progress: None,
             target: None,
         }
@@ -400,7 +400,7 @@ impl<'a> SurfaceBuilder<'a> {
         let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
         let (lo, hi) = self.slab_range;
         for c in found.into_iter().flatten() {
-            if let Some((a, b)) = self.count {
+            if let Some(SurfaceUnit::Count(a, b)) = self.opts.unit {
                 if c.s >= a && c.s < b {
                     self.near += 1;
                     self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
@@ -546,6 +546,11 @@ impl Project<'_> {
         }
         out
     }
+}
+
+/// The slab of row `row` of a grid starting at s `s0` with cells of `cell` metres.
+fn slab_of_row(s0: f64, cell: f64, row: usize) -> f64 {
+    ((s0 + row as f64 * cell) / SLAB + 1e-9).floor()
 }
 
 /// Rows (nodes along u) of a grid over `s_range` with cells of `cell` metres.
@@ -929,7 +934,7 @@ fn grid_slabs(
     while iu < w.rows.1 {
         let mut work = Vec::new();
         while work.len() < threads && iu < w.rows.1 {
-            let k = ((g.s0 + iu as f64 * g.cell) / SLAB + 1e-9).floor();
+            let k = slab_of_row(g.s0, g.cell, iu);
             let end = (((((k + 1.0) * SLAB - g.s0) / g.cell) - 1e-9).ceil() as usize).clamp(iu + 1, w.rows.1);
             match slabs.take(k as i64) {
                 Ok(c) => work.push((c, (iu, end))),
