@@ -1,6 +1,6 @@
 //! Helpers shared by the end-to-end tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `$ROADSCAN_SHARED_DATA`, or `../shared/data` beside the workspace. `None` (the test then
 /// skips with a message) only outside CI; under `CI=true` a missing folder fails the test.
@@ -32,4 +32,45 @@ pub fn sample_maps() -> Vec<PathBuf> {
     out.sort();
     assert!(out.len() >= 20, "expected the 20 sample maps in {}, found {}", data.display(), out.len());
     out
+}
+
+/// A test's scratch directory, `$TMPDIR/roadscan-NAME-PID`, made empty when created and removed
+/// when dropped, also when the test fails (a CI machine keeps its temporary directory between
+/// runs, so scratch left behind adds up). `ROADSCAN_KEEP_SCRATCH=1` keeps it to look at.
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// # Panics
+    /// When the directory cannot be made (a test helper: a failed test is the right outcome).
+    #[allow(clippy::panic)]
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("roadscan-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            panic!("{}: {e}", dir.display());
+        }
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if std::env::var_os("ROADSCAN_KEEP_SCRATCH").is_none() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }

@@ -5,7 +5,8 @@
 
 use opendrive::eval::Curve;
 use opendrive::{GeometryKind, RoadEval};
-use std::path::{Path, PathBuf};
+use roadscan_tests::Scratch;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 fn roadscan(args: &[&str]) -> Output {
@@ -18,11 +19,8 @@ fn roadscan(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-cli-axis-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new(&format!("cli-axis-{name}"))
 }
 
 fn s(p: &Path) -> &str {

@@ -3,6 +3,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
 
+use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -21,11 +22,8 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp");
-    d
+fn tmp_dir(name: &str) -> Scratch {
+    Scratch::new(&format!("cli-{name}"))
 }
 
 #[test]
@@ -213,7 +211,7 @@ fn synth_scans_a_road_of_an_opendrive_file() {
 }
 
 /// A virtual survey of part of the demo road from its file: (test dir, survey dir).
-fn demo_survey(name: &str, s_range: &str, points_per_rev: &str) -> (PathBuf, PathBuf) {
+fn demo_survey(name: &str, s_range: &str, points_per_rev: &str) -> (Scratch, PathBuf) {
     let d = tmp_dir(name);
     let survey = d.join("survey");
     let xodr = repo().join("data/opendrive/demo.xodr");

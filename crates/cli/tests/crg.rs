@@ -2,6 +2,7 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
+use roadscan_tests::Scratch;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -23,11 +24,8 @@ fn belgian() -> Option<PathBuf> {
     Some(roadscan_tests::shared_data()?.join("opencrg/crg-bin/belgian_block.crg"))
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-cli-crg-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new(&format!("cli-crg-{name}"))
 }
 
 /// The C-API values of the spec notes (specs/opencrg.md section 3), through the CLI.

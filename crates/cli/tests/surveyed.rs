@@ -5,6 +5,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 use opendrive::RoadEval;
+use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -32,11 +33,8 @@ fn axis_from(survey: &Path, offset: &str, out: &Path) {
     roadscan(&[&["axis", "--trajectory", s(&traj)][..], &args[..]].concat());
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-cli-surveyed-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::new(&format!("cli-surveyed-{name}"))
 }
 
 #[test]

@@ -5,13 +5,11 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 use opencrg::{Crg, ErrorKind, Format};
+use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-crg-bad-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn dir(name: &str) -> Scratch {
+    Scratch::new(&format!("crg-bad-{name}"))
 }
 
 fn grid() -> Crg {

@@ -53,8 +53,7 @@ fn compare(src: &Crg, back: &Crg, format: Format, name: &str) {
 
 #[test]
 fn every_sample_round_trips_in_every_format() {
-    let dir = std::env::temp_dir().join(format!("roadscan-crg-rt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = roadscan_tests::Scratch::new("crg-rt");
     for path in samples::samples() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let Ok(src) = opencrg::read_file(&path) else { continue };
@@ -101,8 +100,7 @@ fn rows_from_a_callback_give_the_same_bytes_and_errors_leave_nothing() {
         let e = opencrg::write(&empty, format, &mut Vec::new()).unwrap_err().to_string();
         assert!(e.contains("40 x 7 nodes need 280"), "{e}");
     }
-    let dir = std::env::temp_dir().join(format!("roadscan-crg-rows-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = roadscan_tests::Scratch::new("crg-rows");
     let path = dir.join("rows.crg");
     let failed = opencrg::write_file_rows(&empty, &path, Format::Krbi, |iu, _| {
         if iu == 20 {

@@ -239,9 +239,8 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     let base = SurfaceOptions { v_range: Some((-3.2, 3.2)), ..Default::default() };
     let one = grid_surface(road, scene.odr.header.offset, &pts, base.clone()).unwrap();
     // Spilling to disk after every 5000 candidates changes nothing.
-    let dir = std::env::temp_dir().join(format!("roadscan-spill-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.clone()), ..base.clone() };
+    let dir = roadscan_tests::Scratch::new("spill-test");
+    let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.to_path_buf()), ..base.clone() };
     let two = grid_surface(road, scene.odr.header.offset, &pts, spilled).unwrap();
     assert!(one.crg.z.iter().zip(&two.crg.z).all(|(a, b)| a.to_bits() == b.to_bits()), "spilled grid differs");
     // Tiles of 4 m: each tile holds the rows of the single grid, neighbours share a row.

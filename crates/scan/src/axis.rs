@@ -244,21 +244,21 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn temp(name: &str, text: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("roadscan-axis-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+    /// A file `name` holding `text`, in a scratch directory removed with the returned guard.
+    fn temp(name: &str, text: &str) -> (roadscan_tests::Scratch, std::path::PathBuf) {
+        let dir = roadscan_tests::Scratch::new(&format!("axis-{name}"));
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
-        p
+        (dir, p)
     }
 
     #[test]
     fn csv_polylines_with_and_without_header_and_z() {
-        let p = temp("a.csv", "x,y,z\n0,0,1\n10;0;2\n# c\n20 5 3\n");
+        let (_d, p) = temp("a.csv", "x,y,z\n0,0,1\n10;0;2\n# c\n20 5 3\n");
         let l = read_polyline_csv(&p).unwrap();
         assert_eq!(l.xyz, vec![[0.0, 0.0, 1.0], [10.0, 0.0, 2.0], [20.0, 5.0, 3.0]]);
         assert!(l.has_z());
-        let p = temp("b.csv", "0,0\n1,nan\n");
+        let (_e, p) = temp("b.csv", "0,0\n1,nan\n");
         let e = read_polyline_csv(&p).unwrap_err().to_string();
         assert!(e.ends_with("b.csv:2: y 'nan' is not a finite number"), "{e}");
     }
@@ -273,7 +273,7 @@ mod tests {
         for i in 0..=20 {
             t += &format!("{},{},1.5,100,3.14159,2\n", 30 + i, 20.0 - i as f64);
         }
-        let p = temp("t.csv", &t);
+        let (_d, p) = temp("t.csv", &t);
         let l = read_trajectory(&p, None, 1.5).unwrap();
         assert_eq!(l.xyz.len(), 21);
         assert!(l.xyz.iter().all(|v| v[1].abs() < 1e-12 && v[2] == 100.0), "{:?}", l.xyz);
@@ -288,11 +288,13 @@ mod tests {
         let osm = r#"<?xml version="1.0"?><osm version="0.6">
 <node id="1" lat="47.5" lon="19.0"/><node id="2" lat="47.501" lon="19.001"/>
 <way id="7"><nd ref="2"/><nd ref="1"/><tag k="highway" v="primary"/></way></osm>"#;
-        let l = read_osm_way(&temp("m.osm", osm), "7").unwrap();
+        let (_d, m) = temp("m.osm", osm);
+        let l = read_osm_way(&m, "7").unwrap();
         assert_eq!(l.xyz.iter().map(|p| [p[0], p[1]]).collect::<Vec<_>>(), vec![[19.001, 47.501], [19.0, 47.5]]);
-        assert!(read_osm_way(&temp("m.osm", osm), "8").unwrap_err().to_string().contains("no way with id 8"));
+        assert!(read_osm_way(&m, "8").unwrap_err().to_string().contains("no way with id 8"));
         let gj = r#"{"type":"Feature","geometry":{"type":"LineString","coordinates":[[19,47.5],[19.001,47.5,120]]}}"#;
-        let l = read_geojson(&temp("g.geojson", gj)).unwrap();
+        let (_g, g) = temp("g.geojson", gj);
+        let l = read_geojson(&g).unwrap();
         assert_eq!(l.xyz.len(), 2);
         assert!(!l.has_z());
         assert_eq!(l.crs.as_deref(), Some("EPSG:4326"));

@@ -88,8 +88,7 @@ fn truth_crg_holds_the_scene_heights_on_the_scene_reference_line() {
     let road = scene.road();
     let (du, dv, v0, v1) = (0.05, 0.05, -7.0, 6.0);
     let crg = sim::truth::surface_crg(&scene, du, dv, v0, v1);
-    let dir = std::env::temp_dir().join(format!("roadscan-sim-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = roadscan_tests::Scratch::new("sim");
     let path = dir.join("surface.crg");
     opencrg::write_file(&crg, &path, opencrg::Format::Krbi).unwrap();
     let back = opencrg::read_file(&path).unwrap();

@@ -2,14 +2,12 @@
 
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses part of it
 
+use roadscan_tests::Scratch;
 use scan::{LasOptions, LasPoint};
-use std::path::PathBuf;
 
-/// A fresh directory for one test.
-pub fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("roadscan-scan-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh directory for one test, removed when dropped.
+pub fn dir(name: &str) -> Scratch {
+    Scratch::new(&format!("scan-{name}"))
 }
 
 /// EOV (EPSG:23700) WKT, offsets near the points, 1 mm.
