@@ -1074,12 +1074,21 @@ fn estimate_rows(
                                     let dv = (iv % BLOCK) as f64 - (BLOCK / 2) as f64;
                                     Some((p[0] + (p[1] * du + p[2] * dv) * cell) as f32)
                                 } else {
-                                    local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
+                                    // The nodes within `reach` hold every point of the disc of
+                                    // R (a point lies at its nearest node), in the order of
+                                    // the wider square's: gather that far, and 2R only when
+                                    // needed.
                                     let inside = |p: &&[f32; 3], rr: f32| p[0] * p[0] + p[1] * p[1] <= rr * rr;
-                                    let radius =
-                                        if wide.iter().filter(|p| inside(p, r)).count() >= 6 { r } else { 2.0 * r };
+                                    local.gather(lu as isize, iv as isize, reach, &mut wide);
                                     window.clear();
-                                    window.extend(wide.iter().filter(|p| inside(p, radius)));
+                                    window.extend(wide.iter().filter(|p| inside(p, r)));
+                                    let mut radius = r;
+                                    if window.len() < 6 {
+                                        radius = 2.0 * r;
+                                        local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
+                                        window.clear();
+                                        window.extend(wide.iter().filter(|p| inside(p, radius)));
+                                    }
                                     adaptive(&mut window, radius, scale, &mut scratch)
                                 }
                             }
