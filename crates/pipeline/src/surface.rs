@@ -44,6 +44,7 @@ use opendrive::{HeaderOffset, Placement, RoadEval};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use wide::f32x4;
 
 /// What the CRG's z holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1038,7 +1039,7 @@ fn estimate_rows(
             sc.spawn(move || {
                 let mut window: Vec<[f32; 3]> = Vec::new();
                 let mut wide: Vec<[f32; 3]> = Vec::new();
-                let mut scratch: Vec<[f64; 4]> = Vec::new();
+                let mut scratch = Disc::default();
                 let r = o.radius as f32;
                 let scale = o.robust_scale as f32;
                 // Block planes of the current block row (none yet).
@@ -1066,6 +1067,9 @@ fn estimate_rows(
                                     for (bv, plane) in blocks.iter_mut().enumerate() {
                                         let cv = (bv * BLOCK + BLOCK / 2) as isize;
                                         local.gather(cu, cv, block_half, &mut wide);
+                                        // Only the disc's points count, in the fit and in
+                                        // where it starts (`nearest`).
+                                        wide.retain(|p| p[0] * p[0] + p[1] * p[1] <= block_r * block_r);
                                         *plane = smooth_plane(&mut wide, block_r, scale, &mut scratch);
                                     }
                                 }
@@ -1217,70 +1221,90 @@ fn median(v: &mut [f32]) -> Option<f32> {
     Some(if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) })
 }
 
+/// The points of one fit's disc in columns of four (heights relative to the fit's start),
+/// padded with weightless points: the reweighting runs on four points at a time.
+#[derive(Debug, Default)]
+struct Disc {
+    x: Vec<[f32; 4]>,
+    y: Vec<[f32; 4]>,
+    h: Vec<[f32; 4]>,
+    ws: Vec<[f32; 4]>,
+}
+
 /// Robust weighted plane fit at the origin of the points of `w` (`[x, y, h]` relative to the
 /// node) within `radius`, started at height `start`: the height and its standard error, or
 /// `None` with fewer than three points.
-fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, pts: &mut Vec<[f64; 4]>) -> Option<Fit> {
-    let r2 = (radius * radius) as f64;
-    // The points in the disc with their spatial weights, once.
-    pts.clear();
-    pts.extend(w.iter().filter_map(|p| {
-        let (x, y) = (p[0] as f64, p[1] as f64);
-        let d2 = (x * x + y * y) / r2;
-        (d2 < 1.0).then(|| [x, y, p[2] as f64, (1.0 - d2) * (1.0 - d2)])
-    }));
-    let n_in = pts.len();
+fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, d: &mut Disc) -> Option<Fit> {
+    let inv_r2 = 1.0 / (radius * radius);
+    // The points in the disc with their spatial weights, once. Heights are taken from `start`
+    // so that single precision keeps micrometres.
+    let start32 = start as f32;
+    let Disc { x: xs, y: ys, h: hs, ws: wss } = d;
+    for v in [&mut *xs, &mut *ys, &mut *hs, &mut *wss] {
+        v.clear();
+    }
+    let mut n_in = 0;
+    for p in w {
+        let d2 = (p[0] * p[0] + p[1] * p[1]) * inv_r2;
+        if d2 < 1.0 {
+            let (c, l) = (n_in / 4, n_in % 4);
+            if l == 0 {
+                for v in [&mut *xs, &mut *ys, &mut *hs, &mut *wss] {
+                    v.push([0.0; 4]);
+                }
+            }
+            xs[c][l] = p[0];
+            ys[c][l] = p[1];
+            hs[c][l] = p[2] - start32;
+            wss[c][l] = (1.0 - d2) * (1.0 - d2);
+            n_in += 1;
+        }
+    }
     if n_in < 3 {
         return None;
     }
-    let mut a = start;
-    let (mut bx, mut by) = (0.0f64, 0.0f64);
-    let inv_scale = 1.0 / scale as f64;
-    let mut fit = Fit { h: start, bx: 0.0, by: 0.0, se: f64::INFINITY, sigma: f64::INFINITY, rejected: 1.0 };
+    let (mut a, mut bx, mut by) = (0.0f64, 0.0f64, 0.0f64);
+    let inv_scale = 1.0 / scale;
+    // Σ w, Σ w², Σ w res² and the points rejected of the last pass.
+    let mut last = [0.0f64; 4];
     for it in 0..4 {
-        // Normal equations of Σ w (h - a - bx x - by y)² (the six distinct entries).
-        let (mut s1, mut sx, mut sy, mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-        let (mut sh, mut sxh, mut syh) = (0.0, 0.0, 0.0);
-        let (mut sw2, mut swr2) = (0.0, 0.0);
-        let mut n_out = 0usize;
-        for &[x, y, h, ws] in pts.iter() {
-            let res = h - a - bx * x - by * y;
-            let r = res * inv_scale;
-            if r.abs() >= 1.0 {
-                n_out += 1;
-                continue;
-            }
-            let u = 1.0 - r * r;
+        // Normal equations of Σ w (h - a - bx x - by y)² (the six distinct entries), the
+        // right-hand side, Σ w², Σ w res² and the points rejected, lane by lane. The biweight
+        // is zero from one scale on, so a rejected point adds nothing.
+        let mut acc = [f32x4::ZERO; 12];
+        let (a4, bx4, by4) = (f32x4::splat(a as f32), f32x4::splat(bx as f32), f32x4::splat(by as f32));
+        let (inv4, one, zero) = (f32x4::splat(inv_scale), f32x4::ONE, f32x4::ZERO);
+        for (((&x, &y), &h), &ws) in xs.iter().zip(ys.iter()).zip(hs.iter()).zip(wss.iter()) {
+            let (x, y, h, ws) = (f32x4::new(x), f32x4::new(y), f32x4::new(h), f32x4::new(ws));
+            let res = h - a4 - bx4 * x - by4 * y;
+            let r = res * inv4;
+            let u = (one - r * r).max(zero);
             let wt = ws * u * u;
             let (wx, wy) = (wt * x, wt * y);
-            s1 += wt;
-            sx += wx;
-            sy += wy;
-            sxx += wx * x;
-            sxy += wx * y;
-            syy += wy * y;
-            sh += wt * h;
-            sxh += wx * h;
-            syh += wy * h;
-            sw2 += wt * wt;
-            swr2 += wt * res * res;
+            acc[0] += wt;
+            acc[1] += wx;
+            acc[2] += wy;
+            acc[3] += wx * x;
+            acc[4] += wx * y;
+            acc[5] += wy * y;
+            acc[6] += wt * h;
+            acc[7] += wx * h;
+            acc[8] += wy * h;
+            acc[9] += wt * wt;
+            acc[10] += wt * res * res;
+            acc[11] += u.simd_eq(zero) & ws.simd_gt(zero) & one;
         }
+        let mut sums = [0.0f64; 12];
+        for (sum, lanes) in sums.iter_mut().zip(&acc) {
+            *sum = lanes.to_array().iter().map(|&v| v as f64).sum();
+        }
+        let [s1, sx, sy, sxx, sxy, syy, sh, sxh, syh, sw2, swr2, n_out] = sums;
         let m = [[s1, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]];
         let rhs = [sh, sxh, syh];
-        let sw = s1;
-        if sw <= 0.0 {
-            return None;
+        if s1 <= 0.0 || s1 * s1 < 3.0 * sw2 {
+            return None; // no weight, or fewer than 3 points' worth (n_eff = (Σ w)² / Σ w²)
         }
-        let n_eff = sw * sw / sw2;
-        if n_eff < 3.0 {
-            return None;
-        }
-        // Standard error of the height: the weighted residual scale over √n_eff (at least
-        // that of 1 mm of noise, so a lucky window does not claim more than it has).
-        let sigma = (swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)).sqrt();
-        fit.sigma = sigma;
-        fit.se = sigma.max(1e-3) / n_eff.sqrt();
-        fit.rejected = n_out as f64 / n_in.max(1) as f64;
+        last = [s1, sw2, swr2, n_out];
         let sol = plane_solve(&m, &rhs, (0.15 * radius as f64).powi(2))?;
         // Converged: the plane moved by less than 10 µm anywhere in the disc.
         let moved = (sol[0] - a).abs() + ((sol[1] - bx).abs() + (sol[2] - by).abs()) * radius as f64;
@@ -1291,10 +1315,13 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, pts: &mut V
             break;
         }
     }
-    fit.h = a;
-    fit.bx = bx;
-    fit.by = by;
-    a.is_finite().then_some(fit)
+    // Standard error of the height: the weighted residual scale over √n_eff (at least that of
+    // 1 mm of noise, so a lucky window does not claim more than it has).
+    let [sw, sw2, swr2, n_out] = last;
+    let n_eff = sw * sw / sw2;
+    let sigma = (swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)).sqrt();
+    let fit = Fit { h: start + a, bx, by, se: sigma.max(1e-3) / n_eff.sqrt(), sigma, rejected: n_out / n_in as f64 };
+    fit.h.is_finite().then_some(fit)
 }
 
 /// A robust plane fit: height at the node, its standard error, the weighted residual scale and
@@ -1320,7 +1347,7 @@ impl Fit {
 /// whose confidence interval (±2 standard errors) still meets those of all smaller ones
 /// (intersection of confidence intervals): the full radius on smooth asphalt, a small one at a
 /// step, a joint or a rim, where the larger discs see the other side.
-fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Vec<[f64; 4]>) -> Option<f32> {
+fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> Option<f32> {
     let (w, radius, start) = nearest(w, radius, 48)?;
     // Smooth surface: the full disc is right.
     let full = robust_plane(w, radius, scale, start, scratch);
@@ -1382,7 +1409,7 @@ fn nearest(w: &mut [[f32; 3]], radius: f32, cap: usize) -> Option<(&mut [[f32; 3
 /// The plane `[h, slope u, slope v]` (at the origin, per metre) of the points of `w` within
 /// `radius` of the origin when the surface there is smooth (see [`Fit::smooth`]); `None`
 /// otherwise or with too few points.
-fn smooth_plane(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Vec<[f64; 4]>) -> Option<[f64; 3]> {
+fn smooth_plane(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> Option<[f64; 3]> {
     let (w, radius, start) = nearest(w, radius, 96)?;
     let f = robust_plane(w, radius, scale, start, scratch).filter(|f| f.smooth(scale))?;
     Some([f.h, f.bx, f.by])
@@ -1399,10 +1426,11 @@ fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 
         return None;
     }
     // Weighted means and covariance of the positions.
-    let (mx, my) = (m[0][1] / w, m[0][2] / w);
-    let (cxx, cyy, cxy) = (m[1][1] / w - mx * mx, m[2][2] / w - my * my, m[1][2] / w - mx * my);
-    let mh = rhs[0] / w;
-    let (chx, chy) = (rhs[1] / w - mx * mh, rhs[2] / w - my * mh);
+    let inv_w = 1.0 / w;
+    let (mx, my) = (m[0][1] * inv_w, m[0][2] * inv_w);
+    let (cxx, cyy, cxy) = (m[1][1] * inv_w - mx * mx, m[2][2] * inv_w - my * my, m[1][2] * inv_w - mx * my);
+    let mh = rhs[0] * inv_w;
+    let (chx, chy) = (rhs[1] * inv_w - mx * mh, rhs[2] * inv_w - my * mh);
     // Eigen-decomposition of the 2x2 covariance.
     let tr = cxx + cyy;
     let disc = ((cxx - cyy) * (cxx - cyy) / 4.0 + cxy * cxy).sqrt();
@@ -1415,7 +1443,7 @@ fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 
         // Along the principal direction only.
         let (ex, ey) = if cxy.abs() > 1e-300 {
             let (ex, ey) = (l1 - cyy, cxy);
-            let n = ex.hypot(ey);
+            let n = (ex * ex + ey * ey).sqrt();
             (ex / n, ey / n)
         } else if cxx >= cyy {
             (1.0, 0.0)
@@ -1446,7 +1474,7 @@ mod tests {
                 [x, y, 0.03 * y + if i % 2 == 0 { 0.0002 } else { -0.0002 }]
             })
             .collect();
-        let h = adaptive(&mut w, 0.025, 0.008, &mut Vec::new()).unwrap();
+        let h = adaptive(&mut w, 0.025, 0.008, &mut Disc::default()).unwrap();
         assert!(h.abs() < 1e-3, "height at the node {h}");
         // A plane through points spread in both directions is fitted exactly.
         let mut w: Vec<[f32; 3]> = (0..100)
@@ -1455,7 +1483,7 @@ mod tests {
                 [x, y, 0.01 + 0.05 * x - 0.03 * y]
             })
             .collect();
-        let h = adaptive(&mut w, 0.025, 0.008, &mut Vec::new()).unwrap();
+        let h = adaptive(&mut w, 0.025, 0.008, &mut Disc::default()).unwrap();
         assert!((h - 0.01).abs() < 1e-5, "{h}");
     }
 
