@@ -232,6 +232,7 @@ impl<'a> RoadsideBuilder<'a> {
         let project = || {
             crate::par::runs(n, 8192, |range| -> Result<Run, String> {
                 let mut last = None;
+                let mut profile = road.profile_cursor();
                 let mut anchor: Option<(f64, f64)> = None;
                 let (mut kept, mut keys) = (Vec::new(), Vec::new());
                 for i in range {
@@ -248,7 +249,7 @@ impl<'a> RoadsideBuilder<'a> {
                         anchor = inside(s, t).then_some((fx, fy));
                         (s, t)
                     };
-                    let h = if want_st { fz - road.elevation(s) } else { 0.0 };
+                    let h = if want_st { fz - profile.elevation(s) } else { 0.0 };
                     kept.push((i as u32, s, t, h));
                     if let Some(g) = &lattice {
                         keys.push(g.key(p.x[i], p.y[i], p.z[i]).map_err(|e| format!("point {i} of the chunk: {e}"))?);

@@ -299,11 +299,6 @@ impl std::fmt::Debug for SurfaceBuilder<'_> {
 /// Called with (rows done, rows in all) as the grid is computed.
 type Progress<'a> = Box<dyn FnMut(usize, usize) + 'a>;
 
-/// The OpenDRIVE surface at (s, t) in planar road coordinates.
-fn base_z(road: &RoadEval, s: f64, t: f64) -> f64 {
-    road.elevation(s) + t * road.planar_cross_slope(s)
-}
-
 static SPILL_DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl<'a> SurfaceBuilder<'a> {
@@ -536,6 +531,7 @@ impl Project<'_> {
         let (vr, vl) = (self.v_range.0 - margin, self.v_range.1 + margin);
         let (s_lo, s_hi) = self.s_range.map_or((f64::NEG_INFINITY, f64::INFINITY), |(a, b)| (a - margin, b + margin));
         let mut last = None;
+        let mut profile = self.road.profile_cursor();
         let mut out = Vec::new();
         for i in 0..x.len() {
             let [fx, fy, fz] = self.place.to_file([x[i], y[i], z[i]]);
@@ -543,7 +539,8 @@ impl Project<'_> {
             if t < vr || t > vl || s < s_lo || s > s_hi {
                 continue;
             }
-            let h = fz - base_z(&self.road, s, t);
+            let (z, cross) = profile.surface(s);
+            let h = fz - (z + t * cross);
             if h.abs() > self.max_height {
                 continue;
             }

@@ -63,7 +63,62 @@ pub(crate) fn record_at<T>(records: &[T], s: f64, start: impl Fn(&T) -> f64) -> 
     Some(&records[i.max(1) - 1])
 }
 
+/// Like [`record_at`], starting from the record found last (`*hint`; `usize::MAX`: records not
+/// in order of their starts, always searched): points of a scan and rows of a grid come in
+/// order along s, so the record rarely changes; the same record as [`record_at`] for every `s`
+/// (NaN included), the search only when the hint misses.
+fn record_near<'r, T>(records: &'r [T], hint: &mut usize, s: f64, start: impl Fn(&T) -> f64) -> Option<&'r T> {
+    let k = *hint;
+    if k == usize::MAX {
+        return record_at(records, s, start);
+    }
+    if k < records.len() {
+        let after_start = k == 0 || start(&records[k]) <= s;
+        let before_next = k + 1 == records.len() || s < start(&records[k + 1]);
+        if after_start && before_next {
+            return Some(&records[k]);
+        }
+    }
+    let i = records.partition_point(|r| start(r) <= s);
+    *hint = i.max(1) - 1;
+    records.get(*hint)
+}
+
+/// The road's surface profiles evaluated at s values near each other, remembering the records
+/// found last: the same values as [`RoadEval::elevation`] and
+/// [`RoadEval::planar_cross_slope`], without a search per call. One per thread.
+#[derive(Debug, Clone)]
+pub struct ProfileCursor<'a> {
+    elevations: &'a [Poly3],
+    superelevations: &'a [Poly3],
+    at: (usize, usize),
+}
+
+impl ProfileCursor<'_> {
+    /// Elevation at `s`, m.
+    pub fn elevation(&mut self, s: f64) -> f64 {
+        record_near(self.elevations, &mut self.at.0, s, |r| r.s).map_or(0.0, |r| r.value(s - r.s))
+    }
+
+    /// Elevation at `s` and the height change per metre of planar t there (see
+    /// [`RoadEval::planar_cross_slope`]).
+    pub fn surface(&mut self, s: f64) -> (f64, f64) {
+        let e = record_near(self.elevations, &mut self.at.0, s, |r| r.s);
+        let (z, grade) = e.map_or((0.0, 0.0), |r| (r.value(s - r.s), r.slope(s - r.s)));
+        let roll = record_near(self.superelevations, &mut self.at.1, s, |r| r.s).map_or(0.0, |r| r.value(s - r.s));
+        (z, roll.tan() / (1.0 + grade * grade).sqrt())
+    }
+}
+
 impl<'a> RoadEval<'a> {
+    /// A cursor over the road's elevation and superelevation (see [`ProfileCursor`]).
+    pub fn profile_cursor(&self) -> ProfileCursor<'a> {
+        let (elevations, superelevations) =
+            (&self.road.elevation_profile.elevations, &self.road.lateral_profile.superelevations);
+        let hint = |r: &[Poly3]| if r.windows(2).all(|w| w[0].s <= w[1].s) { 0 } else { usize::MAX };
+        ProfileCursor { elevations, superelevations, at: (hint(elevations), hint(superelevations)) }
+    }
+
     /// Prepares `road`.
     pub fn new(road: &'a Road) -> RoadEval<'a> {
         let curves = road.plan_view.geometries.iter().map(Curve::new).collect();
@@ -210,4 +265,26 @@ fn normalize(v: [f64; 3]) -> [f64; 3] {
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_record_near_the_last_one_is_the_record_at_s() {
+        let starts: [&[f64]; 4] = [&[], &[2.0], &[0.0, 0.0, 1.5, 4.0, 4.0, 10.0], &[0.0, 5.0, 3.0, 8.0]];
+        let mut queries = vec![-1.0, 0.0, 0.7, 1.5, 1.49, 3.9, 4.0, 4.1, 12.0, 2.0, -0.0, 9.99, 10.0];
+        queries.extend([f64::NAN, f64::INFINITY, 0.2, f64::NEG_INFINITY, 4.0, 5.0, 3.5, 2.9, 8.5, 0.1]);
+        queries.extend((0..200).map(|i| (i as f64 * 0.37).sin() * 8.0 + 4.0));
+        for starts in starts {
+            let sorted = starts.windows(2).all(|w| w[0] <= w[1]);
+            let mut hint = if sorted { 0 } else { usize::MAX };
+            for &s in &queries {
+                let want = record_at(starts, s, |&x| x).map(|r| r as *const f64);
+                let got = record_near(starts, &mut hint, s, |&x| x).map(|r| r as *const f64);
+                assert_eq!(got, want, "starts {starts:?}, s {s}");
+            }
+        }
+    }
 }
