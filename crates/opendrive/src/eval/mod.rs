@@ -56,11 +56,12 @@ fn profile_second(records: &[Poly3], s: f64) -> f64 {
 
 /// The record with the largest start `<= s`, or the first one before it starts.
 pub(crate) fn record_at<T>(records: &[T], s: f64, start: impl Fn(&T) -> f64) -> Option<&T> {
-    if records.is_empty() {
-        return None;
-    }
-    let i = records.partition_point(|r| start(r) <= s);
-    Some(&records[i.max(1) - 1])
+    records.get(record_index(records, s, start))
+}
+
+/// The index of [`record_at`]'s record (0 when there are none).
+fn record_index<T>(records: &[T], s: f64, start: impl Fn(&T) -> f64) -> usize {
+    records.partition_point(|r| start(r) <= s).max(1) - 1
 }
 
 /// Like [`record_at`], starting from the record found last (`*hint`; `usize::MAX`: records not
@@ -79,8 +80,7 @@ fn record_near<'r, T>(records: &'r [T], hint: &mut usize, s: f64, start: impl Fn
             return Some(&records[k]);
         }
     }
-    let i = records.partition_point(|r| start(r) <= s);
-    *hint = i.max(1) - 1;
+    *hint = record_index(records, s, start);
     records.get(*hint)
 }
 
@@ -106,7 +106,7 @@ impl ProfileCursor<'_> {
         let e = record_near(self.elevations, &mut self.at.0, s, |r| r.s);
         let (z, grade) = e.map_or((0.0, 0.0), |r| (r.value(s - r.s), r.slope(s - r.s)));
         let roll = record_near(self.superelevations, &mut self.at.1, s, |r| r.s).map_or(0.0, |r| r.value(s - r.s));
-        (z, roll.tan() / (1.0 + grade * grade).sqrt())
+        (z, planar_cross_slope(roll, grade))
     }
 }
 
@@ -166,8 +166,7 @@ impl<'a> RoadEval<'a> {
     /// tan(superelevation)/√(1 + grade²). The surface seen in planar (s, t), as a CRG
     /// places it, is elevation(s) + t·this.
     pub fn planar_cross_slope(&self, s: f64) -> f64 {
-        let grade = self.grade(s);
-        self.superelevation(s).tan() / (1.0 + grade * grade).sqrt()
+        planar_cross_slope(self.superelevation(s), self.grade(s))
     }
 
     /// Lane offset at `s`, m.
@@ -261,6 +260,11 @@ fn normalize(v: [f64; 3]) -> [f64; 3] {
     } else {
         v
     }
+}
+
+/// See [`RoadEval::planar_cross_slope`]: from the superelevation (rad) and the grade.
+fn planar_cross_slope(superelevation: f64, grade: f64) -> f64 {
+    superelevation.tan() / (1.0 + grade * grade).sqrt()
 }
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
