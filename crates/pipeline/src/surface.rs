@@ -400,15 +400,11 @@ impl<'a> SurfaceBuilder<'a> {
         let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
         let (lo, hi) = self.slab_range;
         for c in found.into_iter().flatten() {
-            if let Some(SurfaceUnit::Count(a, b)) = self.opts.unit {
-                if c.s >= a && c.s < b {
-                    self.near += 1;
-                    self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
-                }
-                continue;
+            // A counting pass counts its share only (and keeps none: its slab range is empty).
+            if !matches!(self.opts.unit, Some(SurfaceUnit::Count(a, b)) if c.s < a || c.s >= b) {
+                self.near += 1;
+                self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
             }
-            self.near += 1;
-            self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
             let k = (c.s / SLAB).floor();
             let ki = k as i64;
             let wanted = |k: i64| (lo..=hi).contains(&k);
@@ -1070,7 +1066,7 @@ fn estimate_rows(
                                         local.gather(cu, cv, block_half, &mut wide);
                                         // Only the disc's points count, in the fit and in
                                         // where it starts (`nearest`).
-                                        wide.retain(|p| p[0] * p[0] + p[1] * p[1] <= block_r * block_r);
+                                        wide.retain(|p| within(p, block_r));
                                         *plane = smooth_plane(&mut wide, block_r, scale, &mut scratch);
                                     }
                                 }
@@ -1083,16 +1079,15 @@ fn estimate_rows(
                                     // R (a point lies at its nearest node), in the order of
                                     // the wider square's: gather that far, and 2R only when
                                     // needed.
-                                    let inside = |p: &&[f32; 3], rr: f32| p[0] * p[0] + p[1] * p[1] <= rr * rr;
                                     local.gather(lu as isize, iv as isize, reach, &mut wide);
                                     window.clear();
-                                    window.extend(wide.iter().filter(|p| inside(p, r)));
+                                    window.extend(wide.iter().filter(|p| within(p, r)));
                                     let mut radius = r;
                                     if window.len() < 6 {
                                         radius = 2.0 * r;
                                         local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
                                         window.clear();
-                                        window.extend(wide.iter().filter(|p| inside(p, radius)));
+                                        window.extend(wide.iter().filter(|p| within(p, radius)));
                                     }
                                     adaptive(&mut window, radius, scale, &mut scratch)
                                 }
@@ -1105,6 +1100,11 @@ fn estimate_rows(
         }
     });
     (h, kept)
+}
+
+/// Whether point `p` (relative to a node) lies within `r` of it across the plane.
+fn within(p: &[f32; 3], r: f32) -> bool {
+    p[0] * p[0] + p[1] * p[1] <= r * r
 }
 
 /// Nodes per side of the square blocks that share one plane fit where the surface is smooth.
