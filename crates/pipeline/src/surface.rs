@@ -212,9 +212,15 @@ impl Slabs {
         self.dir.join(format!("slab_{k}.bin"))
     }
 
-    fn push(&mut self, k: i64, c: Candidate) -> Result<(), String> {
-        self.mem.entry(k).or_default().push(c);
-        self.held += 1;
+    /// Adds candidates to slab `k`, after those it holds.
+    fn append(&mut self, k: i64, mut c: Vec<Candidate>) -> Result<(), String> {
+        self.held += c.len();
+        match self.mem.entry(k) {
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(c);
+            }
+            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().append(&mut c),
+        }
         if self.held > self.limit {
             self.spill()?;
         }
@@ -399,29 +405,17 @@ impl<'a> SurfaceBuilder<'a> {
     /// start: the same candidates on any number of threads.
     pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), String> {
         let n = x.len().min(y.len()).min(z.len());
-        let proj = &self.proj;
-        let found = crate::par::runs(n, 8192, |i| proj.candidates(&x[i.clone()], &y[i.clone()], &z[i]))?;
+        let (proj, opts, range) = (&self.proj, &self.opts, self.slab_range);
+        let found = crate::par::runs(n, 8192, |i| {
+            let c = proj.candidates(&x[i.clone()], &y[i.clone()], &z[i]);
+            Found::of(&c, opts, range)
+        })?;
         self.offered += n as u64;
-        // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
-        let reach = 2.0 * (2.0 * self.opts.radius + self.opts.cell);
-        let (lo, hi) = self.slab_range;
-        for c in found.into_iter().flatten() {
-            // A counting pass counts its share only (and keeps none: its slab range is empty).
-            if !matches!(self.opts.unit, Some(SurfaceUnit::Count(a, b)) if c.s < a || c.s >= b) {
-                self.near += 1;
-                self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
-            }
-            let k = (c.s / SLAB).floor();
-            let ki = k as i64;
-            let wanted = |k: i64| (lo..=hi).contains(&k);
-            if wanted(ki) {
-                self.slabs.push(ki, c)?;
-            }
-            if c.s - k * SLAB < reach && wanted(ki - 1) {
-                self.slabs.push(ki - 1, c)?;
-            }
-            if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
-                self.slabs.push(ki + 1, c)?;
+        for f in found {
+            self.near += f.near;
+            self.s_seen = (self.s_seen.0.min(f.s_seen.0), self.s_seen.1.max(f.s_seen.1));
+            for (k, c) in f.slabs {
+                self.slabs.append(k, c)?;
             }
         }
         Ok(())
@@ -509,6 +503,48 @@ impl<'a> SurfaceBuilder<'a> {
             None => rows.tile_grid(0, 2.min(nu), Vec::new()),
         };
         Ok((rows.report(crg), paths))
+    }
+}
+
+/// The candidates of a run of points by slab, in order, and what the run adds to what a
+/// builder saw.
+struct Found {
+    near: u64,
+    s_seen: (f64, f64),
+    slabs: Vec<(i64, Vec<Candidate>)>,
+}
+
+impl Found {
+    /// Sorts candidates `c` into the slabs of `slab_range` that get them.
+    fn of(c: &[Candidate], opts: &SurfaceOptions, slab_range: (i64, i64)) -> Found {
+        let mut f = Found { near: 0, s_seen: (f64::INFINITY, f64::NEG_INFINITY), slabs: Vec::new() };
+        // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
+        let reach = 2.0 * (2.0 * opts.radius + opts.cell);
+        let (lo, hi) = slab_range;
+        let wanted = |k: i64| (lo..=hi).contains(&k);
+        let mut put = |k: i64, c: Candidate| match f.slabs.iter_mut().rev().find(|(j, _)| *j == k) {
+            Some((_, v)) => v.push(c),
+            None => f.slabs.push((k, vec![c])),
+        };
+        for &c in c {
+            // A counting pass counts its share only (and keeps none: its slab range is empty).
+            if !matches!(opts.unit, Some(SurfaceUnit::Count(a, b)) if c.s < a || c.s >= b) {
+                f.near += 1;
+                f.s_seen = (f.s_seen.0.min(c.s), f.s_seen.1.max(c.s));
+            }
+            let k = (c.s / SLAB).floor();
+            let ki = k as i64;
+            if wanted(ki) {
+                put(ki, c);
+            }
+            if c.s - k * SLAB < reach && wanted(ki - 1) {
+                put(ki - 1, c);
+            }
+            if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
+                put(ki + 1, c);
+            }
+        }
+        f
     }
 }
 
