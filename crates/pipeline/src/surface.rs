@@ -23,17 +23,18 @@
 //! Most of a road is smooth at this scale, so blocks of 3 x 3 nodes share one fit first: a
 //! plane of the points within R + one cell of the block's centre, used for the block's nine
 //! nodes when it is smooth. The block's plane is first the plain weighted least-squares one
-//! (same disc and spatial weights), from sums of the points gathered once per block row, taken
-//! when it holds at least 8 points and its residual scale is under 0.4 of the biweight
-//! constant: residuals that small leave nothing for the biweight to reject (one 8 mm outlier
-//! among 8 points lifts the scale above it). Otherwise the block's robust plane, when smooth
-//! (under 3 % of the points rejected, residual scale under 0.4 of the biweight constant).
-//! Blocks that are neither (steps, joints, rims, too few points) fall back to node-by-node
-//! fits: the least-squares plane of the node's disc when smooth by the same test, else the
-//! adaptive robust fit. Blocks are 4x faster than node fits on the demo survey and no less
-//! accurate (tests/surface.rs: 0.55 mm RMS on asphalt before and after); the least-squares
-//! planes take a dense survey's gridding CPU down by about 40 %, with RMS against the truth
-//! equal or lower in every band across the road.
+//! (same disc and spatial weights), from sums of the points gathered once per block row. It is
+//! taken when it holds at least 8 points, its residual scale is under 0.4 of the biweight
+//! constant (residuals that small leave nothing for the biweight to reject: one 8 mm outlier
+//! among 8 points lifts the scale above it), and it rises by less than the biweight constant
+//! across the disc (a plane leaning across a 1 cm step can have residuals like the noise).
+//! Otherwise the block's robust plane is taken when smooth (under 3 % of the points rejected,
+//! residual scale under 0.4 of the biweight constant). Blocks that are neither (steps, joints,
+//! rims, too few points) fall back to node-by-node fits: the least-squares plane of the node's
+//! disc when smooth by the same test, else the adaptive robust fit. Blocks are 4x faster than
+//! node fits on the demo survey and no less accurate (tests/surface.rs: 0.55 mm RMS on asphalt
+//! before and after); the least-squares planes take a dense survey's gridding CPU down by about
+//! 40 %, with RMS against the truth equal or lower in every band across the road.
 //!
 //! A fit's reweighting passes take four points at a time (`wide::f32x4`: SSE2 on x86-64, NEON
 //! on aarch64) in single precision, heights relative to where the fit starts, so micrometres
@@ -276,6 +277,57 @@ impl Slabs {
     }
 }
 
+/// Slabs appended to (and spilled) on a thread of their own, so that the projection of the next
+/// points goes on meanwhile; started with the first points.
+struct Keeper {
+    slabs: Option<Slabs>,
+    tx: Option<std::sync::mpsc::SyncSender<Vec<Vec<(i64, Vec<Candidate>)>>>>,
+    thread: Option<std::thread::JoinHandle<Result<Slabs, String>>>,
+}
+
+impl Keeper {
+    fn new(slabs: Slabs) -> Keeper {
+        Keeper { slabs: Some(slabs), tx: None, thread: None }
+    }
+
+    /// Appends runs of candidates by slab (in order); an error when spilling failed.
+    fn append(&mut self, runs: Vec<Vec<(i64, Vec<Candidate>)>>) -> Result<(), String> {
+        if let Some(mut slabs) = self.slabs.take() {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<(i64, Vec<Candidate>)>>>(2);
+            let spawned = std::thread::Builder::new().name("roadscan-slabs".into()).spawn(move || {
+                for (k, c) in rx.into_iter().flatten().flatten() {
+                    slabs.append(k, c)?;
+                }
+                Ok(slabs)
+            });
+            self.thread = Some(spawned.map_err(|e| format!("cannot start the slab thread: {e}"))?);
+            self.tx = Some(tx);
+        }
+        match &self.tx {
+            Some(tx) if tx.send(runs).is_ok() => Ok(()),
+            // The thread stopped: its error.
+            _ => self.into_slabs().map(|_| ()).and(Err("the slab thread stopped".into())),
+        }
+    }
+
+    /// The slabs, once all appended.
+    fn into_slabs(&mut self) -> Result<Slabs, String> {
+        self.tx = None;
+        match (self.slabs.take(), self.thread.take()) {
+            (Some(s), _) => Ok(s),
+            (None, Some(t)) => t.join().map_err(|_| "the slab thread failed".to_string())?,
+            (None, None) => Err("the slabs were taken".into()),
+        }
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        // Waits for the thread, so that its slabs (and their spill files) go too.
+        let _ = self.into_slabs();
+    }
+}
+
 impl Drop for Slabs {
     fn drop(&mut self) {
         if self.created {
@@ -288,7 +340,7 @@ impl Drop for Slabs {
 pub struct SurfaceBuilder<'a> {
     proj: Project<'a>,
     opts: SurfaceOptions,
-    slabs: Slabs,
+    slabs: Keeper,
     s_seen: (f64, f64),
     offered: u64,
     near: u64,
@@ -328,7 +380,7 @@ impl<'a> SurfaceBuilder<'a> {
             .clone()
             .unwrap_or_else(std::env::temp_dir)
             .join(format!(".roadscan-spill-{}-{n}", std::process::id()));
-        let slabs = Slabs::new(dir, opts.spill_after);
+        let slabs = Keeper::new(Slabs::new(dir, opts.spill_after));
         let proj = Project {
             road: eval,
             frame,
@@ -413,14 +465,13 @@ impl<'a> SurfaceBuilder<'a> {
             Found::of(&c, opts, range)
         })?;
         self.offered += n as u64;
+        let mut runs = Vec::with_capacity(found.len());
         for f in found {
             self.near += f.near;
             self.s_seen = (self.s_seen.0.min(f.s_seen.0), self.s_seen.1.max(f.s_seen.1));
-            for (k, c) in f.slabs {
-                self.slabs.append(k, c)?;
-            }
+            runs.push(f.slabs);
         }
-        Ok(())
+        self.slabs.append(runs)
     }
 
     /// What was offered so far: points, candidates and their s extent (of a
@@ -784,7 +835,7 @@ struct RowStream<'a> {
 impl<'a> RowStream<'a> {
     /// The rows of what `b` collected; `tile`: the tile length of `write_tiles` (None: one
     /// grid).
-    fn new(b: SurfaceBuilder<'a>, tile: Option<f64>) -> Result<RowStream<'a>, String> {
+    fn new(mut b: SurfaceBuilder<'a>, tile: Option<f64>) -> Result<RowStream<'a>, String> {
         let o = b.opts.clone();
         let cell = o.cell;
         if !(cell > 0.0 && cell.is_finite()) {
@@ -816,7 +867,7 @@ impl<'a> RowStream<'a> {
         };
         // Gridding runs ahead of the rows' consumer by a couple of slab batches.
         let (tx, gridded) = std::sync::mpsc::sync_channel(2);
-        let (slabs, go) = (b.slabs, o.clone());
+        let (slabs, go) = (b.slabs.into_slabs()?, o.clone());
         std::thread::Builder::new()
             .name("roadscan-grid".into())
             .spawn(move || grid_slabs(slabs, g, &go, window, &tx))

@@ -244,7 +244,7 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     let two = grid_surface(road, scene.odr.header.offset, &pts, spilled).unwrap();
     assert!(one.crg.z.iter().zip(&two.crg.z).all(|(a, b)| a.to_bits() == b.to_bits()), "spilled grid differs");
     // Tiles of 4 m: each tile holds the rows of the single grid, neighbours share a row.
-    let mut b = pipeline::SurfaceBuilder::new(road, scene.odr.header.offset, base);
+    let mut b = pipeline::SurfaceBuilder::new(road, scene.odr.header.offset, base.clone());
     for c in pts.chunks(10_000) {
         let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
             (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
@@ -275,6 +275,13 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
         .filter(|e| e.file_name().to_string_lossy().starts_with(".roadscan"))
         .collect();
     assert!(left.is_empty());
+    // Spilling where no directory can be made fails with the path, not later with a grid
+    // missing points.
+    let file = dir.join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let bad = SurfaceOptions { spill_after: 5000, spill_dir: Some(file.join("sub")), ..base };
+    let err = grid_surface(road, scene.odr.header.offset, &pts, bad).unwrap_err();
+    assert!(err.contains("a-file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
