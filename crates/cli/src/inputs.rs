@@ -150,6 +150,11 @@ impl Inputs {
         Ok(())
     }
 
+    /// Reads x, y and z only (the other columns of the chunks stay empty).
+    pub fn xyz_only(&mut self) {
+        self.readers.iter_mut().for_each(|(_, r, _, _)| r.set_xyz_only(true));
+    }
+
     /// Points in all the files' headers.
     pub fn total(&self) -> u64 {
         self.readers.iter().map(|(_, r, _, _)| r.header().point_count).sum()
@@ -185,10 +190,12 @@ impl Inputs {
         let counts_ref = &mut counts;
         std::thread::scope(|sc| -> Result<()> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(usize, Points)>>(1);
+            // Chunks handed back for reuse: no fresh memory (and page faults) per chunk.
+            let (back, returned) = std::sync::mpsc::sync_channel::<Points>(2);
             sc.spawn(move || {
                 for (k, (_, r, reprojection, z_unit)) in readers.iter_mut().enumerate() {
                     loop {
-                        let mut p = Points::default();
+                        let mut p = returned.try_recv().unwrap_or_default();
                         let chunk = r.read(&mut p, 1 << 16).map_err(anyhow::Error::from).and_then(|n| {
                             if check_bounds && reprojection.is_none() {
                                 outside_bounds(r, &p)?;
@@ -223,6 +230,7 @@ impl Inputs {
                 done += p.len() as u64;
                 counts_ref[k].1 += p.len() as u64;
                 progress(done, total);
+                let _ = back.try_send(p);
             }
             Ok(())
         })?;

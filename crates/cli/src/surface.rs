@@ -69,7 +69,8 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             bail!("--s-range {s0}..{s1}: road {} is {} m long", road.id, road.length);
         }
     }
-    let inputs = a.src.open(&odr, quiet)?;
+    let mut inputs = a.src.open(&odr, quiet)?;
+    inputs.xyz_only();
     if !(a.tile.is_finite() && a.tile >= 0.0) {
         bail!("--tile must be a number of metres (0 = one file), got {}", a.tile);
     }

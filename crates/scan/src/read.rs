@@ -92,7 +92,8 @@ impl Header {
     }
 }
 
-/// A chunk of points as columns (map coordinates de-scaled to f64).
+/// A chunk of points as columns (map coordinates de-scaled to f64); only x, y and z from a
+/// reader set to [`LasReader::set_xyz_only`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Points {
     /// m (or the file's unit).
@@ -178,6 +179,7 @@ pub struct LasReader {
     source: Source,
     read: u64,
     buf: Vec<u8>,
+    xyz_only: bool,
 }
 
 impl std::fmt::Debug for LasReader {
@@ -379,7 +381,7 @@ impl LasReader {
             software: text(&head[58..90]),
             vlrs,
         };
-        Ok(LasReader { path, header, warnings, source, read: 0, buf: Vec::new() })
+        Ok(LasReader { path, header, warnings, source, read: 0, buf: Vec::new(), xyz_only: false })
     }
 
     /// The checked header.
@@ -400,6 +402,12 @@ impl LasReader {
     /// Points read so far.
     pub fn points_read(&self) -> u64 {
         self.read
+    }
+
+    /// From now on, decodes x, y and z only (the other columns of [`Points`] stay empty): less
+    /// work for what needs the coordinates only.
+    pub fn set_xyz_only(&mut self, xyz_only: bool) {
+        self.xyz_only = xyz_only;
     }
 
     /// Replaces `out` by the next up to `max` points; returns how many (0 at the end).
@@ -442,7 +450,7 @@ impl LasReader {
                 }
             }
         }
-        decode(&self.header, &self.buf, n, out);
+        decode(&self.header, &self.buf, n, self.xyz_only, out);
         self.read += n as u64;
         Ok(n)
     }
@@ -517,7 +525,7 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
 }
 
 /// Decodes `n` records of `buf` into `out`.
-fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
+fn decode(h: &Header, buf: &[u8], n: usize, xyz_only: bool, out: &mut Points) {
     let stride = h.record_length as usize;
     let f = h.point_format;
     let new = f >= 6;
@@ -538,6 +546,9 @@ fn decode(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
     for (k, col) in [&mut out.x, &mut out.y, &mut out.z].into_iter().enumerate() {
         let (scale, offset) = (h.scale[k], h.offset[k]);
         col.extend(recs().map(|r| u32_at(r, 4 * k) as i32 as f64 * scale + offset));
+    }
+    if xyz_only {
+        return;
     }
     out.intensity.extend(recs().map(|r| u16_at(r, 12)));
     if new {
