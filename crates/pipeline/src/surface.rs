@@ -277,11 +277,14 @@ impl Slabs {
     }
 }
 
+/// Candidates by slab of runs of points, in order.
+type SlabRuns = Vec<Vec<(i64, Vec<Candidate>)>>;
+
 /// Slabs appended to (and spilled) on a thread of their own, so that the projection of the next
 /// points goes on meanwhile; started with the first points.
 struct Keeper {
     slabs: Option<Slabs>,
-    tx: Option<std::sync::mpsc::SyncSender<Vec<Vec<(i64, Vec<Candidate>)>>>>,
+    tx: Option<std::sync::mpsc::SyncSender<SlabRuns>>,
     thread: Option<std::thread::JoinHandle<Result<Slabs, String>>>,
 }
 
@@ -291,9 +294,9 @@ impl Keeper {
     }
 
     /// Appends runs of candidates by slab (in order); an error when spilling failed.
-    fn append(&mut self, runs: Vec<Vec<(i64, Vec<Candidate>)>>) -> Result<(), String> {
+    fn append(&mut self, runs: SlabRuns) -> Result<(), String> {
         if let Some(mut slabs) = self.slabs.take() {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<(i64, Vec<Candidate>)>>>(2);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<SlabRuns>(2);
             let spawned = std::thread::Builder::new().name("roadscan-slabs".into()).spawn(move || {
                 for (k, c) in rx.into_iter().flatten().flatten() {
                     slabs.append(k, c)?;
@@ -306,12 +309,12 @@ impl Keeper {
         match &self.tx {
             Some(tx) if tx.send(runs).is_ok() => Ok(()),
             // The thread stopped: its error.
-            _ => self.into_slabs().map(|_| ()).and(Err("the slab thread stopped".into())),
+            _ => self.take_slabs().map(|_| ()).and(Err("the slab thread stopped".into())),
         }
     }
 
     /// The slabs, once all appended.
-    fn into_slabs(&mut self) -> Result<Slabs, String> {
+    fn take_slabs(&mut self) -> Result<Slabs, String> {
         self.tx = None;
         match (self.slabs.take(), self.thread.take()) {
             (Some(s), _) => Ok(s),
@@ -324,7 +327,7 @@ impl Keeper {
 impl Drop for Keeper {
     fn drop(&mut self) {
         // Waits for the thread, so that its slabs (and their spill files) go too.
-        let _ = self.into_slabs();
+        let _ = self.take_slabs();
     }
 }
 
@@ -867,7 +870,7 @@ impl<'a> RowStream<'a> {
         };
         // Gridding runs ahead of the rows' consumer by a couple of slab batches.
         let (tx, gridded) = std::sync::mpsc::sync_channel(2);
-        let (slabs, go) = (b.slabs.into_slabs()?, o.clone());
+        let (slabs, go) = (b.slabs.take_slabs()?, o.clone());
         std::thread::Builder::new()
             .name("roadscan-grid".into())
             .spawn(move || grid_slabs(slabs, g, &go, window, &tx))
