@@ -151,7 +151,9 @@ const FORMAT_SIZE: [u16; 11] = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 
 enum Source {
     Raw(std::io::BufReader<std::fs::File>),
-    Laz(Box<dyn LazDecoder + Send>),
+    /// The decoder, and how many points it decodes at once (several LAZ chunks, which the
+    /// parallel decoder decodes side by side; the reader serves them as asked).
+    Laz(Box<dyn LazDecoder + Send>, usize),
 }
 
 /// The two laz decompressors behind one call.
@@ -179,6 +181,9 @@ pub struct LasReader {
     source: Source,
     read: u64,
     buf: Vec<u8>,
+    /// Of a LAZ file: records decoded into `buf` and not served yet (from `buf_at` on).
+    buf_at: usize,
+    buf_left: usize,
     xyz_only: bool,
 }
 
@@ -348,6 +353,11 @@ impl LasReader {
                 ));
             }
             let reader = std::io::BufReader::with_capacity(1 << 20, file);
+            // Eight chunks of the usual 50,000 points at a time (variable chunks: as many).
+            let batch = match vlr.chunk_size() {
+                0 | u32::MAX => 400_000,
+                c => (8 * c as usize).min(1 << 20),
+            };
             let dec: Box<dyn LazDecoder + Send> = match laz::ParLasZipDecompressor::new(reader, vlr.clone()) {
                 Ok(d) => Box::new(d),
                 Err(_) => {
@@ -359,7 +369,7 @@ impl LasReader {
                     Box::new(d)
                 }
             };
-            Source::Laz(dec)
+            Source::Laz(dec, batch)
         } else {
             Source::Raw(std::io::BufReader::with_capacity(1 << 20, file))
         };
@@ -381,7 +391,17 @@ impl LasReader {
             software: text(&head[58..90]),
             vlrs,
         };
-        Ok(LasReader { path, header, warnings, source, read: 0, buf: Vec::new(), xyz_only: false })
+        Ok(LasReader {
+            path,
+            header,
+            warnings,
+            source,
+            read: 0,
+            buf: Vec::new(),
+            buf_at: 0,
+            buf_left: 0,
+            xyz_only: false,
+        })
     }
 
     /// The checked header.
@@ -413,44 +433,49 @@ impl LasReader {
     /// Replaces `out` by the next up to `max` points; returns how many (0 at the end).
     pub fn read(&mut self, out: &mut Points, max: usize) -> Result<usize, Error> {
         out.clear();
-        let n = (self.header.point_count - self.read).min(max as u64) as usize;
+        let left = self.header.point_count - self.read;
+        let mut n = left.min(max as u64) as usize;
         if n == 0 {
             return Ok(0);
         }
         let stride = self.header.record_length as usize;
-        self.buf.resize(n * stride, 0);
         let first = self.read;
         let fail = |message: String| Error::Format { path: self.path.clone(), byte: None, message };
         match &mut self.source {
-            Source::Raw(r) => r.read_exact(&mut self.buf).map_err(|e| Error::Point {
-                path: self.path.clone(),
-                index: first as usize,
-                message: format!("reading points {first}..{}: {e}", first + n as u64),
-            })?,
-            Source::Laz(d) => {
-                let buf = &mut self.buf;
-                // A corrupt stream can make the third-party decoder panic: report it as an error.
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.decompress_many(buf)));
-                match result {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => {
-                        return Err(fail(format!(
-                            "LAZ points {first}..{} of {}: {e}",
-                            first + n as u64,
-                            self.header.point_count
-                        )))
+            Source::Raw(r) => {
+                self.buf.resize(n * stride, 0);
+                self.buf_at = 0;
+                r.read_exact(&mut self.buf).map_err(|e| Error::Point {
+                    path: self.path.clone(),
+                    index: first as usize,
+                    message: format!("reading points {first}..{}: {e}", first + n as u64),
+                })?
+            }
+            Source::Laz(d, batch) => {
+                if self.buf_left == 0 {
+                    let m = left.min(*batch as u64) as usize;
+                    self.buf.resize(m * stride, 0);
+                    let buf = &mut self.buf;
+                    // A corrupt stream can make the third-party decoder panic: report it as an
+                    // error.
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.decompress_many(buf)));
+                    let what = || format!("LAZ points {first}..{} of {}", first + m as u64, self.header.point_count);
+                    match result {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => return Err(fail(format!("{}: {e}", what()))),
+                        Err(_) => return Err(fail(format!("{}: the decoder failed on corrupt data", what()))),
                     }
-                    Err(_) => {
-                        return Err(fail(format!(
-                            "LAZ points {first}..{} of {}: the decoder failed on corrupt data",
-                            first + n as u64,
-                            self.header.point_count
-                        )))
-                    }
+                    (self.buf_at, self.buf_left) = (0, m);
                 }
+                n = n.min(self.buf_left);
             }
         }
-        decode(&self.header, &self.buf, n, self.xyz_only, out);
+        let at = self.buf_at * stride;
+        decode(&self.header, &self.buf[at..at + n * stride], n, self.xyz_only, out);
+        if matches!(self.source, Source::Laz(..)) {
+            self.buf_at += n;
+            self.buf_left -= n;
+        }
         self.read += n as u64;
         Ok(n)
     }
