@@ -353,10 +353,11 @@ impl LasReader {
                 ));
             }
             let reader = std::io::BufReader::with_capacity(1 << 20, file);
-            // Eight chunks of the usual 50,000 points at a time (variable chunks: as many).
+            // Four chunks of the usual 50,000 points at a time (variable chunks: as many), two
+            // for each of two cores.
             let batch = match vlr.chunk_size() {
-                0 | u32::MAX => 400_000,
-                c => (8 * c as usize).min(1 << 20),
+                0 | u32::MAX => 200_000,
+                c => (4 * c as usize).min(1 << 20),
             };
             let dec: Box<dyn LazDecoder + Send> = match laz::ParLasZipDecompressor::new(reader, vlr.clone()) {
                 Ok(d) => Box::new(d),

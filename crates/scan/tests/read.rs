@@ -30,7 +30,8 @@ fn read_all(path: &Path, chunk: usize) -> (Points, LasReader) {
 #[test]
 fn our_las_and_laz_read_back_in_chunks() {
     let d = dir("ours");
-    let pts = points(123_457);
+    // Enough points for several of the LAZ reader's batches of decoded chunks.
+    let pts = points(456_789);
     for name in ["a.las", "a.laz"] {
         let path = d.join(name);
         write_las(&path, &pts, &options()).unwrap();
@@ -55,6 +56,20 @@ fn our_las_and_laz_read_back_in_chunks() {
                 p.scan_angle_deg
             );
         }
+        // Other chunk sizes (within a batch, across batches) give the same points; x, y, z
+        // only leaves the other columns empty.
+        for chunk in [777, 1 << 20] {
+            assert!(read_all(&path, chunk).0 == got, "{name}: chunks of {chunk}");
+        }
+        let mut r = LasReader::open(&path).unwrap();
+        r.set_xyz_only(true);
+        let (mut p, mut n) = (Points::default(), 0);
+        while r.read(&mut p, 50_000).unwrap() > 0 {
+            assert!(p.x == got.x[n..n + p.len()] && p.z == got.z[n..n + p.len()]);
+            assert!(p.intensity.is_empty() && p.gps_time.is_empty() && p.class.is_empty());
+            n += p.len();
+        }
+        assert_eq!(n, pts.len());
     }
     let _ = std::fs::remove_dir_all(&d);
 }
