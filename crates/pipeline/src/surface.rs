@@ -1315,27 +1315,22 @@ impl Local<'_> {
         out.clear();
         out.resize(blocks, Moments::default());
         let inv_r2 = 1.0 / (radius * radius);
-        // A point lies at its nearest node: those of the nodes within this many hold the disc.
-        let half = (radius / self.cell + 0.5).floor() as isize;
+        // A point lies at its nearest node: the nodes whose cells reach into the disc hold it.
+        let half = (radius / self.cell + 0.5 - 1e-9).ceil() as isize - 1;
         for ju in (cu - half).max(0) as usize..(cu + half + 1).clamp(0, self.n_local as isize) as usize {
             let x0 = (ju as f64 - cu as f64) * self.cell;
-            for iv in 0..self.nv {
-                let node = ju * self.nv + iv;
-                let pts = &self.pts[self.start[node] as usize..self.start[node + 1] as usize];
-                if pts.is_empty() {
+            let row = &self.start[ju * self.nv..(ju + 1) * self.nv + 1];
+            for (b, m) in out.iter_mut().enumerate() {
+                // The nodes within `half` columns of the block's centre: their points lie
+                // together.
+                let cv = (b * BLOCK + BLOCK / 2) as isize;
+                let (c0, c1) = ((cv - half).max(0) as usize, ((cv + half + 1) as usize).min(self.nv));
+                if c0 >= c1 {
                     continue;
                 }
-                // The blocks whose centre (column b BLOCK + BLOCK / 2) lies within `half`.
-                let c = BLOCK as isize;
-                let (iv, mid) = (iv as isize, c / 2);
-                let b0 = (iv - half - mid + c - 1).div_euclid(c).max(0);
-                let b1 = (iv + half - mid).div_euclid(c).min(blocks as isize - 1);
-                for b in b0..=b1 {
-                    let y0 = (b * c + mid) as f64 * self.cell;
-                    let m = &mut out[b as usize];
-                    for p in pts {
-                        m.add_weighted(p[0] as f64 + x0, p[1] as f64 - y0, p[2] as f64, inv_r2);
-                    }
+                let y0 = cv as f64 * self.cell;
+                for p in &self.pts[row[c0] as usize..row[c1] as usize] {
+                    m.add_weighted(p[0] as f64 + x0, p[1] as f64 - y0, p[2] as f64, inv_r2);
                 }
             }
         }
