@@ -92,6 +92,8 @@ pub struct ProfileCursor<'a> {
     elevations: &'a [Poly3],
     superelevations: &'a [Poly3],
     at: (usize, usize),
+    /// The last superelevation and its tangent (a constant record's points need one).
+    tan: (f64, f64),
 }
 
 impl ProfileCursor<'_> {
@@ -106,7 +108,10 @@ impl ProfileCursor<'_> {
         let e = record_near(self.elevations, &mut self.at.0, s, |r| r.s);
         let (z, grade) = e.map_or((0.0, 0.0), |r| (r.value(s - r.s), r.slope(s - r.s)));
         let roll = record_near(self.superelevations, &mut self.at.1, s, |r| r.s).map_or(0.0, |r| r.value(s - r.s));
-        (z, planar_cross_slope(roll, grade))
+        if roll.to_bits() != self.tan.0.to_bits() {
+            self.tan = (roll, roll.tan());
+        }
+        (z, cross_slope_of_tan(self.tan.1, grade))
     }
 }
 
@@ -116,7 +121,7 @@ impl<'a> RoadEval<'a> {
         let (elevations, superelevations) =
             (&self.road.elevation_profile.elevations, &self.road.lateral_profile.superelevations);
         let hint = |r: &[Poly3]| if r.windows(2).all(|w| w[0].s <= w[1].s) { 0 } else { usize::MAX };
-        ProfileCursor { elevations, superelevations, at: (hint(elevations), hint(superelevations)) }
+        ProfileCursor { elevations, superelevations, at: (hint(elevations), hint(superelevations)), tan: (0.0, 0.0) }
     }
 
     /// Prepares `road`.
@@ -264,7 +269,12 @@ fn normalize(v: [f64; 3]) -> [f64; 3] {
 
 /// See [`RoadEval::planar_cross_slope`]: from the superelevation (rad) and the grade.
 fn planar_cross_slope(superelevation: f64, grade: f64) -> f64 {
-    superelevation.tan() / (1.0 + grade * grade).sqrt()
+    cross_slope_of_tan(superelevation.tan(), grade)
+}
+
+/// [`planar_cross_slope`] from the tangent of the superelevation.
+fn cross_slope_of_tan(tan_superelevation: f64, grade: f64) -> f64 {
+    tan_superelevation / (1.0 + grade * grade).sqrt()
 }
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
