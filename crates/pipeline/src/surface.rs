@@ -1263,20 +1263,19 @@ impl Moments {
     /// (weighted as in [`robust_plane`]), and a plane rising by less than it across the
     /// radius (a plane leaning across a step can have residuals as small as the noise); slopes
     /// fitted along the directions the points spread in by 0.15 of the radius (as the robust
-    /// fits'). `None` otherwise (a step, an outlier, too few points): left to the robust fits.
+    /// fits', [`min_slope_var`]). `None` otherwise (a step, an outlier, too few points): left to the robust fits.
     fn smooth_plane(&self, radius: f64, scale: f64) -> Option<[f64; 3]> {
         let [n, sw, sx, sy, sh, sxx, sxy, syy, sxh, syh, shh, sw2] = self.0;
         if n < LS_MIN_POINTS || sw <= 0.0 {
             return None;
         }
         let m = [[sw, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]];
-        let (p, _) = plane_solve(&m, &[sh, sxh, syh], (0.15 * radius).powi(2))?;
+        let p = plane_solve(&m, &[sh, sxh, syh], min_slope_var(radius))?;
         // Weighted residual sum of squares of the least-squares solution (also of one with a
         // slope along one direction only, or none: its residuals are orthogonal to what it
         // fitted).
         let swr2 = (shh - p[0] * sh - p[1] * sxh - p[2] * syh).max(0.0);
-        let n_eff = sw * sw / sw2;
-        let var = swr2 / sw * n_eff / (n_eff - 2.0).max(1.0);
+        let var = residual_variance(sw, sw2, swr2);
         let sigma = SMOOTH_SIGMA * scale;
         (var < sigma * sigma && p[1].hypot(p[2]) * radius < scale).then_some(p)
     }
@@ -1558,7 +1557,7 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, d: &mut Dis
             return None; // no weight, or fewer than 3 points' worth (n_eff = (Σ w)² / Σ w²)
         }
         last = [s1, sw2, swr2, n_out];
-        let (sol, _) = plane_solve(&m, &rhs, (0.15 * radius as f64).powi(2))?;
+        let sol = plane_solve(&m, &rhs, min_slope_var(radius as f64))?;
         // Converged: the plane moved by less than 10 µm anywhere in the disc.
         let moved = (sol[0] - a).abs() + ((sol[1] - bx).abs() + (sol[2] - by).abs()) * radius as f64;
         a = sol[0];
@@ -1572,7 +1571,7 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, d: &mut Dis
     // 1 mm of noise, so a lucky window does not claim more than it has).
     let [sw, sw2, swr2, n_out] = last;
     let n_eff = sw * sw / sw2;
-    let sigma = (swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)).sqrt();
+    let sigma = residual_variance(sw, sw2, swr2).sqrt();
     let fit = Fit { h: start + a, bx, by, se: sigma.max(1e-3) / n_eff.sqrt(), sigma, rejected: n_out / n_in as f64 };
     fit.h.is_finite().then_some(fit)
 }
@@ -1668,13 +1667,26 @@ fn smooth_plane(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc)
     Some([f.h, f.bx, f.by])
 }
 
-/// Solves the weighted normal equations `m · [a, bx, by] = rhs` of a plane fit (and tells
-/// whether both slopes were fitted), fitting a slope
+/// The smallest weighted variance of the points' positions along a direction for a plane fit
+/// in a disc of `radius` to fit a slope along it (see [`plane_solve`]): 0.15 of the radius
+/// squared.
+fn min_slope_var(radius: f64) -> f64 {
+    (0.15 * radius).powi(2)
+}
+
+/// The weighted residual variance of a plane fit from Σ w, Σ w² and Σ w res²: corrected for the
+/// plane's parameters with the effective number of points (Σ w)² / Σ w².
+fn residual_variance(sw: f64, sw2: f64, swr2: f64) -> f64 {
+    let n_eff = sw * sw / sw2;
+    swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)
+}
+
+/// Solves the weighted normal equations `m · [a, bx, by] = rhs` of a plane fit, fitting a slope
 /// only along directions in which the points spread by at least √`min_var` (weighted standard
 /// deviation): points of a single scan line (spread ~0 across it, or only the coordinates'
 /// millimetre rounding) would otherwise give an arbitrary slope across the line, and the
 /// height at a node a centimetre away from it with it.
-fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<([f64; 3], bool)> {
+fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 3]> {
     let w = m[0][0];
     if w.is_nan() || w <= 0.0 || w.is_infinite() {
         return None;
@@ -1710,7 +1722,7 @@ fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<([f64;
         (0.0, 0.0)
     };
     let a = mh - bx * mx - by * my;
-    (a.is_finite() && bx.is_finite() && by.is_finite()).then_some(([a, bx, by], l2 >= min_var))
+    (a.is_finite() && bx.is_finite() && by.is_finite()).then_some([a, bx, by])
 }
 
 #[cfg(test)]
