@@ -181,9 +181,8 @@ pub struct LasReader {
     source: Source,
     read: u64,
     buf: Vec<u8>,
-    /// Of a LAZ file: records decoded into `buf` and not served yet (from `buf_at` on).
+    /// Of a LAZ file: the first record of `buf` (a batch of decoded chunks) not served yet.
     buf_at: usize,
-    buf_left: usize,
     xyz_only: bool,
 }
 
@@ -392,17 +391,7 @@ impl LasReader {
             software: text(&head[58..90]),
             vlrs,
         };
-        Ok(LasReader {
-            path,
-            header,
-            warnings,
-            source,
-            read: 0,
-            buf: Vec::new(),
-            buf_at: 0,
-            buf_left: 0,
-            xyz_only: false,
-        })
+        Ok(LasReader { path, header, warnings, source, read: 0, buf: Vec::new(), buf_at: 0, xyz_only: false })
     }
 
     /// The checked header.
@@ -442,41 +431,45 @@ impl LasReader {
         let stride = self.header.record_length as usize;
         let first = self.read;
         let fail = |message: String| Error::Format { path: self.path.clone(), byte: None, message };
-        match &mut self.source {
+        // Where the records served lie in `buf`.
+        let at = match &mut self.source {
             Source::Raw(r) => {
                 self.buf.resize(n * stride, 0);
-                self.buf_at = 0;
                 r.read_exact(&mut self.buf).map_err(|e| Error::Point {
                     path: self.path.clone(),
                     index: first as usize,
                     message: format!("reading points {first}..{}: {e}", first + n as u64),
-                })?
+                })?;
+                0
             }
             Source::Laz(d, batch) => {
-                if self.buf_left == 0 {
+                if self.buf_at * stride >= self.buf.len() {
                     let m = left.min(*batch as u64) as usize;
                     self.buf.resize(m * stride, 0);
+                    self.buf_at = 0;
                     let buf = &mut self.buf;
                     // A corrupt stream can make the third-party decoder panic: report it as an
                     // error.
                     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.decompress_many(buf)));
                     let what = || format!("LAZ points {first}..{} of {}", first + m as u64, self.header.point_count);
-                    match result {
-                        Ok(Ok(())) => {}
-                        Ok(Err(e)) => return Err(fail(format!("{}: {e}", what()))),
-                        Err(_) => return Err(fail(format!("{}: the decoder failed on corrupt data", what()))),
+                    let error = match result {
+                        Ok(Ok(())) => None,
+                        Ok(Err(e)) => Some(format!("{}: {e}", what())),
+                        Err(_) => Some(format!("{}: the decoder failed on corrupt data", what())),
+                    };
+                    if let Some(message) = error {
+                        // Nothing of the failed batch is served.
+                        self.buf.clear();
+                        return Err(fail(message));
                     }
-                    (self.buf_at, self.buf_left) = (0, m);
                 }
-                n = n.min(self.buf_left);
+                let at = self.buf_at;
+                n = n.min(self.buf.len() / stride - at);
+                self.buf_at += n;
+                at
             }
-        }
-        let at = self.buf_at * stride;
-        decode(&self.header, &self.buf[at..at + n * stride], n, self.xyz_only, out);
-        if matches!(self.source, Source::Laz(..)) {
-            self.buf_at += n;
-            self.buf_left -= n;
-        }
+        };
+        decode(&self.header, &self.buf[at * stride..(at + n) * stride], n, self.xyz_only, out);
         self.read += n as u64;
         Ok(n)
     }
