@@ -1,8 +1,9 @@
 //! Benchmark: `roadscan crg` on a virtual survey of the demo road (default 20 M points; set
 //! ROADSCAN_BENCH_POINTS), LAS and LAZ, against plain las-crate reads of the same file in the
-//! same run (las 0.11 bulk columns for LAS; las 0.9 `Point`s and our own decoder for LAZ), and
-//! peak RSS of `crg` at half and twice that size. `crg`, the bulk read and our decoder are timed
-//! best of 3: this machine's speed drifts by 15-20 % between minutes.
+//! same run (las 0.11 bulk columns for LAS; las 0.9 `Point`s and our own decoder for LAZ, of all
+//! fields, and of x, y and z only as `crg` decodes them), and peak RSS of `crg` at half and
+//! twice that size. `crg`, the bulk read and our decoder are timed best of 3: this machine's
+//! speed drifts by 15-20 % between minutes.
 //! `cargo bench -p cli --bench crg`; prints `key value` lines.
 //!
 //! The survey: two passes at 10 m/s, 200 rev/s, points per revolution chosen for the size
@@ -12,7 +13,7 @@
 
 mod common;
 
-use common::{las_bulk_read, las_read, our_read, survey};
+use common::{las_bulk_read, las_read, our_read, our_read_columns, survey};
 use std::ffi::OsStr;
 use std::path::Path;
 
@@ -52,6 +53,7 @@ fn main() {
         let _ = las_read(&input);
         let (t_las, points) = las_read(&input);
         let t_ours = best_of_3(|| our_read(&input));
+        let t_ours_xyz = best_of_3(|| our_read_columns(&input, true));
         let out = dir.join(format!("out-{kind}.crg"));
         let mut rss = 0;
         let t_crg = best_of_3(|| {
@@ -67,10 +69,12 @@ fn main() {
         }
         println!("{kind}_las_crate_read_s {t_las:.3}");
         println!("{kind}_our_read_s {t_ours:.3}");
+        println!("{kind}_our_read_xyz_only_s {t_ours_xyz:.3}");
         println!("{kind}_crg_s {t_crg:.3}");
         println!("{kind}_crg_points_per_s {:.0}", points as f64 / t_crg);
         println!("{kind}_crg_vs_las_crate_read {:.3}", t_las / t_crg);
         println!("{kind}_crg_vs_our_decode {:.3}", t_ours / t_crg);
+        println!("{kind}_crg_vs_our_decode_xyz_only {:.3}", t_ours_xyz / t_crg);
         println!("{kind}_crg_peak_rss_mb {:.0}", rss as f64 / 1024.0);
         let _ = std::fs::remove_dir_all(&s);
     }

@@ -151,9 +151,18 @@ const FORMAT_SIZE: [u16; 11] = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
 
 enum Source {
     Raw(std::io::BufReader<std::fs::File>),
-    /// The decoder, and how many points it decodes at once (several LAZ chunks, which the
-    /// parallel decoder decodes side by side; the reader serves them as asked).
-    Laz(Box<dyn LazDecoder + Send>, usize),
+    Laz(Laz),
+}
+
+/// A LAZ file's decoding.
+struct Laz {
+    vlr: laz::LazVlr,
+    /// How many points are decoded at once: several LAZ chunks, which the parallel decoder
+    /// decodes side by side; the reader serves them as asked.
+    batch: usize,
+    /// The decoder, built at the first read, and whether it decodes x, y and z only (LAS 1.4
+    /// layered LAZ then skips the other fields' layers).
+    decoder: Option<(Box<dyn LazDecoder + Send>, bool)>,
 }
 
 /// The two laz decompressors behind one call.
@@ -351,25 +360,13 @@ impl LasReader {
                     format!("laszip VLR describes {}-byte points, the header {record_length}", vlr.items_size()),
                 ));
             }
-            let reader = std::io::BufReader::with_capacity(1 << 20, file);
             // Four chunks of the usual 50,000 points at a time (variable chunks: as many), two
             // for each of two cores.
             let batch = match vlr.chunk_size() {
                 0 | u32::MAX => 200_000,
                 c => (4 * c as usize).min(1 << 20),
             };
-            let dec: Box<dyn LazDecoder + Send> = match laz::ParLasZipDecompressor::new(reader, vlr.clone()) {
-                Ok(d) => Box::new(d),
-                Err(_) => {
-                    // No chunk table: the sequential decoder.
-                    let mut f = std::fs::File::open(&path).map_err(io)?;
-                    f.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
-                    let d = laz::LasZipDecompressor::new(std::io::BufReader::new(f), vlr)
-                        .map_err(|e| fail(Some(offset_to_points), format!("LAZ: {e}")))?;
-                    Box::new(d)
-                }
-            };
-            Source::Laz(dec, batch)
+            Source::Laz(Laz { vlr, batch, decoder: None })
         } else {
             Source::Raw(std::io::BufReader::with_capacity(1 << 20, file))
         };
@@ -442,15 +439,41 @@ impl LasReader {
                 })?;
                 0
             }
-            Source::Laz(d, batch) => {
+            Source::Laz(z) => {
+                if matches!(z.decoder, Some((_, true))) && !self.xyz_only {
+                    // All columns asked for after x, y, z only: what is decoded lacks them.
+                    z.decoder = None;
+                    self.buf.clear();
+                    self.buf_at = 0;
+                }
                 if self.buf_at * stride >= self.buf.len() {
-                    let m = left.min(*batch as u64) as usize;
+                    let m = left.min(z.batch as u64) as usize;
+                    // The first read (or the first after a failure, or after the columns
+                    // changed) builds a decoder for the columns asked for and skips the points
+                    // served.
+                    let (mut d, xyz_only, skip) = match z.decoder.take() {
+                        Some((d, xyz_only)) => (d, xyz_only, 0),
+                        None => {
+                            let d = laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, self.xyz_only)?;
+                            (d, self.xyz_only, first)
+                        }
+                    };
                     self.buf.resize(m * stride, 0);
                     self.buf_at = 0;
-                    let buf = &mut self.buf;
+                    let (buf, batch) = (&mut self.buf, z.batch);
                     // A corrupt stream can make the third-party decoder panic: report it as an
                     // error.
-                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| d.decompress_many(buf)));
+                    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let mut scratch = Vec::new();
+                        let mut skip = skip as usize;
+                        while skip > 0 {
+                            let k = skip.min(batch);
+                            scratch.resize(k * stride, 0);
+                            d.decompress_many(&mut scratch)?;
+                            skip -= k;
+                        }
+                        d.decompress_many(buf)
+                    }));
                     let what = || format!("LAZ points {first}..{} of {}", first + m as u64, self.header.point_count);
                     let error = match result {
                         Ok(Ok(())) => None,
@@ -458,10 +481,11 @@ impl LasReader {
                         Err(_) => Some(format!("{}: the decoder failed on corrupt data", what())),
                     };
                     if let Some(message) = error {
-                        // Nothing of the failed batch is served.
+                        // Nothing of the failed batch is served, and the decoder is dropped.
                         self.buf.clear();
                         return Err(fail(message));
                     }
+                    z.decoder = Some((d, xyz_only));
                 }
                 let at = self.buf_at;
                 n = n.min(self.buf.len() / stride - at);
@@ -473,6 +497,32 @@ impl LasReader {
         self.read += n as u64;
         Ok(n)
     }
+}
+
+/// A decoder of `path`'s points from their start, of x, y and z only if asked (LAS 1.4 layered
+/// LAZ then skips the other fields' layers; older formats decode everything anyway): the
+/// parallel one, or without a chunk table the sequential one.
+fn laz_decoder(
+    path: &Path,
+    offset_to_points: u64,
+    vlr: &laz::LazVlr,
+    xyz_only: bool,
+) -> Result<Box<dyn LazDecoder + Send>, Error> {
+    let io = |e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
+    let selection =
+        if xyz_only { laz::DecompressionSelection::base().decompress_z() } else { laz::DecompressionSelection::all() };
+    let open = || -> Result<std::io::BufReader<std::fs::File>, Error> {
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        f.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
+        Ok(std::io::BufReader::with_capacity(1 << 20, f))
+    };
+    Ok(match laz::ParLasZipDecompressor::selective(open()?, vlr.clone(), selection) {
+        Ok(d) => Box::new(d),
+        // No chunk table: the sequential decoder.
+        Err(_) => Box::new(laz::LasZipDecompressor::selective(open()?, vlr.clone(), selection).map_err(|e| {
+            Error::Format { path: path.to_path_buf(), byte: Some(offset_to_points), message: format!("LAZ: {e}") }
+        })?),
+    })
 }
 
 /// What one pass over a file found: for `roadscan info`.

@@ -70,6 +70,20 @@ fn our_las_and_laz_read_back_in_chunks() {
             n += p.len();
         }
         assert_eq!(n, pts.len());
+        // All columns again after some points of x, y, z only (LAZ: a decoder of all fields,
+        // past the points served): the rest read as before.
+        let mut r = LasReader::open(&path).unwrap();
+        r.set_xyz_only(true);
+        assert_eq!(r.read(&mut p, 123_456).unwrap(), 123_456);
+        r.set_xyz_only(false);
+        let mut n = 123_456;
+        while r.read(&mut p, 100_000).unwrap() > 0 {
+            let k = n + p.len();
+            assert!(p.x == got.x[n..k] && p.z == got.z[n..k] && p.gps_time == got.gps_time[n..k]);
+            assert!(p.intensity == got.intensity[n..k] && p.class == got.class[n..k], "{name}: points {n}..{k}");
+            n = k;
+        }
+        assert_eq!(n, pts.len());
     }
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -57,10 +57,17 @@ pub fn las_bulk_read(path: &Path) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
-/// Our column reader over every point, seconds.
+/// Our column reader over every point, all columns, seconds.
 pub fn our_read(path: &Path) -> f64 {
+    our_read_columns(path, false)
+}
+
+/// Our column reader over every point, seconds: all columns, or x, y and z only as `crg` reads
+/// them (LAS 1.4 LAZ then skips the other fields' layers).
+pub fn our_read_columns(path: &Path, xyz_only: bool) -> f64 {
     let t = Instant::now();
     let mut r = scan::LasReader::open(path).unwrap();
+    r.set_xyz_only(xyz_only);
     let mut p = scan::Points::default();
     let mut sum = 0.0;
     while r.read(&mut p, 1 << 20).unwrap() > 0 {
