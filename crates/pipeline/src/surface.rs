@@ -1288,13 +1288,9 @@ const INTEGRAL: f64 = 4_503_599_627_370_496.0; // 2^52
 /// no rounding instruction; once per candidate and more, it showed in profiles).
 fn floor(x: f64) -> f64 {
     if x.abs() < INTEGRAL {
-        // Truncation is exact here.
+        // Truncation is exact here; no branch (the data decide it at random).
         let t = x as i64 as f64;
-        if t > x {
-            t - 1.0
-        } else {
-            t
-        }
+        t - (t > x) as u8 as f64
     } else {
         x.floor()
     }
@@ -1306,13 +1302,7 @@ fn round(x: f64) -> f64 {
         let t = x as i64 as f64;
         // Exact: x and its truncation share their leading bits.
         let d = x - t;
-        if d >= 0.5 {
-            t + 1.0
-        } else if d <= -0.5 {
-            t - 1.0
-        } else {
-            t
-        }
+        t + ((d >= 0.5) as i8 - (d <= -0.5) as i8) as f64
     } else {
         x.round()
     }
