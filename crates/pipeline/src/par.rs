@@ -6,26 +6,36 @@ pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64)
 }
 
-/// `f` over the runs `0..run`, `run..2·run`, ... of `0..n`, on all threads (contiguous runs per
-/// thread), results in run order; an error when a thread panicked.
+/// `f` over the runs `0..run`, `run..2·run`, ... of `0..n`, on the shared thread pool (a run
+/// at a time to whichever thread is free: no threads started per call, and a slow run does not
+/// hold the others back), results in run order; an error when `f` panicked.
 pub fn runs<T: Send>(n: usize, run: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Result<Vec<T>, String> {
+    use rayon::prelude::*;
     let run = run.max(1);
     let count = n.div_ceil(run);
-    let per = count.div_ceil(threads()).max(1);
-    let f = &f;
-    let out: Vec<T> = std::thread::scope(|sc| {
-        let handles: Vec<_> = (0..count)
-            .step_by(per)
-            .map(|r0| {
-                sc.spawn(move || {
-                    (r0..(r0 + per).min(count)).map(|r| f(r * run..((r + 1) * run).min(n))).collect::<Vec<T>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
-    if out.len() != count {
-        return Err("a worker thread failed".into());
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        (0..count).into_par_iter().map(|r| f(r * run..((r + 1) * run).min(n))).collect::<Vec<T>>()
+    }))
+    .map_err(|_| "a worker thread failed".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_come_back_in_order_and_a_panic_is_an_error() {
+        let got = runs(100_003, 1000, |r| (r.start, r.end)).unwrap_or_default();
+        let want: Vec<_> = (0..101).map(|k| (k * 1000, ((k + 1) * 1000).min(100_003))).collect();
+        assert_eq!(got, want);
+        assert_eq!(runs(0, 1000, |r| r.len()), Ok(vec![]));
+        let failed = runs(10, 1, |r| {
+            #[allow(clippy::panic)]
+            if r.start == 7 {
+                panic!("run 7");
+            }
+            r.start
+        });
+        assert!(failed.is_err());
     }
-    Ok(out)
 }
