@@ -1,9 +1,10 @@
 //! Fixed runs of work on every core, results in order: the same results on any thread count
 //! as long as each run's result depends only on its own items.
 
-/// Threads to use: the machine's available parallelism.
+/// Threads to use: those of the shared pool (the machine's available parallelism, or
+/// `RAYON_NUM_THREADS`).
 pub fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 64)
+    rayon::current_num_threads().clamp(1, 64)
 }
 
 /// `f` over the runs `0..run`, `run..2·run`, ... of `0..n`, on the shared thread pool (a run

@@ -1015,9 +1015,9 @@ struct Gridded {
     kept: u64,
 }
 
-/// The gridding thread: grids the slabs in row order, as many at once as there are threads
-/// (each on one), and sends them to `tx`; stops when the receiver is gone. Slabs the rows skip
-/// (before the grid's start) are dropped.
+/// The gridding thread: grids the slabs in row order, a few at once on the shared thread pool
+/// (each slab's preparation on one thread, its rows on any), and sends them to `tx`; stops
+/// when the receiver is gone. Slabs the rows skip (before the grid's start) are dropped.
 fn grid_slabs(
     mut slabs: Slabs,
     g: Geometry,
@@ -1025,11 +1025,13 @@ fn grid_slabs(
     w: Window,
     tx: &std::sync::mpsc::SyncSender<Result<Gridded, String>>,
 ) {
-    let threads = crate::par::threads();
+    use rayon::prelude::*;
+    // Enough slabs in flight that one's serial preparation overlaps another's rows.
+    let at_once = crate::par::threads() + 1;
     let mut iu = w.rows.0;
     while iu < w.rows.1 {
         let mut work = Vec::new();
-        while work.len() < threads && iu < w.rows.1 {
+        while work.len() < at_once && iu < w.rows.1 {
             let k = slab_of_row(g.s0, g.cell, iu);
             let end = (((((k + 1.0) * SLAB - g.s0) / g.cell) - 1e-9).ceil() as usize).clamp(iu + 1, w.rows.1);
             match slabs.take(k as i64) {
@@ -1041,22 +1043,21 @@ fn grid_slabs(
             }
             iu = end;
         }
-        let inner = if work.len() == 1 { threads } else { 1 };
         let g = &g;
-        let done: Vec<Option<Gridded>> = std::thread::scope(|sc| {
-            let handles: Vec<_> = work
-                .into_iter()
+        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            work.into_par_iter()
                 .map(|(c, rows)| {
-                    sc.spawn(move || {
-                        let (z, kept) = estimate_rows(c, g, rows, o, inner, w.count);
-                        Gridded { rows, z, kept }
-                    })
+                    let (z, kept) = estimate_rows(c, g, rows, o, w.count);
+                    Gridded { rows, z, kept }
                 })
-                .collect();
-            handles.into_iter().map(|h| h.join().ok()).collect()
-        });
+                .collect::<Vec<_>>()
+        }));
+        let Ok(done) = done else {
+            let _ = tx.send(Err("a gridding thread failed".to_string()));
+            return;
+        };
         for d in done {
-            if tx.send(d.ok_or_else(|| "a gridding thread failed".to_string())).is_err() {
+            if tx.send(Ok(d)).is_err() {
                 return;
             }
         }
@@ -1071,7 +1072,6 @@ fn estimate_rows(
     g: &Geometry,
     rows: (usize, usize),
     o: &SurfaceOptions,
-    threads: usize,
     count: (usize, usize),
 ) -> (Vec<f32>, u64) {
     let (cell, nv) = (g.cell, g.nv);
@@ -1121,17 +1121,29 @@ fn estimate_rows(
     // Node estimates, rows in parallel (each node on its own: same bits on any threads).
     let n_rows = rows.1 - rows.0;
     let mut h = vec![f32::NAN; n_rows * nv];
-    let rows_per = n_rows.div_ceil(threads).max(1);
+    // Runs of rows for whichever thread is free, split where block rows start (a block row's
+    // planes are fitted once).
+    let mut runs: Vec<(usize, &mut [f32])> = Vec::new();
+    let mut rest = h.as_mut_slice();
+    let mut first = rows.0;
+    while first < rows.1 {
+        let end = ((first / ROW_RUN + 1) * ROW_RUN).min(rows.1);
+        let (run, tail) = rest.split_at_mut((end - first) * nv);
+        runs.push((first, run));
+        rest = tail;
+        first = end;
+    }
     let reach = reach as isize;
     let local = Local { pts: &pts, start: &start, nv, n_local, cell };
     // A block's fit pools the points within R + one cell of its centre.
     let block_r = (o.radius + cell) as f32;
     let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
     debug_assert!(block_half + BLOCK as isize / 2 <= pad as isize);
-    std::thread::scope(|sc| {
-        for (c, chunk) in h.chunks_mut(rows_per * nv).enumerate() {
+    {
+        use rayon::prelude::*;
+        runs.into_par_iter().for_each(|(first, chunk)| {
             let (start, pts, local) = (&start, &pts, &local);
-            sc.spawn(move || {
+            {
                 let mut window: Vec<[f32; 3]> = Vec::new();
                 let mut wide: Vec<[f32; 3]> = Vec::new();
                 let mut scratch = Disc::default();
@@ -1142,7 +1154,7 @@ fn estimate_rows(
                 let mut block_row = usize::MAX;
                 let mut blocks: Vec<Option<[f64; 3]>> = vec![None; nv.div_ceil(BLOCK)];
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
-                    let lu = rows.0 + c * rows_per + k - lo;
+                    let lu = first + k - lo;
                     for (iv, out) in row.iter_mut().enumerate() {
                         let est = match o.estimator {
                             Estimator::Median => {
@@ -1207,9 +1219,9 @@ fn estimate_rows(
                         *out = est.unwrap_or(f32::NAN);
                     }
                 }
-            });
-        }
-    });
+            }
+        });
+    }
     (h, kept)
 }
 
@@ -1315,6 +1327,9 @@ fn within(p: &[f32; 3], r: f32) -> bool {
 
 /// Nodes per side of the square blocks that share one plane fit where the surface is smooth.
 const BLOCK: usize = 3;
+
+/// Rows of nodes a gridding thread takes at a time (whole block rows, from a multiple of it).
+const ROW_RUN: usize = 8 * BLOCK;
 
 /// Fewest points of a disc for its least-squares plane.
 const LS_MIN_POINTS: f64 = 8.0;
