@@ -5,9 +5,11 @@
 //! # Selection
 //! Points farther than `max_height` (0.3 m) from the OpenDRIVE surface are dropped (cars,
 //! people, poles, foliage, facades). Of the rest, in coarse cells of 0.2 m along by 0.05 m
-//! across, only points at most `layer` (0.04 m) above the cell's 10th-percentile height stay:
-//! a low envelope that keeps curbs and sidewalks (their coarse cells are all up) and drops what
-//! stands on the surface.
+//! across (whole grid cells, from the grid's first node; points off the grid's columns reach
+//! no node and are dropped first), only points at most `layer` (0.04 m) above the cell's
+//! 10th-percentile height stay: a low envelope that keeps curbs and sidewalks (their coarse
+//! cells are all up) and drops what stands on the surface. It runs on the points already
+//! sorted by node, so one counting sort serves both.
 //!
 //! # Estimator
 //! Each node's height is a robust, locally weighted plane fit to the points within `radius`
@@ -1068,7 +1070,7 @@ fn grid_slabs(
 /// neighbours' margins); and how many candidates the low envelope kept in those of the rows
 /// within `count`.
 fn estimate_rows(
-    mut cands: Vec<Candidate>,
+    cands: Vec<Candidate>,
     g: &Geometry,
     rows: (usize, usize),
     o: &SurfaceOptions,
@@ -1081,17 +1083,9 @@ fn estimate_rows(
     let lo = rows.0.saturating_sub(pad);
     let hi = (rows.1 + pad).min(g.nu);
     let n_local = hi - lo;
-    // Only the coarse cells (of the low envelope) that reach the grid's columns matter: the
-    // others are dropped first, whole, so the envelope of the rest is the same. A build
-    // collects wider than it grids.
-    let (t_lo, t_hi) = (
-        ((g.vr - o.radius - cell) / ENVELOPE_CV).floor() * ENVELOPE_CV,
-        ((g.vr + (nv - 1) as f64 * cell + o.radius + cell) / ENVELOPE_CV).ceil() * ENVELOPE_CV,
-    );
-    cands.retain(|p| (p.t as f64) >= t_lo && (p.t as f64) < t_hi);
-    let cands = low_envelope(cands, o.layer);
     // Points sorted by the node they are nearest (CSR over the local rows): x from the point's
-    // row of nodes, y from column 0, height.
+    // row of nodes, y from column 0, height. Points off the grid's columns reach no node's
+    // disc.
     let mut nodes: Vec<u32> = Vec::with_capacity(cands.len());
     let mut items: Vec<[f32; 3]> = Vec::with_capacity(cands.len());
     for p in &cands {
@@ -1107,16 +1101,13 @@ fn estimate_rows(
         items.push([du, dv + (iv as f64 * cell) as f32, p.h]);
     }
     drop(cands);
-    // Kept: the candidates of the slab's own rows.
-    let kept = nodes
-        .iter()
-        .filter(|&&k| {
-            let iu = k as usize / nv + lo;
-            iu >= rows.0 && iu < rows.1 && iu >= count.0 && iu < count.1
-        })
-        .count() as u64;
-    let (start, pts) = bucket_sort(&items, &nodes, n_local * nv);
+    let (mut start, mut pts) = bucket_sort(&items, &nodes, n_local * nv);
     drop((items, nodes));
+    low_envelope(&mut start, &mut pts, Envelope { nv, first_row: lo, cell, layer: o.layer });
+    // Kept: the candidates of the slab's own rows.
+    let k0 = rows.0.max(count.0);
+    let k1 = rows.1.min(count.1).max(k0);
+    let kept = (start[(k1 - lo) * nv] - start[(k0 - lo) * nv]) as u64;
 
     // Node estimates, rows in parallel (each node on its own: same bits on any threads).
     let n_rows = rows.1 - rows.0;
@@ -1400,50 +1391,67 @@ impl Local<'_> {
     }
 }
 
-/// Keeps the points at most `layer` above the 10th percentile of their coarse cell, cell by
-/// cell (in each, in the order given).
-/// Width across of the low envelope's coarse cells, m.
-const ENVELOPE_CV: f64 = 0.05;
+/// Along and across, m: the low envelope's coarse cells, in whole nodes.
+const ENVELOPE_CELL: [f64; 2] = [0.2, 0.05];
 
-fn low_envelope(c: Vec<Candidate>, layer: f64) -> Vec<Candidate> {
-    const CU: f64 = 0.2;
-    const CV: f64 = ENVELOPE_CV;
-    if c.is_empty() {
-        return c;
-    }
-    let key = |p: &Candidate| (floor(p.s / CU) as i64, floor(p.t as f64 / CV) as i64);
-    let (mut lo, mut hi) = ((i64::MAX, i64::MAX), (i64::MIN, i64::MIN));
-    for p in &c {
-        let k = key(p);
-        lo = (lo.0.min(k.0), lo.1.min(k.1));
-        hi = (hi.0.max(k.0), hi.1.max(k.1));
-    }
-    // Counting sort into the cells (a slab's candidates span a few thousand).
-    let cols = (hi.1 - lo.1 + 1) as usize;
-    let cells = (hi.0 - lo.0 + 1) as usize * cols;
-    let keys: Vec<u32> = c
-        .iter()
-        .map(|p| {
-            let k = key(p);
-            ((k.0 - lo.0) as usize * cols + (k.1 - lo.1) as usize) as u32
-        })
-        .collect();
-    let (start, sorted) = bucket_sort(&c, &keys, cells);
-    drop(c);
-    let mut out = Vec::with_capacity(sorted.len());
+/// Where a slab's node-sorted points lie in the grid, for [`low_envelope`].
+struct Envelope {
+    nv: usize,
+    /// The grid row of the points' first row.
+    first_row: usize,
+    cell: f64,
+    layer: f64,
+}
+
+/// Keeps the points at most `layer` above the 10th percentile of the heights of their coarse
+/// cell (whole nodes of about [`ENVELOPE_CELL`], counted from the grid's first row and column;
+/// the slab's first and last cells hold the points it has of them), compacting the points
+/// sorted by node (`start`, `pts`: CSR over rows of `nv` nodes) in place, in their order.
+fn low_envelope(start: &mut [u32], pts: &mut Vec<[f32; 3]>, e: Envelope) {
+    let nodes = |m: f64| ((m / e.cell).round() as usize).max(1);
+    let (cu, cv) = (nodes(ENVELOPE_CELL[0]), nodes(ENVELOPE_CELL[1]));
+    let n_rows = (start.len() - 1) / e.nv;
+    let mut top = vec![0f64; e.nv.div_ceil(cv)];
     let mut hs: Vec<f32> = Vec::new();
-    for cell in start.windows(2) {
-        let pts = &sorted[cell[0] as usize..cell[1] as usize];
-        if pts.is_empty() {
-            continue;
+    // Compaction: points are written at `write` (never past where they are read).
+    let mut write = 0usize;
+    let mut read = start[0] as usize;
+    let mut r0 = 0;
+    while r0 < n_rows {
+        // A band of rows within one coarse row; its cells' thresholds, then its points.
+        let r1 = (((r0 + e.first_row) / cu + 1) * cu - e.first_row).min(n_rows);
+        for (c, top) in top.iter_mut().enumerate() {
+            let (c0, c1) = (c * cv, ((c + 1) * cv).min(e.nv));
+            hs.clear();
+            for r in r0..r1 {
+                let run = start[r * e.nv + c0] as usize..start[r * e.nv + c1] as usize;
+                hs.extend(pts[run].iter().map(|p| p[2]));
+            }
+            *top = if hs.is_empty() {
+                f64::INFINITY
+            } else {
+                let k = hs.len() / 10;
+                let (_, p10, _) = hs.select_nth_unstable_by(k, f32::total_cmp);
+                *p10 as f64 + e.layer
+            };
         }
-        hs.clear();
-        hs.extend(pts.iter().map(|p| p.h));
-        let (_, p10, _) = hs.select_nth_unstable_by(pts.len() / 10, f32::total_cmp);
-        let top = *p10 as f64 + layer;
-        out.extend(pts.iter().filter(|p| p.h as f64 <= top));
+        for node in r0 * e.nv..r1 * e.nv {
+            let end = start[node + 1] as usize;
+            start[node] = write as u32;
+            let top = top[node % e.nv / cv];
+            for i in read..end {
+                let p = pts[i];
+                if p[2] as f64 <= top {
+                    pts[write] = p;
+                    write += 1;
+                }
+            }
+            read = end;
+        }
+        r0 = r1;
     }
-    out
+    start[n_rows * e.nv] = write as u32;
+    pts.truncate(write);
 }
 
 /// Counting sort of `items` by `keys` (each below `buckets`), stable: the start of every
