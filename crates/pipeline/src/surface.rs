@@ -38,15 +38,16 @@
 //! before and after); the least-squares planes take a dense survey's gridding CPU down by about
 //! 40 %, with RMS against the truth equal or lower in every band across the road.
 //!
-//! A fit's reweighting passes take four points at a time (`wide::f32x4`: SSE2 on x86-64, NEON
-//! on aarch64) in single precision, heights relative to where the fit starts, so micrometres
-//! are kept; the lanes are added in double precision.
+//! A fit's reweighting passes and the least-squares sums take four points at a time
+//! (`wide::f32x4`: SSE2 on x86-64, NEON on aarch64) in single precision, heights relative to
+//! where the fit starts (or to the first point), so micrometres are kept; the lanes are added
+//! in double precision.
 //!
 //! # Threads
-//! Points are projected in parallel runs of fixed length; slabs are gridded in parallel, one
-//! per thread, on a thread of their own ahead of the writer. Every node depends only on the
-//! candidates in the order they were offered, so the output has the same bits on any number of
-//! threads.
+//! Points are projected in parallel runs of fixed length; slabs are gridded a few at a time
+//! (rows in runs of whole block rows) on the shared thread pool, from a thread of their own
+//! ahead of the writer. Every node depends only on the candidates in the order they were
+//! offered, so the output has the same bits on any number of threads.
 //!
 //! # Gaps
 //! Nodes left without an estimate are filled along u (along track) by linear interpolation
@@ -1139,6 +1140,7 @@ fn estimate_rows(
                 let mut wide: Vec<[f32; 3]> = Vec::new();
                 let mut scratch = Disc::default();
                 let mut sums: Vec<Moments> = Vec::new();
+                let mut cols = Columns::default();
                 let r = o.radius as f32;
                 let scale = o.robust_scale as f32;
                 // Block planes of the current block row (none yet).
@@ -1163,7 +1165,7 @@ fn estimate_rows(
                                 if iu / BLOCK != block_row {
                                     block_row = iu / BLOCK;
                                     let cu = (block_row * BLOCK + BLOCK / 2) as isize - lo as isize;
-                                    local.block_moments(cu, block_r as f64, &mut sums);
+                                    local.block_moments(cu, block_r as f64, &mut cols, &mut sums);
                                     for (bv, plane) in blocks.iter_mut().enumerate() {
                                         // The least-squares plane of the block's disc when its
                                         // residuals are the noise's; otherwise its robust plane
@@ -1198,7 +1200,7 @@ fn estimate_rows(
                                         window.extend(wide.iter().filter(|p| within(p, radius)));
                                     }
                                     // A smooth disc needs no robust fit either.
-                                    match Moments::of_disc(&window, radius as f64)
+                                    match Moments::of_disc(&window, radius as f64, &mut cols)
                                         .smooth_plane(radius as f64, o.robust_scale)
                                     {
                                         Some(p) => Some(p[0] as f32),
@@ -1218,46 +1220,88 @@ fn estimate_rows(
 
 /// Weighted sums over a set of points, relative to a centre: count, Σw, Σwx, Σwy, Σwh, Σwxx,
 /// Σwxy, Σwyy, Σwxh, Σwyh, Σwhh, Σw² (a weighted least-squares plane's normal equations, its
-/// residual sum of squares and the points' effective number).
+/// residual sum of squares and the points' effective number), heights relative to `h0`.
 #[derive(Debug, Clone, Copy, Default)]
-struct Moments([f64; 12]);
+struct Moments {
+    sums: [f64; 12],
+    h0: f64,
+}
+
+/// Points relative to a centre, heights relative to the first point's (so that single
+/// precision keeps micrometres), by coordinate: [`Moments`] take four points at a time.
+#[derive(Debug, Default)]
+struct Columns {
+    x: Vec<f32>,
+    y: Vec<f32>,
+    h: Vec<f32>,
+    h0: Option<f32>,
+}
+
+impl Columns {
+    fn clear(&mut self) {
+        self.x.clear();
+        self.y.clear();
+        self.h.clear();
+        self.h0 = None;
+    }
+
+    /// Adds the points of `run`, offset by (`dx`, `dy`).
+    fn extend(&mut self, run: &[[f32; 3]], dx: f32, dy: f32) {
+        let Some(first) = run.first() else { return };
+        let h0 = *self.h0.get_or_insert(first[2]);
+        self.x.extend(run.iter().map(|p| p[0] + dx));
+        self.y.extend(run.iter().map(|p| p[1] + dy));
+        self.h.extend(run.iter().map(|p| p[2] - h0));
+    }
+
+    /// The moments of the points within `radius` of the centre, with the spatial weights of
+    /// [`robust_plane`].
+    fn moments(&mut self, radius: f64) -> Moments {
+        // Padding to whole fours: far outside any disc, so weightless and not counted.
+        while self.x.len() % 4 != 0 {
+            self.x.push(1e3);
+            self.y.push(1e3);
+            self.h.push(0.0);
+        }
+        let inv_r2 = f32x4::splat((1.0 / (radius * radius)) as f32);
+        let (one, zero) = (f32x4::ONE, f32x4::ZERO);
+        let mut acc = [f32x4::ZERO; 12];
+        let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
+        for ((x, y), h) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)).zip(self.h.chunks_exact(4)) {
+            let (x, y, h) = (four(x), four(y), four(h));
+            let d2 = (x * x + y * y) * inv_r2;
+            let inside = d2.simd_lt(one);
+            let u = (one - d2).max(zero);
+            let w = u * u;
+            let (wx, wy, wh) = (w * x, w * y, w * h);
+            acc[0] += inside & one;
+            acc[1] += w;
+            acc[2] += wx;
+            acc[3] += wy;
+            acc[4] += wh;
+            acc[5] += wx * x;
+            acc[6] += wx * y;
+            acc[7] += wy * y;
+            acc[8] += wx * h;
+            acc[9] += wy * h;
+            acc[10] += wh * h;
+            acc[11] += w * w;
+        }
+        let mut m = Moments { sums: [0.0; 12], h0: self.h0.unwrap_or(0.0) as f64 };
+        for (sum, lanes) in m.sums.iter_mut().zip(&acc) {
+            *sum = lanes.to_array().iter().map(|&v| v as f64).sum();
+        }
+        m
+    }
+}
 
 impl Moments {
     /// The moments of the points of `w` (relative to the centre) within `radius`, with the
     /// spatial weights of [`robust_plane`].
-    fn of_disc(w: &[[f32; 3]], radius: f64) -> Moments {
-        let mut m = Moments::default();
-        let inv_r2 = 1.0 / (radius * radius);
-        for p in w {
-            m.add_weighted(p[0] as f64, p[1] as f64, p[2] as f64, inv_r2);
-        }
-        m
-    }
-
-    /// Adds the point (`x`, `y`, `h`) with the spatial weight of [`robust_plane`] for a disc of
-    /// 1/`inv_r2` squared radius (none outside it).
-    fn add_weighted(&mut self, x: f64, y: f64, h: f64, inv_r2: f64) {
-        let d2 = (x * x + y * y) * inv_r2;
-        if d2 < 1.0 {
-            self.add_point(x, y, h, (1.0 - d2) * (1.0 - d2));
-        }
-    }
-
-    fn add_point(&mut self, x: f64, y: f64, h: f64, w: f64) {
-        let m = &mut self.0;
-        let (wx, wy, wh) = (w * x, w * y, w * h);
-        m[0] += 1.0;
-        m[1] += w;
-        m[2] += wx;
-        m[3] += wy;
-        m[4] += wh;
-        m[5] += wx * x;
-        m[6] += wx * y;
-        m[7] += wy * y;
-        m[8] += wx * h;
-        m[9] += wy * h;
-        m[10] += wh * h;
-        m[11] += w * w;
+    fn of_disc(w: &[[f32; 3]], radius: f64, cols: &mut Columns) -> Moments {
+        cols.clear();
+        cols.extend(w, 0.0, 0.0);
+        cols.moments(radius)
     }
 
     /// The weighted least-squares plane `[h, slope u, slope v]` (at the centre, per metre) of
@@ -1268,7 +1312,7 @@ impl Moments {
     /// fitted along the directions the points spread in by 0.15 of the radius (as the robust
     /// fits', [`min_slope_var`]). `None` otherwise (a step, an outlier, too few points): left to the robust fits.
     fn smooth_plane(&self, radius: f64, scale: f64) -> Option<[f64; 3]> {
-        let [n, sw, sx, sy, sh, sxx, sxy, syy, sxh, syh, shh, sw2] = self.0;
+        let [n, sw, sx, sy, sh, sxx, sxy, syy, sxh, syh, shh, sw2] = self.sums;
         if n < LS_MIN_POINTS || sw <= 0.0 {
             return None;
         }
@@ -1280,7 +1324,7 @@ impl Moments {
         let swr2 = (shh - p[0] * sh - p[1] * sxh - p[2] * syh).max(0.0);
         let var = residual_variance(sw, sw2, swr2);
         let sigma = SMOOTH_SIGMA * scale;
-        (var < sigma * sigma && p[1].hypot(p[2]) * radius < scale).then_some(p)
+        (var < sigma * sigma && p[1].hypot(p[2]) * radius < scale).then_some([p[0] + self.h0, p[1], p[2]])
     }
 }
 
@@ -1342,29 +1386,24 @@ impl Local<'_> {
     /// Into `out`: for every block of the block row centred on local row `cu`, the moments of
     /// the points within `radius` of its centre, relative to it, with the spatial weights of
     /// [`robust_plane`].
-    fn block_moments(&self, cu: isize, radius: f64, out: &mut Vec<Moments>) {
-        let blocks = self.nv.div_ceil(BLOCK);
+    fn block_moments(&self, cu: isize, radius: f64, cols: &mut Columns, out: &mut Vec<Moments>) {
         out.clear();
-        out.resize(blocks, Moments::default());
-        let inv_r2 = 1.0 / (radius * radius);
         // A point lies at its nearest node: the nodes whose cells reach into the disc hold it.
         let half = (radius / self.cell + 0.5 - 1e-9).ceil() as isize - 1;
-        for ju in (cu - half).max(0) as usize..(cu + half + 1).clamp(0, self.n_local as isize) as usize {
-            let x0 = (ju as f64 - cu as f64) * self.cell;
-            let row = &self.start[ju * self.nv..(ju + 1) * self.nv + 1];
-            for (b, m) in out.iter_mut().enumerate() {
-                // The nodes within `half` columns of the block's centre: their points lie
-                // together.
-                let cv = (b * BLOCK + BLOCK / 2) as isize;
-                let (c0, c1) = ((cv - half).max(0) as usize, ((cv + half + 1) as usize).min(self.nv));
-                if c0 >= c1 {
-                    continue;
-                }
-                let y0 = cv as f64 * self.cell;
-                for p in &self.pts[row[c0] as usize..row[c1] as usize] {
-                    m.add_weighted(p[0] as f64 + x0, p[1] as f64 - y0, p[2] as f64, inv_r2);
-                }
+        let rows = (cu - half).max(0) as usize..(cu + half + 1).clamp(0, self.n_local as isize) as usize;
+        for b in 0..self.nv.div_ceil(BLOCK) {
+            // The nodes within `half` rows and columns of the block's centre: their points lie
+            // together in each row.
+            let cv = (b * BLOCK + BLOCK / 2) as isize;
+            let (c0, c1) = ((cv - half).max(0) as usize, ((cv + half + 1) as usize).min(self.nv));
+            let y0 = (cv as f64 * self.cell) as f32;
+            cols.clear();
+            for ju in rows.clone().filter(|_| c0 < c1) {
+                let x0 = ((ju as f64 - cu as f64) * self.cell) as f32;
+                let row = &self.start[ju * self.nv..(ju + 1) * self.nv + 1];
+                cols.extend(&self.pts[row[c0] as usize..row[c1] as usize], x0, -y0);
             }
+            out.push(cols.moments(radius));
         }
     }
 
@@ -1777,7 +1816,7 @@ mod tests {
             })
             .collect();
         let r = 0.035;
-        let ls = Moments::of_disc(&pts, r).smooth_plane(r, 0.008).expect("smooth");
+        let ls = Moments::of_disc(&pts, r, &mut Columns::default()).smooth_plane(r, 0.008).expect("smooth");
         let robust = robust_plane(&pts, r as f32, 0.008, 0.1, &mut Disc::default()).expect("fit");
         assert!((ls[0] - robust.h).abs() < 2e-4, "least squares {} vs robust {}", ls[0], robust.h);
         assert!((ls[0] - 0.1).abs() < 1e-3 && (ls[2] - 0.03).abs() < 0.01, "{ls:?}");
@@ -1785,11 +1824,47 @@ mod tests {
         // robust fits.
         let mut outlier = pts.clone();
         outlier[44][2] += 0.02;
-        assert!(Moments::of_disc(&outlier, r).smooth_plane(r, 0.008).is_none());
+        assert!(Moments::of_disc(&outlier, r, &mut Columns::default()).smooth_plane(r, 0.008).is_none());
         let step: Vec<[f32; 3]> =
             pts.iter().map(|p| [p[0], p[1], p[2] + if p[1] > 0.0 { 0.01 } else { 0.0 }]).collect();
-        assert!(Moments::of_disc(&step, r).smooth_plane(r, 0.008).is_none());
-        assert!(Moments::of_disc(&pts[..6], r).smooth_plane(r, 0.008).is_none());
+        assert!(Moments::of_disc(&step, r, &mut Columns::default()).smooth_plane(r, 0.008).is_none());
+        assert!(Moments::of_disc(&pts[..6], r, &mut Columns::default()).smooth_plane(r, 0.008).is_none());
+        // Four at a time in single precision, heights from the first point's: the sums of the
+        // points within the disc in double precision, and the same plane 100 m up.
+        let mut cols = Columns::default();
+        for n in [0, 1, 5, 37] {
+            let m = Moments::of_disc(&pts[..n], r, &mut cols);
+            let h0 = pts.first().map_or(0.0, |p| p[2] as f64);
+            let mut want = [0.0f64; 12];
+            for p in &pts[..n] {
+                let (x, y, h) = (p[0] as f64, p[1] as f64, p[2] as f64 - h0);
+                let d2 = (x * x + y * y) / (r * r);
+                if d2 < 1.0 {
+                    let w = (1.0 - d2) * (1.0 - d2);
+                    let terms = [
+                        1.0,
+                        w,
+                        w * x,
+                        w * y,
+                        w * h,
+                        w * x * x,
+                        w * x * y,
+                        w * y * y,
+                        w * x * h,
+                        w * y * h,
+                        w * h * h,
+                        w * w,
+                    ];
+                    want.iter_mut().zip(terms).for_each(|(s, t)| *s += t);
+                }
+            }
+            for (k, (got, want)) in m.sums.iter().zip(want).enumerate() {
+                assert!((got - want).abs() <= 1e-5 * want.abs().max(1e-3), "{n} points, sum {k}: {got} vs {want}");
+            }
+        }
+        let high: Vec<[f32; 3]> = pts.iter().map(|p| [p[0], p[1], p[2] + 100.0]).collect();
+        let up = Moments::of_disc(&high, r, &mut cols).smooth_plane(r, 0.008).expect("smooth");
+        assert!((up[0] - 100.0 - ls[0]).abs() < 2e-5 && (up[2] - ls[2]).abs() < 1e-4, "{up:?} vs {ls:?}");
     }
 
     #[test]
