@@ -1258,7 +1258,7 @@ impl Columns {
     /// [`robust_plane`].
     fn moments(&mut self, radius: f64) -> Moments {
         // Padding to whole fours: far outside any disc, so weightless and not counted.
-        while self.x.len() % 4 != 0 {
+        while !self.x.len().is_multiple_of(4) {
             self.x.push(1e3);
             self.y.push(1e3);
             self.h.push(0.0);
