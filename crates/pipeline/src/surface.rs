@@ -1474,18 +1474,21 @@ fn low_envelope(start: &mut [u32], pts: &mut Vec<[f32; 3]>, e: Envelope) {
                 *p10 as f64 + e.layer
             };
         }
-        for node in r0 * e.nv..r1 * e.nv {
-            let end = start[node + 1] as usize;
-            start[node] = write as u32;
-            let top = top[node % e.nv / cv];
-            for i in read..end {
-                let p = pts[i];
-                if p[2] as f64 <= top {
-                    pts[write] = p;
-                    write += 1;
+        for r in r0..r1 {
+            for (c, &top) in top.iter().enumerate() {
+                for node in r * e.nv + c * cv..r * e.nv + ((c + 1) * cv).min(e.nv) {
+                    let end = start[node + 1] as usize;
+                    start[node] = write as u32;
+                    for i in read..end {
+                        let p = pts[i];
+                        if p[2] as f64 <= top {
+                            pts[write] = p;
+                            write += 1;
+                        }
+                    }
+                    read = end;
                 }
             }
-            read = end;
         }
         r0 = r1;
     }
