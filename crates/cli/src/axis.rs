@@ -104,6 +104,7 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     positive("min-length", a.min_length)?;
     positive("lane-width", a.lane_width)?;
     positive("step", a.step)?;
+    crate::create_parent(&a.out)?;
     let t0 = std::time::Instant::now();
     let (built, text, source) = fit(a)?;
     voxel::write_atomic(&a.out, |w| w.write_all(text.as_bytes()))?;

@@ -268,6 +268,16 @@ struct ScanArgs {
     traj_drift: [f64; 3],
 }
 
+/// Creates the directory `out` is to be written in when it is missing, before the work (a run
+/// of minutes should not fail at its end for want of it).
+pub(crate) fn create_parent(out: &std::path::Path) -> anyhow::Result<()> {
+    match out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("{}: cannot create the directory: {e}", dir.display())),
+        None => Ok(()),
+    }
+}
+
 /// `v` when it is a positive number of metres, else an error naming the option `--name`.
 pub(crate) fn positive(name: &str, v: f64) -> anyhow::Result<f64> {
     if !(v.is_finite() && v > 0.0) {

@@ -100,6 +100,10 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     if a.out.extension().and_then(|e| e.to_str()) != Some("obj") {
         bail!("--out must name an .obj file, got {}", a.out.display());
     }
+    crate::create_parent(&a.out)?;
+    if let Some(glb) = &a.glb {
+        crate::create_parent(glb)?;
+    }
     let opts = RoadsideOptions {
         buffer: a.road.buffer,
         s_range: a.road.s_range,

@@ -77,6 +77,10 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     if a.tile > 0.0 && a.preview.is_some() {
         bail!("--preview renders one grid: leave it out with --tile (render tiles with roadscan render)");
     }
+    crate::create_parent(&a.out)?;
+    if let Some(png) = &a.preview {
+        crate::create_parent(png)?;
+    }
     let spill_dir = a.out.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
     let opts =
         SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, spill_dir, ..Default::default() };

@@ -37,6 +37,7 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
     let half = crate::positive("half-width", a.half_width)?;
     crate::positive("tolerance", a.tolerance)?;
+    crate::create_parent(&a.out)?;
     // CRGs first: a bad one fails before the points are read.
     let mut crgs = Vec::new();
     for p in &a.crg {

@@ -282,7 +282,9 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
     let rms = (sq / n as f64).sqrt();
     // Sparse (profiles 5 cm apart) and with 1.7 m of setts in the range: 2.4 mm.
     assert!(n > 100_000 && rms < 0.003, "{n} nodes, RMS {rms}");
-    // Tiles of 4 m: road_000.crg .. road_002.crg, sharing boundary rows.
+    // Tiles of 4 m: road_000.crg .. road_002.crg, sharing boundary rows, in a directory made
+    // for them.
+    let d = d.join("tiles");
     let tiles = d.join("tiled.crg");
     let o =
         roadscan(&["crg", "--axis", axis_s, "--input", las_s, "--out", tiles.to_str().unwrap(), "--tile", "4", "-q"]);
