@@ -1218,9 +1218,10 @@ fn estimate_rows(
     (h, kept)
 }
 
-/// Weighted sums over a set of points, relative to a centre: count, Σw, Σwx, Σwy, Σwh, Σwxx,
-/// Σwxy, Σwyy, Σwxh, Σwyh, Σwhh, Σw² (a weighted least-squares plane's normal equations, its
-/// residual sum of squares and the points' effective number), heights relative to `h0`.
+/// Weighted sums over a set of points, relative to a centre: the plane sums of
+/// [`add_plane_sums`], then Σwhh and the count (a weighted least-squares plane's normal
+/// equations, its residual sum of squares and the points' effective number), heights relative
+/// to `h0`.
 #[derive(Debug, Clone, Copy, Default)]
 struct Moments {
     sums: [f64; 12],
@@ -1273,25 +1274,11 @@ impl Columns {
             let inside = d2.simd_lt(one);
             let u = (one - d2).max(zero);
             let w = u * u;
-            let (wx, wy, wh) = (w * x, w * y, w * h);
-            acc[0] += inside & one;
-            acc[1] += w;
-            acc[2] += wx;
-            acc[3] += wy;
-            acc[4] += wh;
-            acc[5] += wx * x;
-            acc[6] += wx * y;
-            acc[7] += wy * y;
-            acc[8] += wx * h;
-            acc[9] += wy * h;
-            acc[10] += wh * h;
-            acc[11] += w * w;
+            add_plane_sums(&mut acc, w, x, y, h);
+            acc[10] += w * h * h;
+            acc[11] += inside & one;
         }
-        let mut m = Moments { sums: [0.0; 12], h0: self.h0.unwrap_or(0.0) as f64 };
-        for (sum, lanes) in m.sums.iter_mut().zip(&acc) {
-            *sum = lanes.to_array().iter().map(|&v| v as f64).sum();
-        }
-        m
+        Moments { sums: lane_sums(&acc), h0: self.h0.unwrap_or(0.0) as f64 }
     }
 }
 
@@ -1312,7 +1299,7 @@ impl Moments {
     /// fitted along the directions the points spread in by 0.15 of the radius (as the robust
     /// fits', [`min_slope_var`]). `None` otherwise (a step, an outlier, too few points): left to the robust fits.
     fn smooth_plane(&self, radius: f64, scale: f64) -> Option<[f64; 3]> {
-        let [n, sw, sx, sy, sh, sxx, sxy, syy, sxh, syh, shh, sw2] = self.sums;
+        let [sw, sx, sy, sxx, sxy, syy, sh, sxh, syh, sw2, shh, n] = self.sums;
         if n < LS_MIN_POINTS || sw <= 0.0 {
             return None;
         }
@@ -1326,6 +1313,28 @@ impl Moments {
         let sigma = SMOOTH_SIGMA * scale;
         (var < sigma * sigma && p[1].hypot(p[2]) * radius < scale).then_some([p[0] + self.h0, p[1], p[2]])
     }
+}
+
+/// Adds four points' weighted plane sums to `acc[..10]`: Σw, Σwx, Σwy, Σwxx, Σwxy, Σwyy, Σwh,
+/// Σwxh, Σwyh, Σw² (a plane fit's normal equations and the points' effective number).
+#[inline(always)]
+fn add_plane_sums(acc: &mut [f32x4; 12], w: f32x4, x: f32x4, y: f32x4, h: f32x4) {
+    let (wx, wy) = (w * x, w * y);
+    acc[0] += w;
+    acc[1] += wx;
+    acc[2] += wy;
+    acc[3] += wx * x;
+    acc[4] += wx * y;
+    acc[5] += wy * y;
+    acc[6] += w * h;
+    acc[7] += wx * h;
+    acc[8] += wy * h;
+    acc[9] += w * w;
+}
+
+/// Each sum's four lanes, added in double precision.
+fn lane_sums(acc: &[f32x4; 12]) -> [f64; 12] {
+    acc.map(|lanes| lanes.to_array().iter().map(|&v| v as f64).sum())
 }
 
 /// Beyond this, every f64 is an integer.
@@ -1587,25 +1596,11 @@ fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, d: &mut Dis
             let r = res * inv4;
             let u = (one - r * r).max(zero);
             let wt = ws * u * u;
-            let (wx, wy) = (wt * x, wt * y);
-            acc[0] += wt;
-            acc[1] += wx;
-            acc[2] += wy;
-            acc[3] += wx * x;
-            acc[4] += wx * y;
-            acc[5] += wy * y;
-            acc[6] += wt * h;
-            acc[7] += wx * h;
-            acc[8] += wy * h;
-            acc[9] += wt * wt;
+            add_plane_sums(&mut acc, wt, x, y, h);
             acc[10] += wt * res * res;
             acc[11] += u.simd_eq(zero) & ws.simd_gt(zero) & one;
         }
-        let mut sums = [0.0f64; 12];
-        for (sum, lanes) in sums.iter_mut().zip(&acc) {
-            *sum = lanes.to_array().iter().map(|&v| v as f64).sum();
-        }
-        let [s1, sx, sy, sxx, sxy, syy, sh, sxh, syh, sw2, swr2, n_out] = sums;
+        let [s1, sx, sy, sxx, sxy, syy, sh, sxh, syh, sw2, swr2, n_out] = lane_sums(&acc);
         let m = [[s1, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]];
         let rhs = [sh, sxh, syh];
         if s1 <= 0.0 || s1 * s1 < 3.0 * sw2 {
@@ -1845,18 +1840,18 @@ mod tests {
                 if d2 < 1.0 {
                     let w = (1.0 - d2) * (1.0 - d2);
                     let terms = [
-                        1.0,
                         w,
                         w * x,
                         w * y,
-                        w * h,
                         w * x * x,
                         w * x * y,
                         w * y * y,
+                        w * h,
                         w * x * h,
                         w * y * h,
-                        w * h * h,
                         w * w,
+                        w * h * h,
+                        1.0,
                     ];
                     want.iter_mut().zip(terms).for_each(|(s, t)| *s += t);
                 }
