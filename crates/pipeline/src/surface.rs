@@ -40,8 +40,8 @@
 //!
 //! A fit's reweighting passes and the least-squares sums take four points at a time
 //! (`wide::f32x4`: SSE2 on x86-64, NEON on aarch64) in single precision, heights relative to
-//! where the fit starts (or to the first point), so micrometres are kept; the lanes are added
-//! in double precision.
+//! where the fit starts (or to the first point), so micrometres are kept; each sum's lanes are
+//! added four sums at a time (transposed), and solved in double precision.
 //!
 //! # Threads
 //! Points are projected in parallel runs of fixed length; slabs are gridded a few at a time
@@ -1332,9 +1332,17 @@ fn add_plane_sums(acc: &mut [f32x4; 12], w: f32x4, x: f32x4, y: f32x4, h: f32x4)
     acc[9] += w * w;
 }
 
-/// Each sum's four lanes, added in double precision.
+/// Each sum's four lanes added up, four sums at a time (transposed), in single precision.
 fn lane_sums(acc: &[f32x4; 12]) -> [f64; 12] {
-    acc.map(|lanes| lanes.to_array().iter().map(|&v| v as f64).sum())
+    let mut out = [0.0; 12];
+    for (four, out) in acc.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
+        let t = f32x4::transpose([four[0], four[1], four[2], four[3]]);
+        let sum = (t[0] + t[1]) + (t[2] + t[3]);
+        for (o, v) in out.iter_mut().zip(sum.to_array()) {
+            *o = v as f64;
+        }
+    }
+    out
 }
 
 /// Beyond this, every f64 is an integer.
