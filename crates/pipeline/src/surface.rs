@@ -1523,16 +1523,20 @@ fn bucket_sort<T: Copy>(items: &[T], keys: &[u32], buckets: usize) -> (Vec<u32>,
     for i in 0..buckets {
         start[i + 1] += start[i];
     }
-    let mut next = start.clone();
     let mut sorted = Vec::with_capacity(items.len());
     // Every slot is written once below; fill with the first item to start.
     if let Some(&first) = items.first() {
         sorted.resize(items.len(), first);
     }
+    // Each bucket's start serves as its next free slot, and so ends as the next one's start.
     for (item, &k) in items.iter().zip(keys) {
-        sorted[next[k as usize] as usize] = *item;
-        next[k as usize] += 1;
+        sorted[start[k as usize] as usize] = *item;
+        start[k as usize] += 1;
     }
+    for i in (1..buckets).rev() {
+        start[i] = start[i - 1];
+    }
+    start[0] = 0;
     (start, sorted)
 }
 
@@ -1871,6 +1875,23 @@ mod tests {
         let high: Vec<[f32; 3]> = pts.iter().map(|p| [p[0], p[1], p[2] + 100.0]).collect();
         let up = Moments::of_disc(&high, r, &mut cols).smooth_plane(r, 0.008).expect("smooth");
         assert!((up[0] - 100.0 - ls[0]).abs() < 2e-5 && (up[2] - ls[2]).abs() < 1e-4, "{up:?} vs {ls:?}");
+    }
+
+    #[test]
+    fn bucket_sort_is_a_stable_sort_with_bucket_starts() {
+        for (n, buckets) in [(0, 0), (0, 3), (1, 1), (500, 7), (2000, 1)] {
+            let keys: Vec<u32> = (0..n).map(|i| ((i * 7919 + 13) % 101 % buckets.max(1)) as u32).collect();
+            let items: Vec<usize> = (0..n).collect();
+            let (start, sorted) = bucket_sort(&items, &keys, buckets);
+            let mut want = items.clone();
+            want.sort_by_key(|&i| keys[i]);
+            assert_eq!(sorted, want, "{n} items in {buckets} buckets");
+            assert_eq!(start.len(), buckets + 1);
+            for b in 0..buckets {
+                let run = &sorted[start[b] as usize..start[b + 1] as usize];
+                assert!(run.iter().all(|&i| keys[i] as usize == b), "bucket {b}");
+            }
+        }
     }
 
     #[test]
