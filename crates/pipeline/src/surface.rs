@@ -1090,9 +1090,9 @@ fn estimate_rows(
     let mut nodes: Vec<u32> = Vec::with_capacity(cands.len());
     let mut items: Vec<[f32; 3]> = Vec::with_capacity(cands.len());
     for p in &cands {
-        let iu = round((p.s - g.s0) / cell);
-        let iv = round((p.t as f64 - g.vr) / cell);
-        if iu < lo as f64 || iu >= hi as f64 || iv < 0.0 || iv >= nv as f64 {
+        let iu = round_index((p.s - g.s0) / cell);
+        let iv = round_index((p.t as f64 - g.vr) / cell);
+        if iu < lo as i64 || iu >= hi as i64 || iv < 0 || iv >= nv as i64 {
             continue;
         }
         let (iu, iv) = (iu as usize, iv as usize);
@@ -1360,15 +1360,16 @@ fn floor(x: f64) -> f64 {
     }
 }
 
-/// `x.round()` (halves away from zero), the same value, without the library call.
-fn round(x: f64) -> f64 {
+/// `x.round()` (halves away from zero) as an integer, without the library call and the
+/// conversions back and forth; `i64::MIN` (outside any grid) from 2^52 on and for NaN.
+fn round_index(x: f64) -> i64 {
     if x.abs() < INTEGRAL {
-        let t = x as i64 as f64;
+        let t = x as i64;
         // Exact: x and its truncation share their leading bits.
-        let d = x - t;
-        t + ((d >= 0.5) as i8 - (d <= -0.5) as i8) as f64
+        let d = x - t as f64;
+        t + (d >= 0.5) as i64 - (d <= -0.5) as i64
     } else {
-        x.round()
+        i64::MIN
     }
 }
 
@@ -1895,7 +1896,7 @@ mod tests {
     }
 
     #[test]
-    fn floor_and_round_are_the_library_s() {
+    fn floor_and_round_index_are_the_library_s() {
         let mut v = vec![0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994];
         v.extend([1e15 + 0.5, -1e15 - 0.5, 4503599627370495.5, -4503599627370495.5, 1e300, -1e300]);
         // Scaled coordinates as the gridding makes them, on and around half-integers.
@@ -1905,9 +1906,10 @@ mod tests {
         }
         for x in v {
             assert_eq!(floor(x), x.floor(), "floor {x}");
-            assert_eq!(round(x), x.round(), "round {x}");
+            let want = if x.abs() < INTEGRAL { x.round() as i64 } else { i64::MIN };
+            assert_eq!(round_index(x), want, "round {x}");
         }
-        assert!(floor(f64::NAN).is_nan() && round(f64::NAN).is_nan());
+        assert!(floor(f64::NAN).is_nan() && round_index(f64::NAN) == i64::MIN);
         assert_eq!(floor(f64::INFINITY), f64::INFINITY);
     }
 
