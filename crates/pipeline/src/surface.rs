@@ -1145,6 +1145,8 @@ fn estimate_rows(
                 let scale = o.robust_scale as f32;
                 // Block planes of the current block row (none yet).
                 let mut block_row = usize::MAX;
+                // Whether the last node's own fit needed the disc of 2R.
+                let mut wide_last = false;
                 let mut blocks: Vec<Option<[f64; 3]>> = vec![None; nv.div_ceil(BLOCK)];
                 for (k, row) in chunk.chunks_mut(nv).enumerate() {
                     let lu = first + k - lo;
@@ -1188,17 +1190,22 @@ fn estimate_rows(
                                     // The nodes within `reach` hold every point of the disc of
                                     // R (a point lies at its nearest node), in the order of
                                     // the wider square's: gather that far, and 2R only when
-                                    // needed.
-                                    local.gather(lu as isize, iv as isize, reach, &mut wide);
+                                    // needed; or 2R at once where the last node needed it
+                                    // (sparse points), the disc of R from it the same.
+                                    let far = if wide_last { 2 * reach } else { reach };
+                                    local.gather(lu as isize, iv as isize, far, &mut wide);
                                     window.clear();
                                     window.extend(wide.iter().filter(|p| within(p, r)));
                                     let mut radius = r;
                                     if window.len() < 6 {
                                         radius = 2.0 * r;
-                                        local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
+                                        if far < 2 * reach {
+                                            local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
+                                        }
                                         window.clear();
                                         window.extend(wide.iter().filter(|p| within(p, radius)));
                                     }
+                                    wide_last = radius > r;
                                     // A smooth disc needs no robust fit either.
                                     match Moments::of_disc(&window, radius as f64, &mut cols)
                                         .smooth_plane(radius as f64, o.robust_scale)
