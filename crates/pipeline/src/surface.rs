@@ -1668,8 +1668,13 @@ impl Fit {
 /// The adaptive estimate at a node: robust plane fits over growing radii, keeping the largest
 /// whose confidence interval (±2 standard errors) still meets those of all smaller ones
 /// (intersection of confidence intervals): the full radius on smooth asphalt, a small one at a
-/// step, a joint or a rim, where the larger discs see the other side.
+/// step, a joint or a rim, where the larger discs see the other side. `w` holds the points
+/// within `radius`.
 fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> Option<f32> {
+    if w.len() < 3 {
+        // No disc holds the three points a plane needs (half the nodes of a sparse survey).
+        return None;
+    }
     let (w, radius, start) = nearest(w, radius, 48)?;
     // Smooth surface: the full disc is right.
     let full = robust_plane(w, radius, scale, start, scratch);
