@@ -1541,10 +1541,10 @@ fn bucket_sort<T: Copy>(items: &[T], keys: &[u32], buckets: usize) -> (Vec<u32>,
         sorted[start[k as usize] as usize] = *item;
         start[k as usize] += 1;
     }
-    for i in (1..buckets).rev() {
-        start[i] = start[i - 1];
+    if buckets > 0 {
+        start.copy_within(0..buckets - 1, 1);
+        start[0] = 0;
     }
-    start[0] = 0;
     (start, sorted)
 }
 
