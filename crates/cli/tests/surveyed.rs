@@ -210,8 +210,9 @@ fn a_build_reads_the_points_once_and_gives_back_the_demo_road() {
     }
     let rms = (sq / n.max(1) as f64).sqrt();
     eprintln!("CRG against the truth: {n} of {cells} points, RMS {:.2} mm", rms * 1e3);
-    // Seed 3: 1.02 mm, zero mean, the same in every band of s and t.
-    assert!(n as f64 >= 0.95 * cells as f64 && rms <= 0.0012, "{n} of {cells}, RMS {rms}");
+    // Seed 3: 0.79 mm (1.02 mm before the low envelope on points sorted by node and the
+    // sparse blocks' planes), zero mean, the same in every band of s and t.
+    assert!(n as f64 >= 0.95 * cells as f64 && rms <= 0.001, "{n} of {cells}, RMS {rms}");
 
     // The manifest: every output's size and hash, the input's.
     let m: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
