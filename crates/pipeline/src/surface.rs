@@ -5,7 +5,8 @@
 //! # Selection
 //! Points farther than `max_height` (0.3 m) from the OpenDRIVE surface are dropped (cars,
 //! people, poles, foliage, facades). Of the rest, in coarse cells of 0.2 m along by 0.05 m
-//! across (whole grid cells, from the grid's first node; points off the grid's columns reach
+//! across (whole grid cells, along from each 2 m slab's first row and across from the grid's
+//! first column, so a slab's own rows lie in whole cells; points off the grid's columns reach
 //! no node and are dropped first), only points at most `layer` (0.04 m) above the cell's
 //! 10th-percentile height stay: a low envelope that keeps curbs and sidewalks (their coarse
 //! cells are all up) and drops what stands on the surface. It runs on the points already
@@ -1083,10 +1084,20 @@ fn estimate_rows(
 ) -> (Vec<f32>, u64) {
     let (cell, nv) = (g.cell, g.nv);
     let reach = (o.radius / cell).ceil() as usize;
-    let pad = 2 * reach + 1;
-    // Local rows lu = iu - lo cover the slab's rows and the padding the windows reach.
-    let lo = rows.0.saturating_sub(pad);
-    let hi = (rows.1 + pad).min(g.nu);
+    // A block's fit pools the points within R + one cell of its centre (2R + one cell where
+    // sparse); a block row's centre lies up to a row outside the rows it covers.
+    let block_r = (o.radius + cell) as f32;
+    let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
+    let sparse_r = 2.0 * o.radius + cell;
+    let sparse_half = (sparse_r / cell + 0.5 - 1e-9).ceil() as usize - 1;
+    let pad = (2 * reach + 1).max(sparse_half + 1).max(block_half as usize + BLOCK / 2);
+    // Local rows lu = iu - lo cover the whole slab's rows (whatever part of it `rows` is: a work
+    // unit may start or end inside a slab) and the padding the windows reach: what is kept
+    // and fitted depends on the slab alone.
+    let k = slab_of_row(g.s0, cell, rows.0);
+    let slab = (slab_first_row(g, k).min(rows.0), slab_first_row(g, k + 1.0).max(rows.1));
+    let lo = slab.0.saturating_sub(pad);
+    let hi = (slab.1 + pad).min(g.nu);
     let n_local = hi - lo;
     // Points sorted by the node they are nearest (CSR over the local rows): x from the point's
     // row of nodes, y from column 0, height. Points off the grid's columns reach no node's
@@ -1108,9 +1119,9 @@ fn estimate_rows(
     drop(cands);
     let (mut start, mut pts) = bucket_sort(&items, &nodes, n_local * nv);
     drop((items, nodes));
-    low_envelope(&mut start, &mut pts, Envelope { nv, first_row: lo, cell, layer: o.layer });
-    // Kept: the candidates of the slab's own rows.
-    let k0 = rows.0.max(count.0);
+    low_envelope(&mut start, &mut pts, &envelope_bands(g, lo, hi), Envelope { nv, cell, layer: o.layer });
+    // Kept: the candidates of the rows gridded here that are counted.
+    let k0 = rows.0.max(count.0).min(rows.1);
     let k1 = rows.1.min(count.1).max(k0);
     let kept = (start[(k1 - lo) * nv] - start[(k0 - lo) * nv]) as u64;
 
@@ -1131,11 +1142,6 @@ fn estimate_rows(
     }
     let reach = reach as isize;
     let local = Local { pts: &pts, start: &start, nv, n_local, cell };
-    // A block's fit pools the points within R + one cell of its centre.
-    let block_r = (o.radius + cell) as f32;
-    let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
-    let sparse_r = 2.0 * o.radius + cell;
-    debug_assert!(block_half + BLOCK as isize / 2 <= pad as isize);
     {
         use rayon::prelude::*;
         runs.into_par_iter().for_each(|(first, chunk)| {
@@ -1483,32 +1489,51 @@ impl Local<'_> {
 /// Along and across, m: the low envelope's coarse cells, in whole nodes.
 const ENVELOPE_CELL: [f64; 2] = [0.2, 0.05];
 
-/// Where a slab's node-sorted points lie in the grid, for [`low_envelope`].
+/// The grid's nodes across, its cell and the envelope's layer, for [`low_envelope`].
 struct Envelope {
     nv: usize,
-    /// The grid row of the points' first row.
-    first_row: usize,
     cell: f64,
     layer: f64,
 }
 
+/// The first row of slab `k` (by the rows' s; can lie before the grid's start).
+fn slab_first_row(g: &Geometry, k: f64) -> usize {
+    ((k * SLAB - g.s0) / g.cell - 1e-9).ceil().max(0.0) as usize
+}
+
+/// The low envelope's coarse rows over grid rows `lo..hi`, as local rows from `lo`: the starts
+/// of runs of about [`ENVELOPE_CELL`] along, counted from each slab's first row (so a slab's
+/// own rows lie in whole coarse rows, however its neighbours are gridded), and `hi - lo` last.
+fn envelope_bands(g: &Geometry, lo: usize, hi: usize) -> Vec<usize> {
+    let cu = ((ENVELOPE_CELL[0] / g.cell).round() as usize).max(1);
+    let mut bands = Vec::new();
+    let mut r = lo;
+    while r < hi {
+        let k = slab_of_row(g.s0, g.cell, r);
+        let (first, next) = (slab_first_row(g, k).min(r), slab_first_row(g, k + 1.0).max(r + 1));
+        bands.push(r - lo);
+        r = (first + ((r - first) / cu + 1) * cu).min(next).min(hi);
+    }
+    bands.push(hi - lo);
+    bands
+}
+
 /// Keeps the points at most `layer` above the 10th percentile of the heights of their coarse
-/// cell (whole nodes of about [`ENVELOPE_CELL`], counted from the grid's first row and column;
-/// the slab's first and last cells hold the points it has of them), compacting the points
-/// sorted by node (`start`, `pts`: CSR over rows of `nv` nodes) in place, in their order.
-fn low_envelope(start: &mut [u32], pts: &mut Vec<[f32; 3]>, e: Envelope) {
-    let nodes = |m: f64| ((m / e.cell).round() as usize).max(1);
-    let (cu, cv) = (nodes(ENVELOPE_CELL[0]), nodes(ENVELOPE_CELL[1]));
+/// cell (the rows of a band of `bands`, see [`envelope_bands`], by whole nodes of about
+/// [`ENVELOPE_CELL`] across from the grid's first column; the first and last bands hold the
+/// points the slab has of them), compacting the points sorted by node (`start`, `pts`: CSR
+/// over rows of `nv` nodes) in place, in their order.
+fn low_envelope(start: &mut [u32], pts: &mut Vec<[f32; 3]>, bands: &[usize], e: Envelope) {
+    let cv = ((ENVELOPE_CELL[1] / e.cell).round() as usize).max(1);
     let n_rows = (start.len() - 1) / e.nv;
     let mut top = vec![0f64; e.nv.div_ceil(cv)];
     let mut hs: Vec<f32> = Vec::new();
     // Compaction: points are written at `write` (never past where they are read).
     let mut write = 0usize;
     let mut read = start[0] as usize;
-    let mut r0 = 0;
-    while r0 < n_rows {
+    for band in bands.windows(2) {
         // A band of rows within one coarse row; its cells' thresholds, then its points.
-        let r1 = (((r0 + e.first_row) / cu + 1) * cu - e.first_row).min(n_rows);
+        let (r0, r1) = (band[0], band[1].min(n_rows));
         for (c, top) in top.iter_mut().enumerate() {
             let (c0, c1) = (c * cv, ((c + 1) * cv).min(e.nv));
             hs.clear();
@@ -1540,7 +1565,6 @@ fn low_envelope(start: &mut [u32], pts: &mut Vec<[f32; 3]>, e: Envelope) {
                 }
             }
         }
-        r0 = r1;
     }
     start[n_rows * e.nv] = write as u32;
     pts.truncate(write);
@@ -1913,6 +1937,52 @@ mod tests {
         let high: Vec<[f32; 3]> = pts.iter().map(|p| [p[0], p[1], p[2] + 100.0]).collect();
         let up = Moments::of_disc(&high, r, &mut cols).smooth_plane(r, 0.008).expect("smooth");
         assert!((up[0] - 100.0 - ls[0]).abs() < 2e-5 && (up[2] - ls[2]).abs() < 1e-4, "{up:?} vs {ls:?}");
+    }
+
+    /// Candidates over s `a..b` on 20 columns: a noisy plane every `ds` m along (`per` points
+    /// across), 6 cm lower where `low(s)`.
+    fn surface(a: f64, b: f64, ds: f64, per: usize, low: impl Fn(f64) -> bool) -> Vec<Candidate> {
+        let mut k = 12345u32;
+        let mut c = Vec::new();
+        let mut s = a;
+        while s < b {
+            for i in 0..per {
+                k = k.wrapping_mul(1664525).wrapping_add(1013904223);
+                let noise = (k >> 8) as f32 / (1u32 << 24) as f32 * 0.002 - 0.001;
+                let t = (i as f64 + 0.37) * 0.2 / per as f64;
+                let h = 0.01 * s as f32 + 0.03 * t as f32 + noise - if low(s) { 0.06 } else { 0.0 };
+                c.push(Candidate { s, t: t as f32, h });
+            }
+            s += ds;
+        }
+        c
+    }
+
+    #[test]
+    fn a_slab_grids_the_same_whatever_part_of_it_a_unit_takes() {
+        // The grid starts at s 0.37, so the slab of s 2..4 is rows 163..363, and its low
+        // envelope's coarse rows do not start where the grid's do. A work unit may grid any
+        // part of it; the rows they share must have the same bits (envelope, discs of 2R +
+        // one cell at R 2 cm, margins).
+        let g = Geometry { s0: 0.37, s1: 6.37, cell: 0.01, nu: 601, vr: 0.0, nv: 20 };
+        for (radius, ds, per) in [(0.025, 0.0025, 20), (0.02, 0.03, 12)] {
+            let o = SurfaceOptions { radius, ..Default::default() };
+            let c = surface(1.85, 4.15, ds, per, |s| (2.03..2.06).contains(&s) || (3.8..3.83).contains(&s));
+            let (whole, _) = estimate_rows(c.clone(), &g, (163, 363), &o, (0, 601));
+            let n = whole.iter().filter(|z| z.is_finite()).count();
+            assert!(n > 2500, "R {radius}: {n} nodes estimated");
+            for part in [(163, 170), (170, 363), (250, 300), (361, 363)] {
+                let (z, _) = estimate_rows(c.clone(), &g, part, &o, (0, 601));
+                let want = &whole[(part.0 - 163) * g.nv..(part.1 - 163) * g.nv];
+                assert!(z.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits()), "R {radius}, rows {part:?}");
+            }
+        }
+        // Rows counted (a unit counts from its gap filling's reach on) beyond the part gridded:
+        // none of them.
+        let c = surface(1.85, 4.15, 0.0025, 20, |_| false);
+        let o = SurfaceOptions::default();
+        assert_eq!(estimate_rows(c.clone(), &g, (163, 166), &o, (200, 400)).1, 0);
+        assert!(estimate_rows(c, &g, (163, 363), &o, (200, 400)).1 > 0);
     }
 
     #[test]
