@@ -1041,7 +1041,7 @@ fn grid_slabs(
         let mut work = Vec::new();
         while work.len() < at_once && iu < w.rows.1 {
             let k = slab_of_row(g.s0, g.cell, iu);
-            let end = (((((k + 1.0) * SLAB - g.s0) / g.cell) - 1e-9).ceil() as usize).clamp(iu + 1, w.rows.1);
+            let end = slab_first_row(&g, k + 1.0).clamp(iu + 1, w.rows.1);
             match slabs.take(k as i64) {
                 Ok(c) => work.push((c, (iu, end))),
                 Err(e) => {
@@ -1089,8 +1089,7 @@ fn estimate_rows(
     let block_r = (o.radius + cell) as f32;
     let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
     let sparse_r = 2.0 * o.radius + cell;
-    let sparse_half = (sparse_r / cell + 0.5 - 1e-9).ceil() as usize - 1;
-    let pad = (2 * reach + 1).max(sparse_half + 1).max(block_half as usize + BLOCK / 2);
+    let pad = (2 * reach + 1).max(disc_half(sparse_r, cell) as usize + 1).max(block_half as usize + BLOCK / 2);
     // Local rows lu = iu - lo cover the whole slab's rows (whatever part of it `rows` is: a work
     // unit may start or end inside a slab) and the padding the windows reach: what is kept
     // and fitted depends on the slab alone.
@@ -1180,12 +1179,11 @@ fn estimate_rows(
                                 local.block_moments(cu, block_r as f64, &mut cols, &mut sums);
                                 for (bv, plane) in blocks.iter_mut().enumerate() {
                                     // The least-squares plane of the block's disc when its
-                                    // residuals are the noise's; otherwise its robust plane
-                                    // when that is smooth.
+                                    // residuals are the noise's; with too few points for it
+                                    // (sparse surveys), that of the disc of 2R + one cell,
+                                    // where the block's nodes would fit their own of 2R;
+                                    // otherwise its robust plane when that is smooth.
                                     let cv = (bv * BLOCK + BLOCK / 2) as isize;
-                                    // Too few points for it (sparse surveys): the
-                                    // least-squares plane of the disc of 2R + one cell,
-                                    // where the block's nodes would fit their own of 2R.
                                     let sparse = sums[bv].count() < LS_MIN_POINTS;
                                     *plane = sums[bv]
                                         .smooth_plane(block_r as f64, o.robust_scale)
@@ -1331,7 +1329,8 @@ impl Moments {
     /// (weighted as in [`robust_plane`]), and a plane rising by less than it across the
     /// radius (a plane leaning across a step can have residuals as small as the noise); slopes
     /// fitted along the directions the points spread in by 0.15 of the radius (as the robust
-    /// fits', [`min_slope_var`]). `None` otherwise (a step, an outlier, too few points): left to the robust fits.
+    /// fits', [`min_slope_var`]). `None` otherwise (a step, an outlier, too few points): left to
+    /// the robust fits.
     fn smooth_plane(&self, radius: f64, scale: f64) -> Option<[f64; 3]> {
         let [sw, sx, sy, sxx, sxy, syy, sh, sxh, syh, sw2, shh, n] = self.sums;
         if n < LS_MIN_POINTS || sw <= 0.0 {
@@ -1448,9 +1447,8 @@ impl Local<'_> {
     /// The moments of the points within `radius` of local node (`cu`, `cv`), relative to it,
     /// with the spatial weights of [`robust_plane`].
     fn disc_moments(&self, cu: isize, cv: isize, radius: f64, cols: &mut Columns) -> Moments {
-        // A point lies at its nearest node: the nodes whose cells reach into the disc hold it,
-        // their points together in each row.
-        let half = (radius / self.cell + 0.5 - 1e-9).ceil() as isize - 1;
+        // The nodes holding the disc's points, together in each row.
+        let half = disc_half(radius, self.cell);
         let rows = (cu - half).max(0) as usize..(cu + half + 1).clamp(0, self.n_local as isize) as usize;
         let (c0, c1) = ((cv - half).max(0) as usize, ((cv + half + 1).max(0) as usize).min(self.nv));
         let y0 = (cv as f64 * self.cell) as f32;
@@ -1484,6 +1482,12 @@ impl Local<'_> {
             out.extend(slice.iter().map(|p| [p[0] + x0, p[1] - y0, p[2]]));
         }
     }
+}
+
+/// The nodes within this many rows and columns of a node hold every point within `radius` of
+/// it: a point lies at its nearest node, and these are the nodes whose cells reach into the disc.
+fn disc_half(radius: f64, cell: f64) -> isize {
+    (radius / cell + 0.5 - 1e-9).ceil() as isize - 1
 }
 
 /// Along and across, m: the low envelope's coarse cells, in whole nodes.
