@@ -271,9 +271,11 @@ struct ScanArgs {
 /// Creates the directory `out` is to be written in when it is missing, before the work (a run
 /// of minutes should not fail at its end for want of it).
 pub(crate) fn create_parent(out: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context;
     match out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) => std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("{}: cannot create the directory: {e}", dir.display())),
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create the directory", dir.display()))
+        }
         None => Ok(()),
     }
 }

@@ -36,9 +36,8 @@ impl Staging {
     /// cleared first).
     pub fn new(out: &Path) -> Result<Staging> {
         let name = out.file_name().context("--out must name a directory")?.to_string_lossy().into_owned();
+        crate::create_parent(out)?;
         let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("{}: cannot create the directory", parent.display()))?;
         replaceable(out)?;
         remove_stale(parent, &name);
         let dir = parent.join(format!(".{name}.tmp{}", std::process::id()));
