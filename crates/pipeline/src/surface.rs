@@ -245,13 +245,15 @@ impl Slabs {
             std::fs::create_dir_all(&self.dir).map_err(|e| io(e, &self.dir))?;
             self.created = true;
         }
+        let mut bytes = Vec::new();
         for (k, v) in std::mem::take(&mut self.mem) {
             let path = self.file(k);
-            let mut bytes = Vec::with_capacity(v.len() * 16);
-            for c in &v {
-                bytes.extend_from_slice(&c.s.to_le_bytes());
-                bytes.extend_from_slice(&c.t.to_le_bytes());
-                bytes.extend_from_slice(&c.h.to_le_bytes());
+            bytes.clear();
+            bytes.resize(v.len() * CANDIDATE_BYTES, 0);
+            for (b, c) in bytes.chunks_exact_mut(CANDIDATE_BYTES).zip(&v) {
+                b[0..8].copy_from_slice(&c.s.to_le_bytes());
+                b[8..12].copy_from_slice(&c.t.to_le_bytes());
+                b[12..16].copy_from_slice(&c.h.to_le_bytes());
             }
             let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io(e, &path))?;
             f.write_all(&bytes).map_err(|e| io(e, &path))?;
@@ -261,26 +263,39 @@ impl Slabs {
         Ok(())
     }
 
-    /// Removes and returns the candidates of slab `k`.
-    fn take(&mut self, k: i64) -> Result<Vec<Candidate>, String> {
-        // In the order they came: the spilled ones (appended at each spill), then those held.
+    /// Removes slab `k`: its candidates held in memory and its spill file, to be read by
+    /// [`Taken::load`] (on whichever thread grids it).
+    fn take(&mut self, k: i64) -> Taken {
         let held = self.mem.remove(&k).unwrap_or_default();
         self.held -= held.len();
-        let mut v = Vec::new();
-        if self.on_disk.remove(&k) {
-            let path = self.file(k);
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-            v.reserve(bytes.len() / 16 + held.len());
-            for r in bytes.chunks_exact(16) {
-                let f8 = |b: &[u8]| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                let f4 = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                v.push(Candidate { s: f8(&r[0..8]), t: f4(&r[8..12]), h: f4(&r[12..16]) });
-            }
-            let _ = std::fs::remove_file(&path);
-            v.extend(held);
-        } else {
-            v = held;
-        }
+        Taken { file: self.on_disk.remove(&k).then(|| self.file(k)), held }
+    }
+}
+
+/// Bytes of a spilled candidate: s (f64), t and h (f32), little-endian.
+const CANDIDATE_BYTES: usize = 16;
+
+/// A slab taken from [`Slabs`]: the candidates held in memory, and the file of those spilled
+/// before them.
+struct Taken {
+    file: Option<PathBuf>,
+    held: Vec<Candidate>,
+}
+
+impl Taken {
+    /// The slab's candidates in the order they came (the spilled ones, appended at each spill,
+    /// then those held); removes the file.
+    fn load(self) -> Result<Vec<Candidate>, String> {
+        let Some(path) = self.file else { return Ok(self.held) };
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let _ = std::fs::remove_file(&path);
+        let mut v = Vec::with_capacity(bytes.len() / CANDIDATE_BYTES + self.held.len());
+        v.extend(bytes.chunks_exact(CANDIDATE_BYTES).map(|r| {
+            let f8 = |b: &[u8]| f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            let f4 = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            Candidate { s: f8(&r[0..8]), t: f4(&r[8..12]), h: f4(&r[12..16]) }
+        }));
+        v.extend(self.held);
         Ok(v)
     }
 }
@@ -1042,21 +1057,15 @@ fn grid_slabs(
         while work.len() < at_once && iu < w.rows.1 {
             let k = slab_of_row(g.s0, g.cell, iu);
             let end = slab_first_row(&g, k + 1.0).clamp(iu + 1, w.rows.1);
-            match slabs.take(k as i64) {
-                Ok(c) => work.push((c, (iu, end))),
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
-            }
+            work.push((slabs.take(k as i64), (iu, end)));
             iu = end;
         }
         let g = &g;
         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             work.into_par_iter()
                 .map(|(c, rows)| {
-                    let (z, kept) = estimate_rows(c, g, rows, o, w.count);
-                    Gridded { rows, z, kept }
+                    let (z, kept) = estimate_rows(c.load()?, g, rows, o, w.count);
+                    Ok(Gridded { rows, z, kept })
                 })
                 .collect::<Vec<_>>()
         }));
@@ -1065,7 +1074,8 @@ fn grid_slabs(
             return;
         };
         for d in done {
-            if tx.send(Ok(d)).is_err() {
+            let failed = d.is_err();
+            if tx.send(d).is_err() || failed {
                 return;
             }
         }
