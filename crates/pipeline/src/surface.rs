@@ -1050,8 +1050,9 @@ struct Gridded {
 }
 
 /// The gridding thread: grids the slabs in row order, a few at once on the shared thread pool
-/// (each slab's preparation on one thread, its rows on any), and sends them to `tx`; stops
-/// when the receiver is gone. Slabs the rows skip (before the grid's start) are dropped.
+/// (each slab's preparation on one thread, its rows on any; a new slab starts as soon as one
+/// is done), and sends them to `tx` in order; stops when the receiver is gone or a slab failed.
+/// Slabs the rows skip (before the grid's start) are dropped.
 fn grid_slabs(
     mut slabs: Slabs,
     g: Geometry,
@@ -1059,38 +1060,47 @@ fn grid_slabs(
     w: Window,
     tx: &std::sync::mpsc::SyncSender<Result<Gridded, String>>,
 ) {
-    use rayon::prelude::*;
     // Enough slabs in flight that one's serial preparation overlaps another's rows.
     let at_once = crate::par::threads() + 1;
-    let mut iu = w.rows.0;
-    while iu < w.rows.1 {
-        let mut work = Vec::new();
-        while work.len() < at_once && iu < w.rows.1 {
-            let k = slab_of_row(g.s0, g.cell, iu);
-            let end = slab_first_row(&g, k + 1.0).clamp(iu + 1, w.rows.1);
-            work.push((slabs.take(k as i64), (iu, end)));
-            iu = end;
-        }
-        let g = &g;
-        let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            work.into_par_iter()
-                .map(|(c, rows)| {
-                    let (z, kept) = estimate_rows(c.load()?, g, rows, o, w.count);
-                    Ok(Gridded { rows, z, kept })
-                })
-                .collect::<Vec<_>>()
-        }));
-        let Ok(done) = done else {
-            let _ = tx.send(Err("a gridding thread failed".to_string()));
-            return;
-        };
-        for d in done {
-            let failed = d.is_err();
-            if tx.send(d).is_err() || failed {
-                return;
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<Gridded, String>)>();
+    let g = &g;
+    // This thread hands out the slabs and puts the results in order; the pool grids them.
+    rayon::in_place_scope(|scope| {
+        let mut iu = w.rows.0;
+        let (mut started, mut sent) = (0usize, 0usize);
+        let mut done = BTreeMap::new();
+        let mut stop = false;
+        loop {
+            while !stop && started - sent - done.len() < at_once && iu < w.rows.1 {
+                let k = slab_of_row(g.s0, g.cell, iu);
+                let end = slab_first_row(g, k + 1.0).clamp(iu + 1, w.rows.1);
+                let (slab, rows, done_tx) = (slabs.take(k as i64), (iu, end), done_tx.clone());
+                let index = started;
+                scope.spawn(move |_| {
+                    let d = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let (z, kept) = estimate_rows(slab.load()?, g, rows, o, w.count);
+                        Ok(Gridded { rows, z, kept })
+                    }));
+                    let _ = done_tx.send((index, d.unwrap_or_else(|_| Err("a gridding thread failed".to_string()))));
+                });
+                started += 1;
+                iu = end;
+            }
+            if sent + done.len() == started {
+                break;
+            }
+            let Ok((index, d)) = done_rx.recv() else { break };
+            done.insert(index, d);
+            while let Some(d) = done.remove(&sent) {
+                sent += 1;
+                let failed = d.is_err();
+                if !stop && (tx.send(d).is_err() || failed) {
+                    // Let the slabs in flight finish (the scope waits for them), start no more.
+                    stop = true;
+                }
             }
         }
-    }
+    });
 }
 
 /// Heights of rows `rows.0..rows.1` of the grid from the candidates of their slab (with the
