@@ -27,6 +27,8 @@ pub struct Station {
     pub tangent: [f64; 2],
     /// 1/m, left positive.
     pub curvature: f64,
+    /// 1 / curvature, m (infinite on a straight line).
+    pub radius: f64,
 }
 
 /// The tabulated reference line of one road and the last station used.
@@ -51,7 +53,8 @@ impl RoadFrame {
             .map(|i| {
                 let s = (i as f64 * STEP).min(length);
                 let p = road.pose(s);
-                Station { s, x: p.x, y: p.y, tangent: [p.hdg.cos(), p.hdg.sin()], curvature: p.curvature }
+                let (tangent, curvature) = ([p.hdg.cos(), p.hdg.sin()], p.curvature);
+                Station { s, x: p.x, y: p.y, tangent, curvature, radius: 1.0 / curvature }
             })
             .collect();
         let table: Vec<Station> = table;
@@ -168,7 +171,7 @@ fn local(st: &Station, x: f64, y: f64) -> (f64, f64) {
         return (a, b);
     }
     // Centre at (0, r) in the local frame; the arc from the station to the foot point.
-    let r = 1.0 / k;
+    let r = st.radius;
     let (ca, cb) = (a, b - r);
     let dist = (ca * ca + cb * cb).sqrt();
     let (y, x) = (r * ca, -r * cb);

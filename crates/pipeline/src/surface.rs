@@ -495,8 +495,9 @@ impl<'a> SurfaceBuilder<'a> {
         let n = x.len().min(y.len()).min(z.len());
         let (proj, opts, range) = (&self.proj, &self.opts, self.slab_range);
         let found = crate::par::runs(n, 8192, |i| {
-            let c = proj.candidates(&x[i.clone()], &y[i.clone()], &z[i]);
-            Found::of(&c, opts, range)
+            let mut found = Found::new();
+            proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c| found.add(c, opts, range));
+            found
         })?;
         self.offered += n as u64;
         let mut runs = Vec::with_capacity(found.len());
@@ -602,39 +603,39 @@ struct Found {
 }
 
 impl Found {
-    /// Sorts candidates `c` into the slabs of `slab_range` that get them.
-    fn of(c: &[Candidate], opts: &SurfaceOptions, slab_range: (i64, i64)) -> Found {
-        let mut f = Found { near: 0, s_seen: (f64::INFINITY, f64::NEG_INFINITY), slabs: Vec::new() };
+    fn new() -> Found {
+        Found { near: 0, s_seen: (f64::INFINITY, f64::NEG_INFINITY), slabs: Vec::new() }
+    }
+
+    /// Puts candidate `c` into the slabs of `slab_range` that get it.
+    fn add(&mut self, c: Candidate, opts: &SurfaceOptions, slab_range: (i64, i64)) {
         // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
         let reach = 2.0 * (2.0 * opts.radius + opts.cell);
         let (lo, hi) = slab_range;
         let wanted = |k: i64| (lo..=hi).contains(&k);
-        let mut put = |k: i64, c: Candidate| {
+        let mut put = |k: i64| {
             let p = SlabPoint { ds: (c.s - k as f64 * SLAB) as f32, t: c.t, h: c.h };
-            match f.slabs.iter_mut().rev().find(|(j, _)| *j == k) {
+            match self.slabs.iter_mut().rev().find(|(j, _)| *j == k) {
                 Some((_, v)) => v.push(p),
-                None => f.slabs.push((k, vec![p])),
+                None => self.slabs.push((k, vec![p])),
             }
         };
-        for &c in c {
-            // A counting pass counts its share only (and keeps none: its slab range is empty).
-            if !matches!(opts.unit, Some(SurfaceUnit::Count(a, b)) if c.s < a || c.s >= b) {
-                f.near += 1;
-                f.s_seen = (f.s_seen.0.min(c.s), f.s_seen.1.max(c.s));
-            }
-            let k = floor(c.s / SLAB);
-            let ki = k as i64;
-            if wanted(ki) {
-                put(ki, c);
-            }
-            if c.s - k * SLAB < reach && wanted(ki - 1) {
-                put(ki - 1, c);
-            }
-            if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
-                put(ki + 1, c);
-            }
+        let k = floor(c.s / SLAB);
+        let ki = k as i64;
+        if wanted(ki) {
+            put(ki);
         }
-        f
+        if c.s - k * SLAB < reach && wanted(ki - 1) {
+            put(ki - 1);
+        }
+        if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
+            put(ki + 1);
+        }
+        // A counting pass counts its share only (and keeps none: its slab range is empty).
+        if !matches!(opts.unit, Some(SurfaceUnit::Count(a, b)) if c.s < a || c.s >= b) {
+            self.near += 1;
+            self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
+        }
     }
 }
 
@@ -651,16 +652,15 @@ struct Project<'a> {
 }
 
 impl Project<'_> {
-    /// The surface candidates among a run of map points, in order: (s, t) from the reference
-    /// line (the first point looked up, the others from their predecessor), kept when within
-    /// the grid's margins and `max_height` of the OpenDRIVE surface.
-    fn candidates(&self, x: &[f64], y: &[f64], z: &[f64]) -> Vec<Candidate> {
+    /// The surface candidates among a run of map points, in order, to `emit`: (s, t) from the
+    /// reference line (the first point looked up, the others from their predecessor), kept when
+    /// within the grid's margins and `max_height` of the OpenDRIVE surface.
+    fn candidates(&self, x: &[f64], y: &[f64], z: &[f64], mut emit: impl FnMut(Candidate)) {
         let margin = self.margin;
         let (vr, vl) = (self.v_range.0 - margin, self.v_range.1 + margin);
         let (s_lo, s_hi) = self.s_range.map_or((f64::NEG_INFINITY, f64::INFINITY), |(a, b)| (a - margin, b + margin));
         let mut last = None;
         let mut profile = self.road.profile_cursor();
-        let mut out = Vec::new();
         for i in 0..x.len() {
             let [fx, fy, fz] = self.place.to_file([x[i], y[i], z[i]]);
             let Some((s, t)) = self.frame.project_from(&mut last, fx, fy) else { continue };
@@ -672,9 +672,8 @@ impl Project<'_> {
             if h.abs() > self.max_height {
                 continue;
             }
-            out.push(Candidate { s, t: t as f32, h: h as f32 });
+            emit(Candidate { s, t: t as f32, h: h as f32 });
         }
-        out
     }
 }
 
