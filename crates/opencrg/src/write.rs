@@ -85,6 +85,14 @@ pub fn write_rows(
         for iu in 0..crg.nu {
             row(iu, &mut z)?;
             for &ch in channels {
+                // The heights of a single-precision file as they are (NaN as f32::NAN); the first
+                // value of the data is handled below.
+                if let (4, ChannelKind::LongSection(iv), false) = (w, ch, iu == 0 && written == 0) {
+                    let f = z.get(iv).copied().filter(|f| !f.is_nan()).unwrap_or(f32::NAN);
+                    buf.extend_from_slice(&f.to_be_bytes());
+                    written += w;
+                    continue;
+                }
                 let mut v = value(&z, iu, ch);
                 if iu == 0 && written == 0 && v > 0.0 && v < 1e-30 {
                     v = 0.0;

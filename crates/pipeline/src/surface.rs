@@ -862,6 +862,8 @@ struct RowStream<'a> {
     emitted: usize,
     window: Window,
     column: Vec<usize>,
+    /// v of each column, m.
+    v_at: Vec<f64>,
     estimated: usize,
     kept: u64,
     offered: u64,
@@ -901,7 +903,7 @@ impl<'a> RowStream<'a> {
             (None, Some(tile)) => Window::of((s0, s1), &o, tile, (0, usize::MAX)),
             (None, None) => Window { rows: (0, nu), count: (0, nu), tiles: (0, 1, 1), per: nu },
         };
-        // Gridding runs ahead of the rows' consumer by a couple of slab batches.
+        // Gridding runs ahead of the rows' consumer by a couple of slabs.
         let (tx, gridded) = std::sync::mpsc::sync_channel(2);
         let (slabs, go) = (b.slabs.take_slabs()?, o.clone());
         std::thread::Builder::new()
@@ -921,6 +923,7 @@ impl<'a> RowStream<'a> {
             emitted: window.rows.0,
             window,
             column: vec![0; nv],
+            v_at: (0..nv).map(|iv| g.vr + iv as f64 * g.cell).collect(),
             estimated: 0,
             kept: 0,
             offered: b.offered,
@@ -976,13 +979,11 @@ impl<'a> RowStream<'a> {
                 (self.road.elevation(s) - t.elevation(s), self.road.planar_cross_slope(s) - t.planar_cross_slope(s))
             }
         };
-        for (iv, (o, hv)) in out.iter_mut().zip(&h).enumerate() {
-            *o = if hv.is_nan() {
-                f32::NAN
-            } else {
-                self.column[iv] += usize::from(counted);
-                (e + (g.vr + iv as f64 * g.cell) * slope + *hv as f64) as f32
-            };
+        for ((o, hv), v) in out.iter_mut().zip(&h).zip(&self.v_at) {
+            *o = if hv.is_nan() { f32::NAN } else { (e + v * slope + *hv as f64) as f32 };
+        }
+        if counted {
+            self.column.iter_mut().zip(&h).for_each(|(c, hv)| *c += usize::from(!hv.is_nan()));
         }
         Ok(())
     }
