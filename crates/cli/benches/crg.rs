@@ -2,8 +2,8 @@
 //! ROADSCAN_BENCH_POINTS), LAS and LAZ, against plain las-crate reads of the same file in the
 //! same run (las 0.11 bulk columns for LAS; las 0.9 `Point`s and our own decoder for LAZ, of all
 //! fields, and of x, y and z only as `crg` decodes them), and peak RSS of `crg` at half and
-//! twice that size. `crg`, the bulk read and our decoder are timed best of 3: this machine's
-//! speed drifts by 15-20 % between minutes.
+//! twice that size. `crg`, the bulk read and our decoder are timed best of 5: this machine's
+//! speed drifts by 15-20 % between minutes. The survey is flushed to disk before the timed runs.
 //! `cargo bench -p cli --bench crg`; prints `key value` lines.
 //!
 //! The survey: two passes at 10 m/s, 200 rev/s, points per revolution chosen for the size
@@ -34,9 +34,9 @@ fn crg(axis: &Path, input: &Path, out: &Path) -> (f64, u64) {
     ])
 }
 
-/// The shortest of three runs of `f` (seconds).
-fn best_of_3(mut f: impl FnMut() -> f64) -> f64 {
-    (0..3).map(|_| f()).fold(f64::INFINITY, f64::min)
+/// The shortest of five runs of `f` (seconds).
+fn best_of_5(mut f: impl FnMut() -> f64) -> f64 {
+    (0..5).map(|_| f()).fold(f64::INFINITY, f64::min)
 }
 
 fn main() {
@@ -49,21 +49,21 @@ fn main() {
         let input = s.join(if laz { "scan.laz" } else { "scan.las" });
         let axis = s.join("truth/road.xodr");
         let kind = if laz { "laz" } else { "las" };
-        // Warm the page cache, then time (best of 3 where the machine's noise matters).
+        // Warm the page cache, then time (best of 5 where the machine's noise matters).
         let _ = las_read(&input);
         let (t_las, points) = las_read(&input);
-        let t_ours = best_of_3(|| our_read(&input));
-        let t_ours_xyz = best_of_3(|| our_read_columns(&input, true));
+        let t_ours = best_of_5(|| our_read(&input));
+        let t_ours_xyz = best_of_5(|| our_read_columns(&input, true));
         let out = dir.join(format!("out-{kind}.crg"));
         let mut rss = 0;
-        let t_crg = best_of_3(|| {
+        let t_crg = best_of_5(|| {
             let (t, r) = crg(&axis, &input, &out);
             rss = rss.max(r);
             t
         });
         println!("{kind}_points {points}");
         if !laz {
-            let t_bulk = best_of_3(|| las_bulk_read(&input));
+            let t_bulk = best_of_5(|| las_bulk_read(&input));
             println!("las_las_crate_bulk_read_s {t_bulk:.3}");
             println!("las_crg_vs_las_crate_bulk_read {:.3}", t_bulk / t_crg);
         }

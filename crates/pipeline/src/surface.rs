@@ -1104,8 +1104,8 @@ fn grid_slabs(
 }
 
 /// Heights of rows `rows.0..rows.1` of the grid from the candidates of their slab (with the
-/// neighbours' margins; s from the slab's start); and how many candidates the low envelope kept in those of the rows
-/// within `count`.
+/// neighbours' margins; s from the slab's start); and how many candidates the low envelope
+/// kept in those of the rows within `count`.
 fn estimate_rows(
     cands: Vec<SlabPoint>,
     g: &Geometry,

@@ -17,6 +17,9 @@ pub fn survey(dir: &Path, points: f64, laz: bool) -> PathBuf {
     let out = dir.join(format!("survey-{}{}", points as u64, if laz { "-laz" } else { "" }));
     let s = sim::survey::run(&scene, &sv, &out, laz).unwrap();
     eprintln!("survey: {} points in {}", s.points, out.display());
+    // Written back to disk now, not by the kernel during the timed runs.
+    let scan = out.join(if laz { "scan.laz" } else { "scan.las" });
+    std::fs::File::open(&scan).and_then(|f| f.sync_all()).unwrap();
     out
 }
 
