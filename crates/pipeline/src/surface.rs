@@ -200,7 +200,8 @@ struct Candidate {
 }
 
 /// A candidate as its slab holds it: s from the slab's start, t and height above the
-/// OpenDRIVE surface (m). Single precision is within 0.2 um over a slab and its margins.
+/// OpenDRIVE surface (m). Single precision holds s within 2^-24 of the slab and its margins
+/// (0.2 um at the default radius).
 #[derive(Debug, Clone, Copy)]
 struct SlabPoint {
     ds: f32,
@@ -845,6 +846,17 @@ impl GapFiller {
     }
 }
 
+impl Drop for RowStream<'_> {
+    fn drop(&mut self) {
+        // Stops the gridding thread (it finishes the slabs in flight) and waits for it, so that
+        // its spill files are gone when the rows are, on an error too.
+        self.gridded = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// Rows of z in order: slabs gridded as the rows reach them, gaps filled, heights to z.
 struct RowStream<'a> {
     progress: Option<Progress<'a>>,
@@ -853,7 +865,9 @@ struct RowStream<'a> {
     opts: SurfaceOptions,
     g: Geometry,
     /// Gridded slabs, in order, from the gridding thread.
-    gridded: std::sync::mpsc::Receiver<Result<Gridded, String>>,
+    gridded: Option<std::sync::mpsc::Receiver<Result<Gridded, String>>>,
+    /// The gridding thread, joined when the rows are dropped (it removes the spill files).
+    thread: Option<std::thread::JoinHandle<()>>,
     /// Heights of the rows of the current slab, and its row range.
     block: Vec<f32>,
     block_rows: (usize, usize),
@@ -906,7 +920,7 @@ impl<'a> RowStream<'a> {
         // Gridding runs ahead of the rows' consumer by a couple of slabs.
         let (tx, gridded) = std::sync::mpsc::sync_channel(2);
         let (slabs, go) = (b.slabs.take_slabs()?, o.clone());
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("roadscan-grid".into())
             .spawn(move || grid_slabs(slabs, g, &go, window, &tx))
             .map_err(|e| format!("cannot start the gridding thread: {e}"))?;
@@ -915,7 +929,8 @@ impl<'a> RowStream<'a> {
             road: b.proj.road,
             target: b.target,
             g,
-            gridded,
+            gridded: Some(gridded),
+            thread: Some(thread),
             block: Vec::new(),
             block_rows: (0, 0),
             next_est: window.rows.0,
@@ -945,7 +960,8 @@ impl<'a> RowStream<'a> {
             }
             let iu = self.next_est;
             if iu >= self.block_rows.1 {
-                let d = self.gridded.recv().map_err(|_| "the gridding thread failed".to_string())??;
+                let d = self.gridded.as_ref().and_then(|r| r.recv().ok());
+                let d = d.ok_or_else(|| "the gridding thread failed".to_string())??;
                 if d.rows.0 != iu {
                     return Err(format!("gridded rows {:?}, expected from {iu}", d.rows));
                 }
@@ -1071,7 +1087,9 @@ fn grid_slabs(
         let mut done = BTreeMap::new();
         let mut stop = false;
         loop {
-            while !stop && started - sent - done.len() < at_once && iu < w.rows.1 {
+            // At most `at_once` slabs gridded at a time, and as many more waiting for their turn
+            // to be sent.
+            while !stop && started - sent - done.len() < at_once && started - sent < 2 * at_once && iu < w.rows.1 {
                 let k = slab_of_row(g.s0, g.cell, iu);
                 let end = slab_first_row(g, k + 1.0).clamp(iu + 1, w.rows.1);
                 let (slab, rows, done_tx) = (slabs.take(k as i64), (iu, end), done_tx.clone());

@@ -269,12 +269,22 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
         }
     }
     // Nothing left in the spill directory.
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".roadscan"))
-        .collect();
-    assert!(left.is_empty());
+    let left = || -> Vec<_> {
+        let all = std::fs::read_dir(&dir).unwrap().flatten();
+        all.filter(|e| e.file_name().to_string_lossy().starts_with(".roadscan")).map(|e| e.path()).collect()
+    };
+    assert!(left().is_empty(), "{:?}", left());
+    // Nor when writing a tile fails while later slabs are still being gridded.
+    let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.to_path_buf()), ..base.clone() };
+    let mut b = pipeline::SurfaceBuilder::new(road, scene.odr.header.offset, spilled);
+    for c in pts.chunks(10_000) {
+        let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
+            (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
+        b.add(&x, &y, &z).unwrap();
+    }
+    let err = b.write_tiles(4.0, |k, _| dir.join("missing").join(format!("t_{k}.crg"))).unwrap_err();
+    assert!(err.contains("missing"), "{err}");
+    assert!(left().is_empty(), "{:?}", left());
     // Spilling where no directory can be made fails with the path, not later with a grid
     // missing points.
     let file = dir.join("a-file");
