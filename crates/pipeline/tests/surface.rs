@@ -25,6 +25,18 @@ fn survey(seed: u64, s0: f64, s1: f64) -> (Scene, Vec<[f64; 3]>) {
     (scene, pts.iter().map(|p| [mm(p.x), mm(p.y), mm(p.z)]).collect())
 }
 
+/// A builder of the demo road's surface offered `pts` in chunks of 10,000, as a reader hands
+/// them.
+fn offered<'a>(scene: &'a Scene, pts: &[[f64; 3]], opts: SurfaceOptions) -> pipeline::SurfaceBuilder<'a> {
+    let mut b = pipeline::SurfaceBuilder::new(&scene.odr.roads[0], scene.odr.header.offset, opts);
+    for c in pts.chunks(10_000) {
+        let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
+            (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
+        b.add(&x, &y, &z).unwrap();
+    }
+    b
+}
+
 fn grid(scene: &Scene, pts: &[[f64; 3]], s: (f64, f64), v: (f64, f64), estimator: Estimator) -> SurfaceGrid {
     let opts = SurfaceOptions { s_range: Some(s), v_range: Some(v), estimator, ..Default::default() };
     grid_surface(&scene.odr.roads[0], scene.odr.header.offset, pts, opts).unwrap()
@@ -244,12 +256,7 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     let two = grid_surface(road, scene.odr.header.offset, &pts, spilled).unwrap();
     assert!(one.crg.z.iter().zip(&two.crg.z).all(|(a, b)| a.to_bits() == b.to_bits()), "spilled grid differs");
     // Tiles of 4 m: each tile holds the rows of the single grid, neighbours share a row.
-    let mut b = pipeline::SurfaceBuilder::new(road, scene.odr.header.offset, base.clone());
-    for c in pts.chunks(10_000) {
-        let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
-            (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
-        b.add(&x, &y, &z).unwrap();
-    }
+    let b = offered(&scene, &pts, base.clone());
     let (_, paths) = b.write_tiles(4.0, |k, _| dir.join(format!("t_{k}.crg"))).unwrap();
     assert!(paths.len() >= 3);
     let nv = one.crg.nv();
@@ -276,12 +283,7 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     assert!(left().is_empty(), "{:?}", left());
     // Nor when writing a tile fails while later slabs are still being gridded.
     let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.to_path_buf()), ..base.clone() };
-    let mut b = pipeline::SurfaceBuilder::new(road, scene.odr.header.offset, spilled);
-    for c in pts.chunks(10_000) {
-        let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
-            (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
-        b.add(&x, &y, &z).unwrap();
-    }
+    let b = offered(&scene, &pts, spilled);
     let err = b.write_tiles(4.0, |k, _| dir.join("missing").join(format!("t_{k}.crg"))).unwrap_err();
     assert!(err.contains("missing"), "{err}");
     assert!(left().is_empty(), "{:?}", left());
