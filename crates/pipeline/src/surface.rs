@@ -496,8 +496,8 @@ impl<'a> SurfaceBuilder<'a> {
         let n = x.len().min(y.len()).min(z.len());
         let (proj, opts, range) = (&self.proj, &self.opts, self.slab_range);
         let found = crate::par::runs(n, 8192, |i| {
-            let mut found = Found::new();
-            proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c| found.add(c, opts, range));
+            let mut found = Found::new(opts, range);
+            proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c| found.add(c));
             found
         })?;
         self.offered += n as u64;
@@ -601,18 +601,35 @@ struct Found {
     near: u64,
     s_seen: (f64, f64),
     slabs: Vec<(i64, Vec<SlabPoint>)>,
+    /// The slabs that get candidates.
+    slab_range: (i64, i64),
+    /// How far a slab's nodes reach into its neighbours, m.
+    reach: f64,
+    /// The s range a counting pass counts.
+    counted: Option<(f64, f64)>,
 }
 
 impl Found {
-    fn new() -> Found {
-        Found { near: 0, s_seen: (f64::INFINITY, f64::NEG_INFINITY), slabs: Vec::new() }
+    /// Nothing found yet, for the slabs of `slab_range`.
+    fn new(opts: &SurfaceOptions, slab_range: (i64, i64)) -> Found {
+        let counted = match opts.unit {
+            Some(SurfaceUnit::Count(a, b)) => Some((a, b)),
+            _ => None,
+        };
+        Found {
+            near: 0,
+            s_seen: (f64::INFINITY, f64::NEG_INFINITY),
+            slabs: Vec::new(),
+            slab_range,
+            reach: 2.0 * (2.0 * opts.radius + opts.cell),
+            counted,
+        }
     }
 
-    /// Puts candidate `c` into the slabs of `slab_range` that get it.
-    fn add(&mut self, c: Candidate, opts: &SurfaceOptions, slab_range: (i64, i64)) {
-        // A candidate also goes to the neighbouring slab when that slab's nodes reach it.
-        let reach = 2.0 * (2.0 * opts.radius + opts.cell);
-        let (lo, hi) = slab_range;
+    /// Puts candidate `c` into the slabs that get it: its own, and a neighbour when that
+    /// slab's nodes reach it.
+    fn add(&mut self, c: Candidate) {
+        let (reach, (lo, hi)) = (self.reach, self.slab_range);
         let wanted = |k: i64| (lo..=hi).contains(&k);
         let mut put = |k: i64| {
             let p = SlabPoint { ds: (c.s - k as f64 * SLAB) as f32, t: c.t, h: c.h };
@@ -633,7 +650,7 @@ impl Found {
             put(ki + 1);
         }
         // A counting pass counts its share only (and keeps none: its slab range is empty).
-        if !matches!(opts.unit, Some(SurfaceUnit::Count(a, b)) if c.s < a || c.s >= b) {
+        if !matches!(self.counted, Some((a, b)) if c.s < a || c.s >= b) {
             self.near += 1;
             self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
         }
