@@ -681,7 +681,7 @@ impl Project<'_> {
         let mut profile = self.road.profile_cursor();
         for i in 0..x.len() {
             let [fx, fy, fz] = self.place.to_file([x[i], y[i], z[i]]);
-            let Some((s, t)) = self.frame.project_from(&mut last, fx, fy) else { continue };
+            let Some((s, t)) = self.frame.project_within(&mut last, fx, fy, (vr, vl)) else { continue };
             if t < vr || t > vl || s < s_lo || s > s_hi {
                 continue;
             }
