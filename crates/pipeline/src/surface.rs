@@ -1226,85 +1226,86 @@ fn estimate_rows(
             let mut blocks: Vec<Option<[f64; 3]>> = vec![None; nv.div_ceil(BLOCK)];
             for (k, row) in chunk.chunks_mut(nv).enumerate() {
                 let lu = first + k - lo;
-                for (iv, out) in row.iter_mut().enumerate() {
-                    let est = match o.estimator {
-                        Estimator::Median => {
-                            let node = lu * nv + iv;
-                            let mut zs: Vec<f32> =
-                                pts[start[node] as usize..start[node + 1] as usize].iter().map(|p| p[2]).collect();
-                            median(&mut zs)
+                if o.estimator == Estimator::Median {
+                    for (iv, out) in row.iter_mut().enumerate() {
+                        let node = lu * nv + iv;
+                        let mut zs: Vec<f32> =
+                            pts[start[node] as usize..start[node + 1] as usize].iter().map(|p| p[2]).collect();
+                        *out = median(&mut zs).unwrap_or(f32::NAN);
+                    }
+                    continue;
+                }
+                // Smooth surface: the plane of the node's block. Otherwise the points of the
+                // square of half-side 2R, then the disc of R; where that holds too few points
+                // for a fit (sparse surveys, far from the scanner), of 2R.
+                let iu = lu + lo;
+                if iu / BLOCK != block_row {
+                    block_row = iu / BLOCK;
+                    let cu = (block_row * BLOCK + BLOCK / 2) as isize - lo as isize;
+                    local.block_moments(cu, block_r as f64, &mut cols, &mut sums);
+                    for (bv, plane) in blocks.iter_mut().enumerate() {
+                        // The least-squares plane of the block's disc when its residuals are
+                        // the noise's; with too few points for it (sparse surveys), that of
+                        // the disc of 2R + one cell, where the block's nodes would fit their
+                        // own of 2R; otherwise its robust plane when that is smooth.
+                        let cv = (bv * BLOCK + BLOCK / 2) as isize;
+                        let sparse = sums[bv].count() < LS_MIN_POINTS;
+                        *plane = sums[bv]
+                            .smooth_plane(block_r as f64, o.robust_scale)
+                            .or_else(|| {
+                                sparse.then(|| {
+                                    local
+                                        .disc_moments(cu, cv, sparse_r, &mut cols)
+                                        .smooth_plane(sparse_r, o.robust_scale)
+                                })?
+                            })
+                            .or_else(|| {
+                                local.gather(cu, cv, block_half, &mut wide);
+                                // Only the disc's points count, in the fit and in where it
+                                // starts (`nearest`).
+                                wide.retain(|p| within(p, block_r));
+                                smooth_plane(&mut wide, block_r, scale, &mut scratch)
+                            });
+                    }
+                }
+                let du = (iu % BLOCK) as f64 - (BLOCK / 2) as f64;
+                for (bv, outs) in row.chunks_mut(BLOCK).enumerate() {
+                    if let Some(p) = blocks[bv] {
+                        for (j, out) in outs.iter_mut().enumerate() {
+                            let dv = j as f64 - (BLOCK / 2) as f64;
+                            *out = (p[0] + (p[1] * du + p[2] * dv) * cell) as f32;
                         }
-                        Estimator::Robust => {
-                            // Smooth surface: the plane of the node's block. Otherwise the
-                            // points of the square of half-side 2R, then the disc of R;
-                            // where that holds too few points for a fit (sparse surveys, far
-                            // from the scanner), of 2R.
-                            let iu = lu + lo;
-                            if iu / BLOCK != block_row {
-                                block_row = iu / BLOCK;
-                                let cu = (block_row * BLOCK + BLOCK / 2) as isize - lo as isize;
-                                local.block_moments(cu, block_r as f64, &mut cols, &mut sums);
-                                for (bv, plane) in blocks.iter_mut().enumerate() {
-                                    // The least-squares plane of the block's disc when its
-                                    // residuals are the noise's; with too few points for it
-                                    // (sparse surveys), that of the disc of 2R + one cell,
-                                    // where the block's nodes would fit their own of 2R;
-                                    // otherwise its robust plane when that is smooth.
-                                    let cv = (bv * BLOCK + BLOCK / 2) as isize;
-                                    let sparse = sums[bv].count() < LS_MIN_POINTS;
-                                    *plane = sums[bv]
-                                        .smooth_plane(block_r as f64, o.robust_scale)
-                                        .or_else(|| {
-                                            sparse.then(|| {
-                                                local
-                                                    .disc_moments(cu, cv, sparse_r, &mut cols)
-                                                    .smooth_plane(sparse_r, o.robust_scale)
-                                            })?
-                                        })
-                                        .or_else(|| {
-                                            local.gather(cu, cv, block_half, &mut wide);
-                                            // Only the disc's points count, in the fit and in
-                                            // where it starts (`nearest`).
-                                            wide.retain(|p| within(p, block_r));
-                                            smooth_plane(&mut wide, block_r, scale, &mut scratch)
-                                        });
-                                }
+                        continue;
+                    }
+                    for (j, out) in outs.iter_mut().enumerate() {
+                        let iv = bv * BLOCK + j;
+                        // The nodes within `reach` hold every point of the disc of R (a point
+                        // lies at its nearest node), in the order of the wider square's:
+                        // gather that far, and 2R only when needed; or 2R at once where the
+                        // last node needed it (sparse points), the disc of R from it the same.
+                        let far = if wide_last { 2 * reach } else { reach };
+                        local.gather(lu as isize, iv as isize, far, &mut wide);
+                        window.clear();
+                        window.extend(wide.iter().filter(|p| within(p, r)));
+                        let mut radius = r;
+                        if window.len() < 6 {
+                            radius = 2.0 * r;
+                            if far < 2 * reach {
+                                local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
                             }
-                            if let Some(p) = blocks[iv / BLOCK] {
-                                let du = (iu % BLOCK) as f64 - (BLOCK / 2) as f64;
-                                let dv = (iv % BLOCK) as f64 - (BLOCK / 2) as f64;
-                                Some((p[0] + (p[1] * du + p[2] * dv) * cell) as f32)
-                            } else {
-                                // The nodes within `reach` hold every point of the disc of
-                                // R (a point lies at its nearest node), in the order of
-                                // the wider square's: gather that far, and 2R only when
-                                // needed; or 2R at once where the last node needed it
-                                // (sparse points), the disc of R from it the same.
-                                let far = if wide_last { 2 * reach } else { reach };
-                                local.gather(lu as isize, iv as isize, far, &mut wide);
-                                window.clear();
-                                window.extend(wide.iter().filter(|p| within(p, r)));
-                                let mut radius = r;
-                                if window.len() < 6 {
-                                    radius = 2.0 * r;
-                                    if far < 2 * reach {
-                                        local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
-                                    }
-                                    window.clear();
-                                    window.extend(wide.iter().filter(|p| within(p, radius)));
-                                }
-                                wide_last = radius > r;
-                                // A smooth disc needs no robust fit either.
-                                match Moments::of_disc(&window, radius as f64, &mut cols)
-                                    .smooth_plane(radius as f64, o.robust_scale)
-                                {
-                                    Some(p) => Some(p[0] as f32),
-                                    None => adaptive(&mut window, radius, scale, &mut scratch),
-                                }
-                            }
+                            window.clear();
+                            window.extend(wide.iter().filter(|p| within(p, radius)));
                         }
-                    };
-                    *out = est.unwrap_or(f32::NAN);
+                        wide_last = radius > r;
+                        // A smooth disc needs no robust fit either.
+                        let est = match Moments::of_disc(&window, radius as f64, &mut cols)
+                            .smooth_plane(radius as f64, o.robust_scale)
+                        {
+                            Some(p) => Some(p[0] as f32),
+                            None => adaptive(&mut window, radius, scale, &mut scratch),
+                        };
+                        *out = est.unwrap_or(f32::NAN);
+                    }
                 }
             }
         });
