@@ -1331,6 +1331,8 @@ struct Columns {
     y: Vec<f32>,
     h: Vec<f32>,
     h0: Option<f32>,
+    /// The spatial weights, four at a time.
+    w: Vec<[f32; 4]>,
 }
 
 impl Columns {
@@ -1361,18 +1363,39 @@ impl Columns {
         }
         let inv_r2 = f32x4::splat((1.0 / (radius * radius)) as f32);
         let (one, zero) = (f32x4::ONE, f32x4::ZERO);
-        let mut acc = [f32x4::ZERO; 12];
         let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
-        for ((x, y), h) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)).zip(self.h.chunks_exact(4)) {
-            let (x, y, h) = (four(x), four(y), four(h));
+        // Two passes of six sums each (the sums of `add_plane_sums`, then Σwhh and the count):
+        // twelve sums and their operands at once do not fit the sixteen SSE registers, and the
+        // spills cost more than reading the points twice.
+        let (mut a, mut b) = ([f32x4::ZERO; 6], [f32x4::ZERO; 6]);
+        self.w.clear();
+        for (x, y) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)) {
+            let (x, y) = (four(x), four(y));
             let d2 = (x * x + y * y) * inv_r2;
-            let inside = d2.simd_lt(one);
             let u = (one - d2).max(zero);
             let w = u * u;
-            add_plane_sums(&mut acc, w, x, y, h);
-            acc[10] += w * h * h;
-            acc[11] += inside & one;
+            let (wx, wy) = (w * x, w * y);
+            a[0] += w;
+            a[1] += wx;
+            a[2] += wy;
+            a[3] += wx * x;
+            a[4] += wx * y;
+            a[5] += wy * y;
+            b[5] += d2.simd_lt(one) & one;
+            self.w.push(w.to_array());
         }
+        for (((x, y), h), w) in
+            self.x.chunks_exact(4).zip(self.y.chunks_exact(4)).zip(self.h.chunks_exact(4)).zip(&self.w)
+        {
+            let (x, y, h, w) = (four(x), four(y), four(h), f32x4::new(*w));
+            let wh = w * h;
+            b[0] += wh;
+            b[1] += w * x * h;
+            b[2] += w * y * h;
+            b[3] += w * w;
+            b[4] += wh * h;
+        }
+        let acc = [a[0], a[1], a[2], a[3], a[4], a[5], b[0], b[1], b[2], b[3], b[4], b[5]];
         Moments { sums: lane_sums(&acc), h0: self.h0.unwrap_or(0.0) as f64 }
     }
 }
