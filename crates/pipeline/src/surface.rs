@@ -1374,13 +1374,7 @@ impl Columns {
             let d2 = (x * x + y * y) * inv_r2;
             let u = (one - d2).max(zero);
             let w = u * u;
-            let (wx, wy) = (w * x, w * y);
-            a[0] += w;
-            a[1] += wx;
-            a[2] += wy;
-            a[3] += wx * x;
-            a[4] += wx * y;
-            a[5] += wy * y;
+            add_position_sums(&mut a, w, x, y);
             b[5] += d2.simd_lt(one) & one;
             self.w.push(w.to_array());
         }
@@ -1439,10 +1433,9 @@ impl Moments {
     }
 }
 
-/// Adds four points' weighted plane sums to `acc[..10]`: Σw, Σwx, Σwy, Σwxx, Σwxy, Σwyy, Σwh,
-/// Σwxh, Σwyh, Σw² (a plane fit's normal equations and the points' effective number).
+/// Adds four points' weighted position sums to `acc[..6]`: Σw, Σwx, Σwy, Σwxx, Σwxy, Σwyy.
 #[inline(always)]
-fn add_plane_sums(acc: &mut [f32x4; 12], w: f32x4, x: f32x4, y: f32x4, h: f32x4) {
+fn add_position_sums(acc: &mut [f32x4], w: f32x4, x: f32x4, y: f32x4) {
     let (wx, wy) = (w * x, w * y);
     acc[0] += w;
     acc[1] += wx;
@@ -1450,9 +1443,16 @@ fn add_plane_sums(acc: &mut [f32x4; 12], w: f32x4, x: f32x4, y: f32x4, h: f32x4)
     acc[3] += wx * x;
     acc[4] += wx * y;
     acc[5] += wy * y;
+}
+
+/// Adds four points' weighted plane sums to `acc[..10]`: the position sums, Σwh, Σwxh, Σwyh and
+/// Σw² (a plane fit's normal equations and the points' effective number).
+#[inline(always)]
+fn add_plane_sums(acc: &mut [f32x4; 12], w: f32x4, x: f32x4, y: f32x4, h: f32x4) {
+    add_position_sums(acc, w, x, y);
     acc[6] += w * h;
-    acc[7] += wx * h;
-    acc[8] += wy * h;
+    acc[7] += w * x * h;
+    acc[8] += w * y * h;
     acc[9] += w * w;
 }
 
