@@ -35,9 +35,6 @@ pub struct Station {
 #[derive(Debug, Clone)]
 pub struct RoadFrame {
     table: Vec<Station>,
-    /// Whether the heading turns smoothly from each entry to its neighbours (no kink between
-    /// geometry records): where [`RoadFrame::project_within`] may reject on the tangent.
-    regular: Vec<bool>,
     length: f64,
     last: Option<usize>,
     /// Table entries by 10 m cell of the file frame: where a search starts or recovers.
@@ -65,20 +62,11 @@ impl RoadFrame {
             })
             .collect();
         let table: Vec<Station> = table;
-        // A heading change between neighbours beyond what the curvature turns over the step is
-        // a kink (1e-4 rad moves t by 5 mm at 50 m from the line, half of `TANGENT_SLACK`).
-        let turn = |a: &Station, b: &Station| {
-            let sin = a.tangent[0] * b.tangent[1] - a.tangent[1] * b.tangent[0];
-            sin.abs() <= 2.0 * a.curvature.abs().max(b.curvature.abs()) * (b.s - a.s).abs() + 1e-4
-        };
-        let regular = (0..table.len())
-            .map(|i| (i == 0 || turn(&table[i - 1], &table[i])) && table.get(i + 1).is_none_or(|b| turn(&table[i], b)))
-            .collect();
         let mut index: std::collections::HashMap<(i64, i64), Vec<u32>> = std::collections::HashMap::new();
         for (i, st) in table.iter().enumerate() {
             index.entry(((st.x / CELL).floor() as i64, (st.y / CELL).floor() as i64)).or_default().push(i as u32);
         }
-        RoadFrame { table, regular, length, last: None, index }
+        RoadFrame { table, length, last: None, index }
     }
 
     /// Reference-line length, m.
@@ -140,10 +128,13 @@ impl RoadFrame {
     /// the road's band; the tangent needs no square root, division or arc tangent, and the walk
     /// to the entry takes the tangent's steps too.
     ///
-    /// Exact: within half a step of an entry on its tangent (|a| ≤ 2.5 cm) and nearer the line
-    /// than half the radius (|b·κ| ≤ ½), t on the osculating circle departs from b by at most
-    /// a²·|κ| (16 µm at κ = 1/40 m); the circles of the neighbouring entries the exact walk may
-    /// settle on differ by micrometres where the heading turns smoothly (`regular`).
+    /// Exact: nearer the line than half the radius (|b·κ| ≤ ½), the arc on an entry's
+    /// osculating circle to the foot point is at most a / (1 - b·κ) (less where the arc
+    /// tangent bends it), so the walk takes the entries' steps in a scaled by that; where it
+    /// stops, within half a step that way (|a| ≤ 3.75 cm), the exact walk from the same entry
+    /// stops too, and t on that circle departs from b by at most a²·|κ| (35 µm at κ = 1/40 m).
+    /// (Where the reference line has a kink or a gap, which entry's circle claims a point
+    /// depends on where a walk starts, here as in [`RoadFrame::project_from`].)
     pub fn project_within(&self, last: &mut Option<usize>, x: f64, y: f64, band: (f64, f64)) -> Option<(f64, f64)> {
         if let Some(mut i) = *last {
             for _ in 0..8 {
@@ -151,19 +142,21 @@ impl RoadFrame {
                 let (dx, dy) = (x - st.x, y - st.y);
                 let [c, sn] = st.tangent;
                 let b = -dx * sn + dy * c;
-                if !self.regular[i] || (b * st.curvature).abs() > 0.5 {
+                if (b * st.curvature).abs() > 0.5 {
                     break;
                 }
                 let a = dx * c + dy * sn;
-                match self.toward(i, a) {
-                    Some(j) => i = j,
-                    None => {
-                        if a.abs() <= 0.5 * STEP && (b < band.0 - TANGENT_SLACK || b > band.1 + TANGENT_SLACK) {
-                            *last = Some(i);
-                            return None;
-                        }
-                        break;
+                let half = 0.5 * STEP * (1.0 - b * st.curvature);
+                if a > half && i + 1 < self.table.len() {
+                    i += 1;
+                } else if a < -half && i > 0 {
+                    i -= 1;
+                } else {
+                    if a.abs() <= half && (b < band.0 - TANGENT_SLACK || b > band.1 + TANGENT_SLACK) {
+                        *last = Some(i);
+                        return None;
                     }
+                    break;
                 }
             }
             *last = Some(i);

@@ -1364,9 +1364,10 @@ impl Columns {
         let inv_r2 = f32x4::splat((1.0 / (radius * radius)) as f32);
         let (one, zero) = (f32x4::ONE, f32x4::ZERO);
         let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
-        // Two passes of six sums each (the sums of `add_plane_sums`, then Σwhh and the count):
-        // twelve sums and their operands at once do not fit the sixteen SSE registers, and the
-        // spills cost more than reading the points twice.
+        // Two passes of six sums each (the position sums and the count, then Σwh, Σwxh, Σwyh, Σw²
+        // and Σwhh; each evaluated as in `add_plane_sums`): twelve sums and their operands at
+        // once do not fit the sixteen SSE registers, and the spills cost more than reading the
+        // points twice.
         let (mut a, mut b) = ([f32x4::ZERO; 6], [f32x4::ZERO; 6]);
         self.w.clear();
         for (x, y) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)) {

@@ -50,13 +50,27 @@ const KINKED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
   </road>
 </OpenDRIVE>"#;
 
+/// A road of a line and an arc of radius 20 m that starts 3 cm to the right of the line's end, with
+/// the line's heading: a gap, no kink.
+const GAPPED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<OpenDRIVE>
+  <header revMajor="1" revMinor="8" name="gapped" version="1"/>
+  <road name="gapped" length="40.0" id="1" junction="-1">
+    <planView>
+      <geometry s="0.0" x="0.0" y="0.0" hdg="0.0" length="20.0"><line/></geometry>
+      <geometry s="20.0" x="20.0" y="-0.03" hdg="0.0" length="20.0"><arc curvature="0.05"/></geometry>
+    </planView>
+    <lanes><laneSection s="0"><center><lane id="0" type="none" level="false"/></center></laneSection></lanes>
+  </road>
+</OpenDRIVE>"#;
+
 #[test]
 fn rejecting_on_the_tangent_drops_only_points_outside_the_band() {
     let band = (-5.3, 6.1);
     // At the kink and where the curvature jumps, the circles of the entries either side put the
     // foot apart, and which one the walk settles on depends on where it starts: a limit of the
     // frame (its results differ there), not of the tangent (rejected points stay outside).
-    for (xodr, breaks) in [(sim::scene::DEMO_XODR, &[][..]), (KINKED, &[20.0, 40.0][..])] {
+    for (xodr, breaks) in [(sim::scene::DEMO_XODR, &[][..]), (KINKED, &[20.0, 40.0][..]), (GAPPED, &[20.0][..])] {
         let odr = opendrive::read(xodr).unwrap();
         let road = opendrive::RoadEval::new(&odr.roads[0]);
         let frame = RoadFrame::new(&road);

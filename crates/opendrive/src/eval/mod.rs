@@ -273,7 +273,7 @@ fn planar_cross_slope(superelevation: f64, grade: f64) -> f64 {
 }
 
 /// [`planar_cross_slope`] from the tangent of the superelevation: tan / √(1 + grade²). Up to a
-/// grade of 0.1 by the binomial series of 1/√(1 + g²) to g¹², which leaves 2e-13 of the value
+/// grade of 0.1 by the binomial series of 1/√(1 + g²) to g¹⁰, which leaves 2.3e-13 of the value
 /// (the division and square root were the latency of projecting a point onto the surface).
 fn cross_slope_of_tan(tan_superelevation: f64, grade: f64) -> f64 {
     let g2 = grade * grade;
