@@ -35,34 +35,32 @@ fn projection_recovers_s_and_t_in_scan_order_and_after_jumps() {
     assert!(frame.project(p.x - 2.0 * p.hdg.cos(), p.y - 2.0 * p.hdg.sin()).is_none());
 }
 
-/// A road of a line, a kink of 0.2 rad into an arc of radius 20 m, and a line on from the arc's
-/// end (a jump of curvature).
-const KINKED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+/// An OpenDRIVE file of one road of `length` m with the plan view `geometries`.
+fn road_of(length: f64, geometries: &str) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
 <OpenDRIVE>
-  <header revMajor="1" revMinor="8" name="kinked" version="1"/>
-  <road name="kinked" length="60.0" id="1" junction="-1">
-    <planView>
+  <header revMajor="1" revMinor="8" name="test" version="1"/>
+  <road name="test" length="{length}" id="1" junction="-1">
+    <planView>{geometries}</planView>
+    <lanes><laneSection s="0"><center><lane id="0" type="none" level="false"/></center></laneSection></lanes>
+  </road>
+</OpenDRIVE>"#
+    )
+}
+
+/// A line, a kink of 0.2 rad into an arc of radius 20 m, and a line on from the arc's end (a
+/// jump of curvature).
+const KINKED: &str = r#"
       <geometry s="0.0" x="0.0" y="0.0" hdg="0.0" length="20.0"><line/></geometry>
       <geometry s="20.0" x="20.0" y="0.0" hdg="0.2" length="20.0"><arc curvature="0.05"/></geometry>
-      <geometry s="40.0" x="34.6673951034433" y="12.35417646729136" hdg="1.2" length="20.0"><line/></geometry>
-    </planView>
-    <lanes><laneSection s="0"><center><lane id="0" type="none" level="false"/></center></laneSection></lanes>
-  </road>
-</OpenDRIVE>"#;
+      <geometry s="40.0" x="34.6673951034433" y="12.35417646729136" hdg="1.2" length="20.0"><line/></geometry>"#;
 
-/// A road of a line and an arc of radius 20 m that starts 3 cm to the right of the line's end, with
-/// the line's heading: a gap, no kink.
-const GAPPED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<OpenDRIVE>
-  <header revMajor="1" revMinor="8" name="gapped" version="1"/>
-  <road name="gapped" length="40.0" id="1" junction="-1">
-    <planView>
+/// A line and an arc of radius 20 m that starts 3 cm to the right of the line's end, with the
+/// line's heading: a gap, no kink.
+const GAPPED: &str = r#"
       <geometry s="0.0" x="0.0" y="0.0" hdg="0.0" length="20.0"><line/></geometry>
-      <geometry s="20.0" x="20.0" y="-0.03" hdg="0.0" length="20.0"><arc curvature="0.05"/></geometry>
-    </planView>
-    <lanes><laneSection s="0"><center><lane id="0" type="none" level="false"/></center></laneSection></lanes>
-  </road>
-</OpenDRIVE>"#;
+      <geometry s="20.0" x="20.0" y="-0.03" hdg="0.0" length="20.0"><arc curvature="0.05"/></geometry>"#;
 
 #[test]
 fn rejecting_on_the_tangent_drops_only_points_outside_the_band() {
@@ -70,8 +68,13 @@ fn rejecting_on_the_tangent_drops_only_points_outside_the_band() {
     // At the kink and where the curvature jumps, the circles of the entries either side put the
     // foot apart, and which one the walk settles on depends on where it starts: a limit of the
     // frame (its results differ there), not of the tangent (rejected points stay outside).
-    for (xodr, breaks) in [(sim::scene::DEMO_XODR, &[][..]), (KINKED, &[20.0, 40.0][..]), (GAPPED, &[20.0][..])] {
-        let odr = opendrive::read(xodr).unwrap();
+    let roads = [
+        (sim::scene::DEMO_XODR.to_string(), &[][..]),
+        (road_of(60.0, KINKED), &[20.0, 40.0][..]),
+        (road_of(40.0, GAPPED), &[20.0][..]),
+    ];
+    for (xodr, breaks) in roads {
+        let odr = opendrive::read(&xodr).unwrap();
         let road = opendrive::RoadEval::new(&odr.roads[0]);
         let frame = RoadFrame::new(&road);
         let (mut fast, mut exact) = (None, None);
