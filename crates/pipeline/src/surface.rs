@@ -1364,10 +1364,9 @@ impl Columns {
         let inv_r2 = f32x4::splat((1.0 / (radius * radius)) as f32);
         let (one, zero) = (f32x4::ONE, f32x4::ZERO);
         let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
-        // Two passes of six sums each (the position sums and the count, then Σwh, Σwxh, Σwyh, Σw²
-        // and Σwhh; each evaluated as in `add_plane_sums`): twelve sums and their operands at
-        // once do not fit the sixteen SSE registers, and the spills cost more than reading the
-        // points twice.
+        // Two passes of six sums each (the position sums and the count, then the height sums and
+        // Σwhh: those of `add_plane_sums`): twelve sums and their operands at once do not fit the
+        // sixteen SSE registers, and the spills cost more than reading the points twice.
         let (mut a, mut b) = ([f32x4::ZERO; 6], [f32x4::ZERO; 6]);
         self.w.clear();
         for (x, y) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)) {
@@ -1383,12 +1382,8 @@ impl Columns {
             self.x.chunks_exact(4).zip(self.y.chunks_exact(4)).zip(self.h.chunks_exact(4)).zip(&self.w)
         {
             let (x, y, h, w) = (four(x), four(y), four(h), f32x4::new(*w));
-            let wh = w * h;
-            b[0] += wh;
-            b[1] += w * x * h;
-            b[2] += w * y * h;
-            b[3] += w * w;
-            b[4] += wh * h;
+            add_height_sums(&mut b, w, x, y, h);
+            b[4] += w * h * h;
         }
         let acc = [a[0], a[1], a[2], a[3], a[4], a[5], b[0], b[1], b[2], b[3], b[4], b[5]];
         Moments { sums: lane_sums(&acc), h0: self.h0.unwrap_or(0.0) as f64 }
@@ -1446,15 +1441,21 @@ fn add_position_sums(acc: &mut [f32x4], w: f32x4, x: f32x4, y: f32x4) {
     acc[5] += wy * y;
 }
 
-/// Adds four points' weighted plane sums to `acc[..10]`: the position sums, Σwh, Σwxh, Σwyh and
-/// Σw² (a plane fit's normal equations and the points' effective number).
+/// Adds four points' weighted height sums to `acc[..4]`: Σwh, Σwxh, Σwyh and Σw².
+#[inline(always)]
+fn add_height_sums(acc: &mut [f32x4], w: f32x4, x: f32x4, y: f32x4, h: f32x4) {
+    acc[0] += w * h;
+    acc[1] += w * x * h;
+    acc[2] += w * y * h;
+    acc[3] += w * w;
+}
+
+/// Adds four points' weighted plane sums to `acc[..10]`: the position sums, then the height
+/// sums (a plane fit's normal equations and the points' effective number).
 #[inline(always)]
 fn add_plane_sums(acc: &mut [f32x4; 12], w: f32x4, x: f32x4, y: f32x4, h: f32x4) {
-    add_position_sums(acc, w, x, y);
-    acc[6] += w * h;
-    acc[7] += w * x * h;
-    acc[8] += w * y * h;
-    acc[9] += w * w;
+    add_position_sums(&mut acc[..6], w, x, y);
+    add_height_sums(&mut acc[6..10], w, x, y, h);
 }
 
 /// Each sum's four lanes added up, four sums at a time (transposed), in single precision.
