@@ -1153,7 +1153,7 @@ fn estimate_rows(
     // A block's fit pools the points within R + one cell of its centre (2R + one cell where
     // sparse); a block row's centre lies up to a row outside the rows it covers.
     let block_r = (o.radius + cell) as f32;
-    let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
+    let block_half = disc_half(block_r as f64, cell);
     let sparse_r = 2.0 * o.radius + cell;
     let pad = (2 * reach + 1).max(disc_half(sparse_r, cell) as usize + 1).max(block_half as usize + BLOCK / 2);
     // Local rows lu = iu - lo cover the whole slab's rows (whatever part of it `rows` is: a work
@@ -1250,8 +1250,10 @@ fn estimate_rows(
                         // own of 2R; otherwise its robust plane when that is smooth.
                         let cv = (bv * BLOCK + BLOCK / 2) as isize;
                         let sparse = sums[bv].count() < LS_MIN_POINTS;
-                        *plane = sums[bv]
-                            .smooth_plane(block_r as f64, o.robust_scale)
+                        let ls = sums[bv].least_squares(block_r as f64, o.robust_scale);
+                        *plane = ls
+                            .filter(|ls| ls.within(SMOOTH_SIGMA * o.robust_scale))
+                            .map(|ls| ls.plane)
                             .or_else(|| {
                                 sparse.then(|| {
                                     local
@@ -1264,7 +1266,11 @@ fn estimate_rows(
                                 // Only the disc's points count, in the fit and in where it
                                 // starts (`nearest`).
                                 wide.retain(|p| within(p, block_r));
-                                smooth_plane(&mut wide, block_r, scale, &mut scratch)
+                                let (w, radius, start) = nearest(&mut wide, block_r, 96)?;
+                                scratch.pack(w, start as f32);
+                                let n_in = scratch.weigh(radius);
+                                let f = robust_plane(&scratch, n_in, radius, scale, start)?;
+                                f.smooth(scale).then_some([f.h, f.bx, f.by])
                             });
                     }
                 }
@@ -1413,6 +1419,13 @@ impl Moments {
     /// fits', [`min_slope_var`]). `None` otherwise (a step, an outlier, too few points): left to
     /// the robust fits.
     fn smooth_plane(&self, radius: f64, scale: f64) -> Option<[f64; 3]> {
+        self.least_squares(radius, scale).filter(|ls| ls.within(SMOOTH_SIGMA * scale)).map(|ls| ls.plane)
+    }
+
+    /// The weighted least-squares plane of a disc of `radius` with at least [`LS_MIN_POINTS`]
+    /// (see [`Moments::smooth_plane`]), its residual variance and whether it rises by less than
+    /// the biweight constant `scale` across the radius.
+    fn least_squares(&self, radius: f64, scale: f64) -> Option<LeastSquares> {
         let [sw, sx, sy, sxx, sxy, syy, sh, sxh, syh, sw2, shh, n] = self.sums;
         if n < LS_MIN_POINTS || sw <= 0.0 {
             return None;
@@ -1424,8 +1437,22 @@ impl Moments {
         // fitted).
         let swr2 = (shh - p[0] * sh - p[1] * sxh - p[2] * syh).max(0.0);
         let var = residual_variance(sw, sw2, swr2);
-        let sigma = SMOOTH_SIGMA * scale;
-        (var < sigma * sigma && p[1].hypot(p[2]) * radius < scale).then_some([p[0] + self.h0, p[1], p[2]])
+        Some(LeastSquares { plane: [p[0] + self.h0, p[1], p[2]], var, level: p[1].hypot(p[2]) * radius < scale })
+    }
+}
+
+/// A disc's least-squares plane, [`Moments::least_squares`].
+#[derive(Debug, Clone, Copy)]
+struct LeastSquares {
+    plane: [f64; 3],
+    var: f64,
+    level: bool,
+}
+
+impl LeastSquares {
+    /// Level, with a residual scale under `sigma`.
+    fn within(&self, sigma: f64) -> bool {
+        self.var < sigma * sigma && self.level
     }
 }
 
@@ -1703,8 +1730,10 @@ fn median(v: &mut [f32]) -> Option<f32> {
     Some(if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) })
 }
 
-/// The points of one fit's disc in columns of four (heights relative to the fit's start),
-/// padded with weightless points: the reweighting runs on four points at a time.
+/// The points of a node's disc in columns of four (heights relative to where the fits start),
+/// padded with points far outside any disc, and the spatial weights of the disc being fitted:
+/// the points are packed once for all of a node's fits, and the reweighting runs on four
+/// points at a time.
 #[derive(Debug, Default)]
 struct Disc {
     x: Vec<[f32; 4]>,
@@ -1713,38 +1742,53 @@ struct Disc {
     ws: Vec<[f32; 4]>,
 }
 
-/// Robust weighted plane fit at the origin of the points of `w` (`[x, y, h]` relative to the
-/// node) within `radius`, started at height `start`: the height and its standard error, or
-/// `None` with fewer than three points.
-fn robust_plane(w: &[[f32; 3]], radius: f32, scale: f32, start: f64, d: &mut Disc) -> Option<Fit> {
-    let inv_r2 = 1.0 / (radius * radius);
-    // The points in the disc with their spatial weights, once. Heights are taken from `start`
-    // so that single precision keeps micrometres.
-    let start32 = start as f32;
-    let Disc { x: xs, y: ys, h: hs, ws: wss } = d;
-    for v in [&mut *xs, &mut *ys, &mut *hs, &mut *wss] {
-        v.clear();
-    }
-    let mut n_in = 0;
-    for p in w {
-        let d2 = (p[0] * p[0] + p[1] * p[1]) * inv_r2;
-        if d2 < 1.0 {
-            let (c, l) = (n_in / 4, n_in % 4);
-            if l == 0 {
-                for v in [&mut *xs, &mut *ys, &mut *hs, &mut *wss] {
-                    v.push([0.0; 4]);
-                }
+impl Disc {
+    /// Packs the points of `w` (`[x, y, h]` relative to the node), heights from `start` (so
+    /// that single precision keeps micrometres).
+    fn pack(&mut self, w: &[[f32; 3]], start: f32) {
+        for v in [&mut self.x, &mut self.y, &mut self.h] {
+            v.clear();
+        }
+        for four in w.chunks(4) {
+            let (mut x, mut y, mut h) = ([1e3f32; 4], [1e3f32; 4], [0f32; 4]);
+            for (l, p) in four.iter().enumerate() {
+                x[l] = p[0];
+                y[l] = p[1];
+                h[l] = p[2] - start;
             }
-            xs[c][l] = p[0];
-            ys[c][l] = p[1];
-            hs[c][l] = p[2] - start32;
-            wss[c][l] = (1.0 - d2) * (1.0 - d2);
-            n_in += 1;
+            self.x.push(x);
+            self.y.push(y);
+            self.h.push(h);
         }
     }
+
+    /// Sets the spatial weights (1 - d²/R²)² of the disc of `radius`, zero outside it: the
+    /// number of points within.
+    fn weigh(&mut self, radius: f32) -> usize {
+        let inv_r2 = f32x4::splat(1.0 / (radius * radius));
+        let one = f32x4::ONE;
+        let mut n = f32x4::ZERO;
+        self.ws.clear();
+        for (&x, &y) in self.x.iter().zip(&self.y) {
+            let (x, y) = (f32x4::new(x), f32x4::new(y));
+            let d2 = (x * x + y * y) * inv_r2;
+            let inside = d2.simd_lt(one);
+            let u = one - d2;
+            self.ws.push(((u * u) & inside).to_array());
+            n += inside & one;
+        }
+        n.to_array().iter().sum::<f32>() as usize
+    }
+}
+
+/// Robust weighted plane fit at the origin of the points packed in `d` with the weights of the
+/// disc of `radius`, `n_in` of them within it, started at height `start` (see [`Disc::pack`]):
+/// the height and its standard error, or `None` with fewer than three points.
+fn robust_plane(d: &Disc, n_in: usize, radius: f32, scale: f32, start: f64) -> Option<Fit> {
     if n_in < 3 {
         return None;
     }
+    let Disc { x: xs, y: ys, h: hs, ws: wss } = d;
     let (mut a, mut bx, mut by) = (0.0f64, 0.0f64, 0.0f64);
     let inv_scale = 1.0 / scale;
     // Σ w, Σ w², Σ w res² and the points rejected of the last pass.
@@ -1822,8 +1866,13 @@ fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> 
         return None;
     }
     let (w, radius, start) = nearest(w, radius, 48)?;
+    scratch.pack(w, start as f32);
+    let mut fit_within = |radius: f32| {
+        let n_in = scratch.weigh(radius);
+        robust_plane(scratch, n_in, radius, scale, start)
+    };
     // Smooth surface: the full disc is right.
-    let full = robust_plane(w, radius, scale, start, scratch);
+    let full = fit_within(radius);
     if let Some(f) = full.filter(|f| f.smooth(scale)) {
         return Some(f.h as f32);
     }
@@ -1831,7 +1880,7 @@ fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> 
     let mut best = None;
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
     for f in [0.4f32, 0.6, 1.0] {
-        let fit = if f == 1.0 { full } else { robust_plane(w, radius * f, scale, start, scratch) };
+        let fit = if f == 1.0 { full } else { fit_within(radius * f) };
         let Some(Fit { h: e, se, .. }) = fit else { continue };
         lo = lo.max(e - GAMMA * se);
         hi = hi.min(e + GAMMA * se);
@@ -1877,15 +1926,6 @@ fn nearest(w: &mut [[f32; 3]], radius: f32, cap: usize) -> Option<(&mut [[f32; 3
     let mut near = near.map(|e| e.1);
     let start = median(&mut near[..k])? as f64;
     Some((w, radius, start))
-}
-
-/// The plane `[h, slope u, slope v]` (at the origin, per metre) of the points of `w` within
-/// `radius` of the origin when the surface there is smooth (see [`Fit::smooth`]); `None`
-/// otherwise or with too few points.
-fn smooth_plane(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> Option<[f64; 3]> {
-    let (w, radius, start) = nearest(w, radius, 96)?;
-    let f = robust_plane(w, radius, scale, start, scratch).filter(|f| f.smooth(scale))?;
-    Some([f.h, f.bx, f.by])
 }
 
 /// The smallest weighted variance of the points' positions along a direction for a plane fit
@@ -1986,7 +2026,11 @@ mod tests {
             .collect();
         let r = 0.035;
         let ls = Moments::of_disc(&pts, r, &mut Columns::default()).smooth_plane(r, 0.008).expect("smooth");
-        let robust = robust_plane(&pts, r as f32, 0.008, 0.1, &mut Disc::default()).expect("fit");
+        let mut disc = Disc::default();
+        disc.pack(&pts, 0.1);
+        let n_in = disc.weigh(r as f32);
+        assert_eq!(n_in, pts.iter().filter(|p| within(p, r as f32)).count());
+        let robust = robust_plane(&disc, n_in, r as f32, 0.008, 0.1).expect("fit");
         assert!((ls[0] - robust.h).abs() < 2e-4, "least squares {} vs robust {}", ls[0], robust.h);
         assert!((ls[0] - 0.1).abs() < 1e-3 && (ls[2] - 0.03).abs() < 0.01, "{ls:?}");
         // One point 2 cm off, a 1 cm step across the disc, or too few points: left to the
