@@ -1272,10 +1272,9 @@ fn estimate_rows(
                                 if !(sparse || near) {
                                     return None;
                                 }
-                                local.gather(cu, cv, block_half, &mut wide);
                                 // Only the disc's points count, in the fit and in where it
                                 // starts (`nearest`).
-                                wide.retain(|p| within(p, block_r));
+                                local.gather(cu, cv, block_half, block_r, &mut wide);
                                 let (w, radius, start) = nearest(&mut wide, block_r, 96)?;
                                 scratch.pack(w, start as f32);
                                 let n_in = scratch.weigh(radius);
@@ -1297,20 +1296,24 @@ fn estimate_rows(
                         let iv = bv * BLOCK + j;
                         // The nodes within `reach` hold every point of the disc of R (a point
                         // lies at its nearest node), in the order of the wider square's:
-                        // gather that far, and 2R only when needed; or 2R at once where the
-                        // last node needed it (sparse points), the disc of R from it the same.
-                        let far = if wide_last { 2 * reach } else { reach };
-                        local.gather(lu as isize, iv as isize, far, &mut wide);
-                        window.clear();
-                        window.extend(wide.iter().filter(|p| within(p, r)));
+                        // gather the disc of R that far, and that of 2R only where it holds too
+                        // few points; or 2R at once where the last node needed it (sparse
+                        // points), the disc of R from it the same.
+                        let (lu, iv) = (lu as isize, iv as isize);
                         let mut radius = r;
+                        if wide_last {
+                            local.gather(lu, iv, 2 * reach, 2.0 * r, &mut wide);
+                            window.clear();
+                            window.extend(wide.iter().filter(|p| within(p, r)));
+                        } else {
+                            local.gather(lu, iv, reach, r, &mut window);
+                        }
                         if window.len() < 6 {
                             radius = 2.0 * r;
-                            if far < 2 * reach {
-                                local.gather(lu as isize, iv as isize, 2 * reach, &mut wide);
+                            if !wide_last {
+                                local.gather(lu, iv, 2 * reach, radius, &mut wide);
                             }
-                            window.clear();
-                            window.extend(wide.iter().filter(|p| within(p, radius)));
+                            std::mem::swap(&mut window, &mut wide);
                         }
                         wide_last = radius > r;
                         // A smooth disc needs no robust fit either.
@@ -1447,7 +1450,8 @@ impl Moments {
         // fitted).
         let swr2 = (shh - p[0] * sh - p[1] * sxh - p[2] * syh).max(0.0);
         let var = residual_variance(sw, sw2, swr2);
-        Some(LeastSquares { plane: [p[0] + self.h0, p[1], p[2]], var, level: p[1].hypot(p[2]) * radius < scale })
+        let level = p[1].hypot(p[2]) * radius < scale;
+        Some(LeastSquares { plane: [p[0] + self.h0, p[1], p[2]], var, level })
     }
 }
 
@@ -1597,9 +1601,10 @@ impl Local<'_> {
         cols.moments(radius)
     }
 
-    /// Into `out`: the points of the nodes within `half` nodes (rows and columns) of local node
-    /// (`lu`, `iv`), which may lie outside the grid, relative to that node.
-    fn gather(&self, lu: isize, iv: isize, half: isize, out: &mut Vec<[f32; 3]>) {
+    /// Into `out`: the points within `radius` of local node (`lu`, `iv`), which may lie outside
+    /// the grid, relative to that node, of the nodes within `half` nodes of it (rows and
+    /// columns), by row and node.
+    fn gather(&self, lu: isize, iv: isize, half: isize, radius: f32, out: &mut Vec<[f32; 3]>) {
         out.clear();
         let (c0, c1) = ((iv - half).max(0), (iv + half).min(self.nv as isize - 1));
         if c1 < c0 {
@@ -1615,7 +1620,7 @@ impl Local<'_> {
             let ju = ju as usize;
             let x0 = (du as f64 * self.cell) as f32;
             let slice = &self.pts[self.start[ju * self.nv + c0] as usize..self.start[ju * self.nv + c1 + 1] as usize];
-            out.extend(slice.iter().map(|p| [p[0] + x0, p[1] - y0, p[2]]));
+            out.extend(slice.iter().map(|p| [p[0] + x0, p[1] - y0, p[2]]).filter(|p| within(p, radius)));
         }
     }
 }
