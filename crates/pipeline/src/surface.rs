@@ -1450,7 +1450,8 @@ impl Moments {
         // fitted).
         let swr2 = (shh - p[0] * sh - p[1] * sxh - p[2] * syh).max(0.0);
         let var = residual_variance(sw, sw2, swr2);
-        let level = p[1].hypot(p[2]) * radius < scale;
+        // Level: rising by less than `scale` across the radius (squared: no hypot call).
+        let level = (p[1] * p[1] + p[2] * p[2]) * (radius * radius) < scale * scale;
         Some(LeastSquares { plane: [p[0] + self.h0, p[1], p[2]], var, level })
     }
 }
@@ -1959,8 +1960,8 @@ fn min_slope_var(radius: f64) -> f64 {
 /// The weighted residual variance of a plane fit from Σ w, Σ w² and Σ w res²: corrected for the
 /// plane's parameters with the effective number of points (Σ w)² / Σ w².
 fn residual_variance(sw: f64, sw2: f64, swr2: f64) -> f64 {
-    let n_eff = sw * sw / sw2;
-    swr2 / sw * n_eff / (n_eff - 2.0).max(1.0)
+    // swr2 / sw · n_eff / max(n_eff - 2, 1), with n_eff = sw² / sw2, in one division.
+    swr2 * sw / (sw * sw - 2.0 * sw2).max(sw2)
 }
 
 /// Solves the weighted normal equations `m · [a, bx, by] = rhs` of a plane fit, fitting a slope
@@ -2010,6 +2011,17 @@ fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn residual_variance_corrects_for_the_effective_number_of_points() {
+        // n points of weight w: n_eff = n, and the variance is Σ w res² / Σ w · n / (n - 2).
+        for n in [1.0f64, 2.0, 2.5, 3.0, 8.0, 40.0] {
+            let (w, res2) = (0.37, 1.3e-6);
+            let want = res2 * n / (n - 2.0).max(1.0);
+            let got = residual_variance(n * w, n * w * w, n * w * res2);
+            assert!((got - want).abs() <= 1e-12 * want, "n {n}: {got} vs {want}");
+        }
+    }
 
     #[test]
     fn a_single_scan_line_gives_no_slope_across_it() {
