@@ -1156,7 +1156,7 @@ fn estimate_rows(
     // A block's fit pools the points within R + one cell of its centre (2R + one cell where
     // sparse); a block row's centre lies up to a row outside the rows it covers.
     let block_r = (o.radius + cell) as f32;
-    let block_half = disc_half(block_r as f64, cell);
+    let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
     let sparse_r = 2.0 * o.radius + cell;
     let pad = (2 * reach + 1).max(disc_half(sparse_r, cell) as usize + 1).max(block_half as usize + BLOCK / 2);
     // Local rows lu = iu - lo cover the whole slab's rows (whatever part of it `rows` is: a work
@@ -1238,9 +1238,9 @@ fn estimate_rows(
                     }
                     continue;
                 }
-                // Smooth surface: the plane of the node's block. Otherwise the points of the
-                // square of half-side 2R, then the disc of R; where that holds too few points
-                // for a fit (sparse surveys, far from the scanner), of 2R.
+                // Smooth surface: the plane of the node's block. Otherwise the node's own fits
+                // on the points of its disc of R; where that holds too few points for a fit
+                // (sparse surveys, far from the scanner), of 2R.
                 let iu = lu + lo;
                 if iu / BLOCK != block_row {
                     block_row = iu / BLOCK;
@@ -1251,9 +1251,10 @@ fn estimate_rows(
                         // the noise's; with too few points for it (sparse surveys), that of
                         // the disc of 2R + one cell, where the block's nodes would fit their
                         // own of 2R; otherwise its robust plane when that is smooth, tried
-                        // where the block is sparse or its least-squares residuals are near the
-                        // noise's (a step or joint in the disc leaves larger ones, and its
-                        // robust fit rejects too many points to be smooth).
+                        // where the block is sparse or its least-squares plane is level with
+                        // residuals near the noise's (a step or joint in the disc leaves larger
+                        // ones or tilts the plane, and its robust fit rejects too many points
+                        // to be smooth; a steep smooth block with an outlier goes node by node).
                         let cv = (bv * BLOCK + BLOCK / 2) as isize;
                         let sparse = sums[bv].count() < LS_MIN_POINTS;
                         let ls = sums[bv].least_squares(block_r as f64, o.robust_scale);
@@ -1753,7 +1754,8 @@ fn median(v: &mut [f32]) -> Option<f32> {
 }
 
 /// The points of a node's disc in columns of four (heights relative to where the fits start),
-/// padded with points far outside any disc, and the spatial weights of the disc being fitted:
+/// padded with points 1.4 km away (outside any disc of a fit), and the spatial weights of the
+/// disc being fitted (set by [`Disc::weigh`] after each [`Disc::pack`]):
 /// the points are packed once for all of a node's fits, and the reweighting runs on four
 /// points at a time.
 #[derive(Debug, Default)]
@@ -1768,7 +1770,7 @@ impl Disc {
     /// Packs the points of `w` (`[x, y, h]` relative to the node), heights from `start` (so
     /// that single precision keeps micrometres).
     fn pack(&mut self, w: &[[f32; 3]], start: f32) {
-        for v in [&mut self.x, &mut self.y, &mut self.h] {
+        for v in [&mut self.x, &mut self.y, &mut self.h, &mut self.ws] {
             v.clear();
         }
         for four in w.chunks(4) {
