@@ -1278,8 +1278,7 @@ fn estimate_rows(
                                 local.gather(cu, cv, block_half, block_r, &mut wide);
                                 let (w, radius, start) = nearest(&mut wide, block_r, 96)?;
                                 scratch.pack(w, start as f32);
-                                let n_in = scratch.weigh(radius);
-                                let f = robust_plane(&scratch, n_in, radius, scale, start)?;
+                                let f = scratch.fit(radius, scale, start)?;
                                 f.smooth(scale).then_some([f.h, f.bx, f.by])
                             });
                     }
@@ -1382,7 +1381,7 @@ impl Columns {
             self.h.push(0.0);
         }
         let inv_r2 = f32x4::splat((1.0 / (radius * radius)) as f32);
-        let (one, zero) = (f32x4::ONE, f32x4::ZERO);
+        let one = f32x4::ONE;
         let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
         // Two passes of six sums each (the position sums and the count, then the height sums and
         // Σwhh: those of `add_plane_sums`): twelve sums and their operands at once do not fit the
@@ -1391,11 +1390,9 @@ impl Columns {
         self.w.clear();
         for (x, y) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)) {
             let (x, y) = (four(x), four(y));
-            let d2 = (x * x + y * y) * inv_r2;
-            let u = (one - d2).max(zero);
-            let w = u * u;
+            let (w, inside) = spatial_weights(x, y, inv_r2);
             add_position_sums(&mut a, w, x, y);
-            b[5] += d2.simd_lt(one) & one;
+            b[5] += inside & one;
             self.w.push(w.to_array());
         }
         for (((x, y), h), w) in
@@ -1470,6 +1467,16 @@ impl LeastSquares {
     fn within(&self, sigma: f64) -> bool {
         self.var < sigma * sigma && self.level
     }
+}
+
+/// Four points' spatial weights (1 - d²/R²)² for a disc with 1/R² `inv_r2` (zero outside it),
+/// and which of them lie inside it (a mask).
+#[inline(always)]
+fn spatial_weights(x: f32x4, y: f32x4, inv_r2: f32x4) -> (f32x4, f32x4) {
+    let one = f32x4::ONE;
+    let d2 = (x * x + y * y) * inv_r2;
+    let u = (one - d2).max(f32x4::ZERO);
+    (u * u, d2.simd_lt(one))
 }
 
 /// Adds four points' weighted position sums to `acc[..6]`: Σw, Σwx, Σwy, Σwxx, Σwxy, Σwyy.
@@ -1786,22 +1793,25 @@ impl Disc {
         }
     }
 
-    /// Sets the spatial weights (1 - d²/R²)² of the disc of `radius`, zero outside it: the
-    /// number of points within.
+    /// Sets the spatial weights of the disc of `radius` ([`spatial_weights`]): the number of
+    /// points within.
     fn weigh(&mut self, radius: f32) -> usize {
         let inv_r2 = f32x4::splat(1.0 / (radius * radius));
-        let one = f32x4::ONE;
         let mut n = f32x4::ZERO;
         self.ws.clear();
         for (&x, &y) in self.x.iter().zip(&self.y) {
-            let (x, y) = (f32x4::new(x), f32x4::new(y));
-            let d2 = (x * x + y * y) * inv_r2;
-            let inside = d2.simd_lt(one);
-            let u = one - d2;
-            self.ws.push(((u * u) & inside).to_array());
-            n += inside & one;
+            let (w, inside) = spatial_weights(f32x4::new(x), f32x4::new(y), inv_r2);
+            self.ws.push(w.to_array());
+            n += inside & f32x4::ONE;
         }
         n.to_array().iter().sum::<f32>() as usize
+    }
+
+    /// The robust plane fit ([`robust_plane`]) of the packed points within `radius`, started at
+    /// height `start`.
+    fn fit(&mut self, radius: f32, scale: f32, start: f64) -> Option<Fit> {
+        let n_in = self.weigh(radius);
+        robust_plane(self, n_in, radius, scale, start)
     }
 }
 
@@ -1891,12 +1901,8 @@ fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> 
     }
     let (w, radius, start) = nearest(w, radius, 48)?;
     scratch.pack(w, start as f32);
-    let mut fit_within = |radius: f32| {
-        let n_in = scratch.weigh(radius);
-        robust_plane(scratch, n_in, radius, scale, start)
-    };
     // Smooth surface: the full disc is right.
-    let full = fit_within(radius);
+    let full = scratch.fit(radius, scale, start);
     if let Some(f) = full.filter(|f| f.smooth(scale)) {
         return Some(f.h as f32);
     }
@@ -1904,7 +1910,7 @@ fn adaptive(w: &mut [[f32; 3]], radius: f32, scale: f32, scratch: &mut Disc) -> 
     let mut best = None;
     let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
     for f in [0.4f32, 0.6, 1.0] {
-        let fit = if f == 1.0 { full } else { fit_within(radius * f) };
+        let fit = if f == 1.0 { full } else { scratch.fit(radius * f, scale, start) };
         let Some(Fit { h: e, se, .. }) = fit else { continue };
         lo = lo.max(e - GAMMA * se);
         hi = hi.min(e + GAMMA * se);
@@ -2063,9 +2069,8 @@ mod tests {
         let ls = Moments::of_disc(&pts, r, &mut Columns::default()).smooth_plane(r, 0.008).expect("smooth");
         let mut disc = Disc::default();
         disc.pack(&pts, 0.1);
-        let n_in = disc.weigh(r as f32);
-        assert_eq!(n_in, pts.iter().filter(|p| within(p, r as f32)).count());
-        let robust = robust_plane(&disc, n_in, r as f32, 0.008, 0.1).expect("fit");
+        assert_eq!(disc.weigh(r as f32), pts.iter().filter(|p| within(p, r as f32)).count());
+        let robust = disc.fit(r as f32, 0.008, 0.1).expect("fit");
         assert!((ls[0] - robust.h).abs() < 2e-4, "least squares {} vs robust {}", ls[0], robust.h);
         assert!((ls[0] - 0.1).abs() < 1e-3 && (ls[2] - 0.03).abs() < 0.01, "{ls:?}");
         // One point 2 cm off, a 1 cm step across the disc, or too few points: left to the
