@@ -214,7 +214,9 @@ fn setts_and_joints_are_resolved() {
         mean * 1e3,
         rms_m * 1e3
     );
-    assert!(rms < 4.5e-3 && mean.abs() < 0.5e-3, "RMS {rms}, mean {mean}");
+    // 3.30 mm with the median of the six nearest points where a disc is not smooth (3.83 mm
+    // with the robust fits over three radii it replaced).
+    assert!(rms < 3.6e-3 && mean.abs() < 0.5e-3, "RMS {rms}, mean {mean}");
     // Joint centres vs sett centres: 12 mm + the dome apart in the truth.
     let (mut joint, mut nj, mut top, mut nt) = (0.0, 0, 0.0, 0);
     let c = scene.surface.cobbles.unwrap();
