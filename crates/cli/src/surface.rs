@@ -31,7 +31,8 @@ pub struct CrgArgs {
     /// Longest along-track gap filled by interpolation, m.
     #[arg(long, default_value_t = 0.1)]
     pub max_gap: f64,
-    /// Estimator: robust (locally weighted robust plane fit) or median (per-cell median).
+    /// Estimator: robust (locally weighted plane fits; the median of the six nearest points where
+    /// the surface is not smooth) or median (per-cell median).
     #[arg(long, default_value = "robust")]
     pub estimator: String,
     /// Also render the grid as a PNG (colour + hillshade; not with tiles).
