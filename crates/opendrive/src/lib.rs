@@ -31,7 +31,7 @@ mod write;
 mod xml;
 
 pub use error::{Error, ErrorKind, Position, Result};
-pub use eval::{Pose, RoadEval, StCandidate};
+pub use eval::{Pose, RoadEval, StCandidate, SurfaceTable};
 pub use model::*;
 pub use read::{read, read_file, read_with, ReadOptions};
 pub use write::{format_f64, write, write_file, Version, WriteOptions};

@@ -430,6 +430,7 @@ impl<'a> SurfaceBuilder<'a> {
             .join(format!(".roadscan-spill-{}-{n}", std::process::id()));
         let slabs = Keeper::new(Slabs::new(dir, opts.spill_after));
         let proj = Project {
+            surface: opendrive::SurfaceTable::new(&eval),
             road: eval,
             frame,
             place,
@@ -674,6 +675,8 @@ impl Found {
 /// (shared by the projection threads).
 struct Project<'a> {
     road: RoadEval<'a>,
+    /// The road's surface as cubic pieces (`None`: records out of order, searched instead).
+    surface: Option<opendrive::SurfaceTable>,
     frame: RoadFrame,
     place: Placement,
     v_range: (f64, f64),
@@ -698,7 +701,10 @@ impl Project<'_> {
             if t < vr || t > vl || s < s_lo || s > s_hi {
                 continue;
             }
-            let (z, cross) = profile.surface(s);
+            let (z, cross) = match &self.surface {
+                Some(table) => table.at(s),
+                None => profile.surface(s),
+            };
             let h = fz - (z + t * cross);
             if h.abs() > self.max_height {
                 continue;

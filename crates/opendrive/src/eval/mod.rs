@@ -11,9 +11,11 @@
 mod curve;
 mod inverse;
 mod quad;
+mod surface;
 
 pub use curve::{Curve, Pose};
 pub use inverse::StCandidate;
+pub use surface::SurfaceTable;
 
 use crate::model::{Lane, LaneSection, Poly3, Road};
 use std::sync::OnceLock;
