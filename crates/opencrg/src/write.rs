@@ -82,17 +82,38 @@ pub fn write_rows(
         let row_bytes = channels.len() * w;
         let row_padded = if format.is_long() { row_bytes.div_ceil(80) * 80 } else { row_bytes };
         let mut written = 0usize;
+        // How many channels from each on are long sections of consecutive columns of the grid
+        // (0: not one, or outside the grid): a single-precision file's rows are mostly one such
+        // run, written without the per-value dispatch below.
+        let mut runs = vec![0usize; channels.len() + 1];
+        for k in (0..channels.len()).rev() {
+            if let ChannelKind::LongSection(iv) = channels[k] {
+                let next = matches!(channels.get(k + 1), Some(&ChannelKind::LongSection(j)) if j == iv + 1);
+                runs[k] = if iv < z.len() { 1 + if next { runs[k + 1] } else { 0 } } else { 0 };
+            }
+        }
         for iu in 0..crg.nu {
             row(iu, &mut z)?;
-            for &ch in channels {
-                // The heights of a single-precision file as they are (NaN as f32::NAN); the first
+            let mut k = 0;
+            while k < channels.len() {
+                let ch = channels[k];
+                // The heights of a single-precision file as they are (NaN as f32::NAN), a run of
+                // consecutive columns at a time (a column outside the grid: NaN); the first
                 // value of the data is handled below.
                 if let (4, ChannelKind::LongSection(iv), false) = (w, ch, iu == 0 && written == 0) {
-                    let f = z.get(iv).copied().filter(|f| !f.is_nan()).unwrap_or(f32::NAN);
-                    buf.extend_from_slice(&f.to_be_bytes());
-                    written += w;
+                    let run = runs[k];
+                    let at = buf.len();
+                    buf.resize(at + 4 * run.max(1), 0);
+                    let out = buf[at..].chunks_exact_mut(4);
+                    for (bytes, &f) in out.zip(z.get(iv..iv + run).unwrap_or(&[f32::NAN])) {
+                        let f = if f.is_nan() { f32::NAN } else { f };
+                        bytes.copy_from_slice(&f.to_be_bytes());
+                    }
+                    written += 4 * run.max(1);
+                    k += run.max(1);
                     continue;
                 }
+                k += 1;
                 let mut v = value(&z, iu, ch);
                 if iu == 0 && written == 0 && v > 0.0 && v < 1e-30 {
                     v = 0.0;
