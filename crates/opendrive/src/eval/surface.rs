@@ -18,6 +18,9 @@ use crate::model::Poly3;
 /// The longest piece, m.
 pub const PIECE: f64 = 0.25;
 
+/// The most [`PIECE`]-long cells a table covers (1,048 km).
+const MAX_CELLS: usize = 1 << 22;
+
 /// How far the cross slope's cubic may stray from it at a piece's quarter points.
 const CROSS_TOL: f64 = 1e-12;
 
@@ -34,7 +37,8 @@ pub struct SurfaceTable {
 
 impl SurfaceTable {
     /// The table of `road` over [0, length]; `None` when its elevation or superelevation
-    /// records are not in order of s (the profiles are searched at every s then).
+    /// records are not in order of s, or the road is longer than 1,000 km (the profiles are
+    /// searched at every s then).
     pub fn new(road: &RoadEval) -> Option<SurfaceTable> {
         let r = road.road();
         let (elevations, superelevations) = (&r.elevation_profile.elevations, &r.lateral_profile.superelevations);
@@ -43,8 +47,10 @@ impl SurfaceTable {
         if !(sorted(elevations) && sorted(superelevations) && length.is_finite() && length >= 0.0) {
             return None;
         }
+        // Beyond 1,000 km (a length no road has; a broken file's), the profiles are searched
+        // instead of tabulated.
         let cells = (length / PIECE).floor() as usize + 1;
-        if cells > u32::MAX as usize / 4 {
+        if cells > MAX_CELLS {
             return None;
         }
         // Piece boundaries: every PIECE and every record start, inside (0, length).
@@ -176,5 +182,7 @@ mod tests {
         assert!(check(&road, "records inside pieces") > 2000);
         road.lateral_profile.superelevations.swap(0, 1);
         assert!(SurfaceTable::new(&RoadEval::new(&road)).is_none());
+        let far = Road { length: 2e6, ..Default::default() };
+        assert!(SurfaceTable::new(&RoadEval::new(&far)).is_none());
     }
 }
