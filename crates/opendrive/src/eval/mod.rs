@@ -66,6 +66,11 @@ fn record_index<T>(records: &[T], s: f64, start: impl Fn(&T) -> f64) -> usize {
     records.partition_point(|r| start(r) <= s).max(1) - 1
 }
 
+/// Whether `records` come in order of their starts (then a search can start from the last one).
+fn in_order(records: &[Poly3]) -> bool {
+    records.windows(2).all(|w| w[0].s <= w[1].s)
+}
+
 /// Like [`record_at`], starting from the record found last (`*hint`; `usize::MAX`: records not
 /// in order of their starts, always searched): points of a scan and rows of a grid come in
 /// order along s, so the record rarely changes; the same record as [`record_at`] for every `s`
@@ -122,7 +127,7 @@ impl<'a> RoadEval<'a> {
     pub fn profile_cursor(&self) -> ProfileCursor<'a> {
         let (elevations, superelevations) =
             (&self.road.elevation_profile.elevations, &self.road.lateral_profile.superelevations);
-        let hint = |r: &[Poly3]| if r.windows(2).all(|w| w[0].s <= w[1].s) { 0 } else { usize::MAX };
+        let hint = |r: &[Poly3]| if in_order(r) { 0 } else { usize::MAX };
         ProfileCursor { elevations, superelevations, at: (hint(elevations), hint(superelevations)), tan: (0.0, 0.0) }
     }
 

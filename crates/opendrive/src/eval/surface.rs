@@ -12,7 +12,7 @@
 //! takes centimetres). The tests hold it to 1e-11 on every sample road, a tenth of a
 //! nanometre at 10 m across.
 
-use super::{cross_slope_of_tan, record_at, RoadEval};
+use super::{cross_slope_of_tan, in_order, record_at, RoadEval};
 use crate::model::Poly3;
 
 /// The longest piece, m.
@@ -42,7 +42,7 @@ impl SurfaceTable {
     pub fn new(road: &RoadEval) -> Option<SurfaceTable> {
         let r = road.road();
         let (elevations, superelevations) = (&r.elevation_profile.elevations, &r.lateral_profile.superelevations);
-        let sorted = |v: &[Poly3]| v.windows(2).all(|w| w[0].s <= w[1].s) && v.iter().all(|p| p.s.is_finite());
+        let sorted = |v: &[Poly3]| in_order(v) && v.iter().all(|p| p.s.is_finite());
         let length = road.length();
         if !(sorted(elevations) && sorted(superelevations) && length.is_finite() && length >= 0.0) {
             return None;
@@ -140,49 +140,4 @@ fn cross_cubic(el: Option<&Poly3>, se: Option<&Poly3>, a: f64, b: f64) -> [f64; 
     }
     let dp = p1 - p0;
     [p0, m0, (3.0 * dp / h - 2.0 * m0 - m1) / h, (m0 + m1 - 2.0 * dp / h) / (h * h)]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::Road;
-
-    /// Checks the table of `road` against the profiles every 1.37 cm: how many points (0: no
-    /// table).
-    pub(crate) fn check(road: &Road, what: &str) -> usize {
-        let eval = RoadEval::new(road);
-        let Some(table) = SurfaceTable::new(&eval) else { return 0 };
-        let n = (road.length / 0.0137).ceil() as usize;
-        for k in 0..=n {
-            let s = (k as f64 * 0.0137).min(road.length);
-            let (z, c) = table.at(s);
-            let (want_z, want_c) = (eval.elevation(s), eval.planar_cross_slope(s));
-            assert!((z - want_z).abs() <= 1e-9 * want_z.abs().max(1.0), "{what} s {s}: elevation {z} vs {want_z}");
-            assert!((c - want_c).abs() <= 1e-11, "{what} s {s}: cross slope {c} vs {want_c}");
-        }
-        n + 1
-    }
-
-    #[test]
-    fn the_table_is_the_profiles() {
-        let demo = crate::read(include_str!("../../../../data/opendrive/demo.xodr")).unwrap_or_default();
-        assert!(demo.roads.iter().map(|r| check(r, "demo")).sum::<usize>() > 1000);
-        // No profiles; records starting inside pieces, a steep grade (its square root, not the
-        // series); records out of order: no table.
-        let mut road = Road { length: 30.0, ..Default::default() };
-        assert_eq!(SurfaceTable::new(&RoadEval::new(&road)).map(|t| t.at(7.3)), Some((0.0, 0.0)));
-        road.elevation_profile.elevations = vec![
-            Poly3 { s: 0.0, a: 3.0, b: 0.02, c: 0.0, d: 1e-4 },
-            Poly3 { s: 12.3, a: 3.5, b: 0.15, c: -1e-3, d: 0.0 },
-        ];
-        road.lateral_profile.superelevations = vec![
-            Poly3 { s: 0.0, a: 0.0, b: 0.0, c: 3e-4, d: -1e-5 },
-            Poly3 { s: 20.07, a: 0.06, b: 0.0, c: 0.0, d: 0.0 },
-        ];
-        assert!(check(&road, "records inside pieces") > 2000);
-        road.lateral_profile.superelevations.swap(0, 1);
-        assert!(SurfaceTable::new(&RoadEval::new(&road)).is_none());
-        let far = Road { length: 2e6, ..Default::default() };
-        assert!(SurfaceTable::new(&RoadEval::new(&far)).is_none());
-    }
 }
