@@ -1226,7 +1226,9 @@ fn estimate_rows(
         first = end;
     }
     let reach = reach as isize;
-    let local = Local { pts: &pts, start: &start, nv, n_local, cell };
+    let mut cols = Columns::default();
+    cols.fill(&pts);
+    let local = Local { pts: &pts, cols: &cols, start: &start, nv, n_local, cell };
     {
         use rayon::prelude::*;
         runs.into_par_iter().for_each(|(first, chunk)| {
@@ -1261,7 +1263,7 @@ fn estimate_rows(
                 if iu / BLOCK != block_row {
                     block_row = iu / BLOCK;
                     let cu = (block_row * BLOCK + BLOCK / 2) as isize - lo as isize;
-                    local.block_moments(cu, block_r as f64, &mut cols, &mut sums);
+                    local.block_moments(cu, block_r as f64, &mut sums);
                     for (bv, plane) in blocks.iter_mut().enumerate() {
                         // The least-squares plane of the block's disc when its residuals are
                         // the noise's; with too few points for it (sparse surveys), that of
@@ -1280,7 +1282,7 @@ fn estimate_rows(
                             .or_else(|| {
                                 sparse.then(|| {
                                     local
-                                        .disc_moments(cu, cv, sparse_r, &mut cols)
+                                        .disc_moments(cu, cv, sparse_r)
                                         .smooth_plane(sparse_r, o.robust_scale)
                                 })?
                             })
@@ -1358,68 +1360,80 @@ struct Moments {
     h0: f64,
 }
 
-/// Points relative to a centre, heights relative to the first point's (so that single
-/// precision keeps micrometres), by coordinate: [`Moments`] take four points at a time.
+/// Points relative to a centre, by coordinate (heights as they are): for [`Moments::of_disc`],
+/// whose points were gathered one by one.
 #[derive(Debug, Default)]
 struct Columns {
     x: Vec<f32>,
     y: Vec<f32>,
     h: Vec<f32>,
-    h0: Option<f32>,
-    /// The spatial weights, four at a time.
-    w: Vec<[f32; 4]>,
 }
 
 impl Columns {
-    fn clear(&mut self) {
-        self.x.clear();
-        self.y.clear();
-        self.h.clear();
-        self.h0 = None;
-    }
-
-    /// Adds the points of `run`, offset by (`dx`, `dy`).
-    fn extend(&mut self, run: &[[f32; 3]], dx: f32, dy: f32) {
-        let Some(first) = run.first() else { return };
-        let h0 = *self.h0.get_or_insert(first[2]);
-        self.x.extend(run.iter().map(|p| p[0] + dx));
-        self.y.extend(run.iter().map(|p| p[1] + dy));
-        self.h.extend(run.iter().map(|p| p[2] - h0));
-    }
-
-    /// The moments of the points within `radius` of the centre, with the spatial weights of
-    /// [`robust_plane`].
-    fn moments(&mut self, radius: f64) -> Moments {
-        // Padding to whole fours: far outside any disc, so weightless and not counted.
-        while !self.x.len().is_multiple_of(4) {
+    /// The points of `w`, then three far outside any disc (see [`DiscSums::add`]).
+    fn fill(&mut self, w: &[[f32; 3]]) {
+        for c in [&mut self.x, &mut self.y, &mut self.h] {
+            c.clear();
+            c.reserve(w.len() + 3);
+        }
+        self.x.extend(w.iter().map(|p| p[0]));
+        self.y.extend(w.iter().map(|p| p[1]));
+        self.h.extend(w.iter().map(|p| p[2]));
+        for _ in 0..3 {
             self.x.push(1e3);
             self.y.push(1e3);
             self.h.push(0.0);
         }
-        let inv_r2 = f32x4::splat((1.0 / (radius * radius)) as f32);
-        let one = f32x4::ONE;
+    }
+}
+
+/// The sums of [`Moments`] as they run, four points at a time, over runs of points given by
+/// coordinate.
+struct DiscSums {
+    acc: [f32x4; 12],
+    inv_r2: f32x4,
+    /// The height the sums' heights are relative to: the first point's (so that single
+    /// precision keeps micrometres).
+    h0: Option<f32>,
+}
+
+impl DiscSums {
+    /// No points yet, for the disc of `radius` (with the spatial weights of [`robust_plane`]).
+    fn new(radius: f64) -> DiscSums {
+        DiscSums { acc: [f32x4::ZERO; 12], inv_r2: f32x4::splat((1.0 / (radius * radius)) as f32), h0: None }
+    }
+
+    /// Adds points `run` of the columns `x`, `y`, `h`, offset by (`dx`, `dy`) from the disc's
+    /// centre; the columns hold three more values after the run (any finite ones: those
+    /// lanes are masked out), so that every load takes four.
+    #[inline(always)]
+    fn add(&mut self, [x, y, h]: [&[f32]; 3], run: std::ops::Range<usize>, dx: f32, dy: f32) {
+        if run.is_empty() {
+            return;
+        }
+        let h0 = f32x4::splat(*self.h0.get_or_insert(h[run.start]));
+        let (dx, dy, one) = (f32x4::splat(dx), f32x4::splat(dy), f32x4::ONE);
+        let lane = f32x4::new([0.0, 1.0, 2.0, 3.0]);
+        // Whole fours from the run's start (the padding makes them exist).
+        let span = run.start..run.start + run.len().div_ceil(4) * 4;
         let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
-        // Two passes of six sums each (the position sums and the count, then the height sums and
-        // Σwhh: those of `add_plane_sums`): twelve sums and their operands at once do not fit the
-        // sixteen SSE registers, and the spills cost more than reading the points twice.
-        let (mut a, mut b) = ([f32x4::ZERO; 6], [f32x4::ZERO; 6]);
-        self.w.clear();
-        for (x, y) in self.x.chunks_exact(4).zip(self.y.chunks_exact(4)) {
-            let (x, y) = (four(x), four(y));
-            let (w, inside) = spatial_weights(x, y, inv_r2);
-            add_position_sums(&mut a, w, x, y);
-            b[5] += inside & one;
-            self.w.push(w.to_array());
+        let acc = &mut self.acc;
+        let mut left = run.len() as f32;
+        for ((x, y), h) in x[span.clone()].chunks_exact(4).zip(y[span.clone()].chunks_exact(4)).zip(h[span].chunks_exact(4)) {
+            let valid = lane.simd_lt(f32x4::splat(left));
+            let (px, py, ph) = (four(x) + dx, four(y) + dy, four(h) - h0);
+            let (w, inside) = spatial_weights(px, py, self.inv_r2);
+            let w = w & valid;
+            add_position_sums(&mut acc[..6], w, px, py);
+            add_height_sums(&mut acc[6..10], w, px, py, ph);
+            acc[10] += w * ph * ph;
+            acc[11] += inside & valid & one;
+            left -= 4.0;
         }
-        for (((x, y), h), w) in
-            self.x.chunks_exact(4).zip(self.y.chunks_exact(4)).zip(self.h.chunks_exact(4)).zip(&self.w)
-        {
-            let (x, y, h, w) = (four(x), four(y), four(h), f32x4::new(*w));
-            add_height_sums(&mut b, w, x, y, h);
-            b[4] += w * h * h;
-        }
-        let acc = [a[0], a[1], a[2], a[3], a[4], a[5], b[0], b[1], b[2], b[3], b[4], b[5]];
-        Moments { sums: lane_sums(&acc), h0: self.h0.unwrap_or(0.0) as f64 }
+    }
+
+    fn moments(&self) -> Moments {
+        Moments { sums: lane_sums(&self.acc), h0: self.h0.unwrap_or(0.0) as f64 }
     }
 }
 
@@ -1432,9 +1446,10 @@ impl Moments {
     /// The moments of the points of `w` (relative to the centre) within `radius`, with the
     /// spatial weights of [`robust_plane`].
     fn of_disc(w: &[[f32; 3]], radius: f64, cols: &mut Columns) -> Moments {
-        cols.clear();
-        cols.extend(w, 0.0, 0.0);
-        cols.moments(radius)
+        cols.fill(w);
+        let mut sums = DiscSums::new(radius);
+        sums.add([&cols.x, &cols.y, &cols.h], 0..w.len(), 0.0, 0.0);
+        sums.moments()
     }
 
     /// The weighted least-squares plane `[h, slope u, slope v]` (at the centre, per metre) of
@@ -1592,6 +1607,8 @@ const NEAR_SMOOTH_SIGMA: f64 = 0.6;
 /// point's row of nodes and y from column 0.
 struct Local<'a> {
     pts: &'a [[f32; 3]],
+    /// The same points by coordinate, and three more (see [`DiscSums::add`]).
+    cols: &'a Columns,
     start: &'a [u32],
     nv: usize,
     n_local: usize,
@@ -1602,28 +1619,30 @@ impl Local<'_> {
     /// Into `out`: for every block of the block row centred on local row `cu`, the moments of
     /// the points within `radius` of its centre, relative to it, with the spatial weights of
     /// [`robust_plane`].
-    fn block_moments(&self, cu: isize, radius: f64, cols: &mut Columns, out: &mut Vec<Moments>) {
+    fn block_moments(&self, cu: isize, radius: f64, out: &mut Vec<Moments>) {
         out.clear();
         for b in 0..self.nv.div_ceil(BLOCK) {
-            out.push(self.disc_moments(cu, (b * BLOCK + BLOCK / 2) as isize, radius, cols));
+            out.push(self.disc_moments(cu, (b * BLOCK + BLOCK / 2) as isize, radius));
         }
     }
 
     /// The moments of the points within `radius` of local node (`cu`, `cv`), relative to it,
-    /// with the spatial weights of [`robust_plane`].
-    fn disc_moments(&self, cu: isize, cv: isize, radius: f64, cols: &mut Columns) -> Moments {
+    /// with the spatial weights of [`robust_plane`]: the sums run over the nodes' points in
+    /// place, row by row.
+    fn disc_moments(&self, cu: isize, cv: isize, radius: f64) -> Moments {
         // The nodes holding the disc's points, together in each row.
         let half = disc_half(radius, self.cell);
         let rows = (cu - half).max(0) as usize..(cu + half + 1).clamp(0, self.n_local as isize) as usize;
         let (c0, c1) = ((cv - half).max(0) as usize, ((cv + half + 1).max(0) as usize).min(self.nv));
         let y0 = (cv as f64 * self.cell) as f32;
-        cols.clear();
+        let mut sums = DiscSums::new(radius);
+        let cols = [&self.cols.x[..], &self.cols.y[..], &self.cols.h[..]];
         for ju in rows.filter(|_| c0 < c1) {
             let x0 = ((ju as f64 - cu as f64) * self.cell) as f32;
             let row = &self.start[ju * self.nv..(ju + 1) * self.nv + 1];
-            cols.extend(&self.pts[row[c0] as usize..row[c1] as usize], x0, -y0);
+            sums.add(cols, row[c0] as usize..row[c1] as usize, x0, -y0);
         }
-        cols.moments(radius)
+        sums.moments()
     }
 
     /// Into `out`: the points within `radius` of local node (`lu`, `iv`), which may lie outside
