@@ -118,7 +118,12 @@ impl RoadFrame {
             }
         };
         *last = Some(i);
-        let s = self.table[i].s + ds;
+        self.on_road(self.table[i].s + ds, t)
+    }
+
+    /// (s, t) when s lies on the road (to a nanometre), `None` beyond its ends.
+    #[inline]
+    fn on_road(&self, s: f64, t: f64) -> Option<(f64, f64)> {
         (s >= -1e-9 && s <= self.length + 1e-9).then_some((s.clamp(0.0, self.length), t))
     }
 
@@ -133,6 +138,7 @@ impl RoadFrame {
     /// tangent bends it), so the walk takes the entries' steps in a scaled by that; where it
     /// stops, within half a step that way (|a| ≤ 3.75 cm), the exact walk from the same entry
     /// stops too, and t on that circle departs from b by at most a²·|κ| (35 µm at κ = 1/40 m).
+    /// There, a kept point's (s, t) on that circle come from the tangent's a and b at once.
     /// (Where the reference line has a kink or a gap, which entry's circle claims a point
     /// depends on where a walk starts, here as in [`RoadFrame::project_from`].)
     pub fn project_within(&self, last: &mut Option<usize>, x: f64, y: f64, band: (f64, f64)) -> Option<(f64, f64)> {
@@ -152,9 +158,16 @@ impl RoadFrame {
                 } else if a < -half && i > 0 {
                     i -= 1;
                 } else {
-                    if a.abs() <= half && (b < band.0 - TANGENT_SLACK || b > band.1 + TANGENT_SLACK) {
+                    if a.abs() <= half {
                         *last = Some(i);
-                        return None;
+                        if b < band.0 - TANGENT_SLACK || b > band.1 + TANGENT_SLACK {
+                            return None;
+                        }
+                        // Where the exact walk from this entry stops too: its projection.
+                        let (ds, t) = on_circle(st, a, b);
+                        if self.toward(i, ds).is_none() {
+                            return self.on_road(st.s + ds, t);
+                        }
                     }
                     break;
                 }
@@ -210,26 +223,37 @@ impl RoadFrame {
 fn local(st: &Station, x: f64, y: f64) -> (f64, f64) {
     let (dx, dy) = (x - st.x, y - st.y);
     let [c, s] = st.tangent;
-    let a = dx * c + dy * s; // along the tangent
-    let b = -dx * s + dy * c; // along the left normal
+    // Along the tangent, along the left normal.
+    on_circle(st, dx * c + dy * s, -dx * s + dy * c)
+}
+
+/// (Δs, t) on the osculating circle (or the tangent) at `st` of the point `a` along its
+/// tangent and `b` along its left normal.
+fn on_circle(st: &Station, a: f64, b: f64) -> (f64, f64) {
     let k = st.curvature;
     if k.abs() * (a.abs() + b.abs()) < 1e-12 {
         return (a, b);
+    }
+    // The point seen from the circle's centre: (1 - κb)·r towards the station, a across; the
+    // angle's tangent q. Near the station (|q| < 0.01), the arc r·atan(q) and t = r - sign(r)·
+    // √(a² + (r - b)²) as series in q (the rest below 1e-14 of them), without a square root, an
+    // arc tangent or a second division.
+    let e = 1.0 - k * b;
+    if e > 0.0 {
+        let d = 1.0 / e;
+        let q = k * a * d;
+        if q.abs() < 0.01 {
+            let q2 = q * q;
+            let ds = a * d * (1.0 - q2 * (1.0 / 3.0 - q2 * (1.0 / 5.0 - q2 / 7.0)));
+            let t = b - 0.5 * k * a * a * d * (1.0 - q2 * (0.25 - q2 * 0.125));
+            return (ds, t);
+        }
     }
     // Centre at (0, r) in the local frame; the arc from the station to the foot point.
     let r = st.radius;
     let (ca, cb) = (a, b - r);
     let dist = (ca * ca + cb * cb).sqrt();
-    let (y, x) = (r * ca, -r * cb);
-    // The angle is small near the station: atan's series (to q⁹; the rest is below 1e-22 of
-    // it), else atan2.
-    let q = y / x;
-    let angle = if x > 0.0 && q.abs() < 0.01 {
-        let q2 = q * q;
-        q * (1.0 - q2 * (1.0 / 3.0 - q2 * (1.0 / 5.0 - q2 * (1.0 / 7.0 - q2 / 9.0))))
-    } else {
-        y.atan2(x)
-    };
+    let angle = (r * ca).atan2(-r * cb);
     // t = r - sign(r)·dist, without the cancellation of two radii.
     (r * angle, (2.0 * r * b - a * a - b * b) / (r + r.signum() * dist))
 }
@@ -255,5 +279,30 @@ mod tests {
             let d = (f.table[i].x - x).powi(2) + (f.table[i].y - y).powi(2);
             assert!((d - brute(x, y)).abs() < 1e-9, "({x}, {y}): {d} vs {}", brute(x, y));
         }
+    }
+
+    #[test]
+    fn the_series_near_a_station_is_the_circle() {
+        // (Δs, t) on the circle of radius r through the station, centre (0, r): the arc to the
+        // foot from atan2, and r - sign(r)·hypot(a, b - r) (as (r² - hypot²) / (r + sign(r)·
+        // hypot): no cancellation of two radii).
+        let exact = |r: f64, a: f64, b: f64| {
+            let d = a.hypot(b - r);
+            (r * (a / r).atan2(1.0 - b / r), (2.0 * r * b - a * a - b * b) / (r + r.signum() * d))
+        };
+        let mut worst: f64 = 0.0;
+        for r in [-25.0, -400.0, 7.0, 60.0, 1e5] {
+            let st = Station { s: 0.0, x: 0.0, y: 0.0, tangent: [1.0, 0.0], curvature: 1.0 / r, radius: r };
+            for i in 0..400 {
+                // Across out to half the radius (where the walk takes the circle), along to the
+                // series' end, |q| < 0.01.
+                let b = (i as f64 / 200.0 - 1.0) * 0.5 * r.abs().min(40.0);
+                let a = ((i * 37 % 101) as f64 / 50.0 - 1.0) * 0.0099 * (r - b).abs().min(1.0);
+                let (ds, t) = on_circle(&st, a, b);
+                let (ws, wt) = exact(r, a, b);
+                worst = worst.max((ds - ws).abs()).max((t - wt).abs());
+            }
+        }
+        assert!(worst < 1e-12, "worst {worst} m");
     }
 }
