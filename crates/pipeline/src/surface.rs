@@ -229,7 +229,9 @@ const SLAB: f64 = 2.0;
 /// Candidates by slab; spilled to files in `dir` when more than `limit` are held.
 #[derive(Debug)]
 struct Slabs {
-    mem: BTreeMap<i64, Vec<SlabPoint>>,
+    /// The runs of candidates each slab holds in memory, in order (kept as they came: no
+    /// copying as a slab grows).
+    mem: BTreeMap<i64, Vec<Vec<SlabPoint>>>,
     held: usize,
     limit: usize,
     dir: PathBuf,
@@ -247,14 +249,9 @@ impl Slabs {
     }
 
     /// Adds candidates to slab `k`, after those it holds.
-    fn append(&mut self, k: i64, mut c: Vec<SlabPoint>) -> Result<(), String> {
+    fn append(&mut self, k: i64, c: Vec<SlabPoint>) -> Result<(), String> {
         self.held += c.len();
-        match self.mem.entry(k) {
-            std::collections::btree_map::Entry::Vacant(e) => {
-                e.insert(c);
-            }
-            std::collections::btree_map::Entry::Occupied(mut e) => e.get_mut().append(&mut c),
-        }
+        self.mem.entry(k).or_default().push(c);
         if self.held > self.limit {
             self.spill()?;
         }
@@ -269,11 +266,11 @@ impl Slabs {
             self.created = true;
         }
         let mut bytes = Vec::new();
-        for (k, v) in std::mem::take(&mut self.mem) {
+        for (k, runs) in std::mem::take(&mut self.mem) {
             let path = self.file(k);
             bytes.clear();
-            bytes.resize(v.len() * CANDIDATE_BYTES, 0);
-            for (b, c) in bytes.chunks_exact_mut(CANDIDATE_BYTES).zip(&v) {
+            bytes.resize(runs.iter().map(Vec::len).sum::<usize>() * CANDIDATE_BYTES, 0);
+            for (b, c) in bytes.chunks_exact_mut(CANDIDATE_BYTES).zip(runs.iter().flatten()) {
                 b[0..4].copy_from_slice(&c.ds.to_le_bytes());
                 b[4..8].copy_from_slice(&c.t.to_le_bytes());
                 b[8..12].copy_from_slice(&c.h.to_le_bytes());
@@ -290,7 +287,7 @@ impl Slabs {
     /// [`Taken::load`] (on whichever thread grids it).
     fn take(&mut self, k: i64) -> Taken {
         let held = self.mem.remove(&k).unwrap_or_default();
-        self.held -= held.len();
+        self.held -= held.iter().map(Vec::len).sum::<usize>();
         Taken { file: self.on_disk.remove(&k).then(|| self.file(k)), held }
     }
 }
@@ -302,22 +299,49 @@ const CANDIDATE_BYTES: usize = 12;
 /// before them.
 struct Taken {
     file: Option<PathBuf>,
-    held: Vec<SlabPoint>,
+    held: Vec<Vec<SlabPoint>>,
 }
 
 impl Taken {
     /// The slab's candidates in the order they came (the spilled ones, appended at each spill,
     /// then those held); removes the file.
-    fn load(self) -> Result<Vec<SlabPoint>, String> {
-        let Some(path) = self.file else { return Ok(self.held) };
-        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let _ = std::fs::remove_file(&path);
-        let mut v = Vec::with_capacity(bytes.len() / CANDIDATE_BYTES + self.held.len());
-        v.extend(bytes.chunks_exact(CANDIDATE_BYTES).map(|r| {
-            let f4 = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            SlabPoint { ds: f4(&r[0..4]), t: f4(&r[4..8]), h: f4(&r[8..12]) }
-        }));
-        v.extend(self.held);
+    fn load(mut self) -> Result<Vec<SlabPoint>, String> {
+        let held = self.held.iter().map(Vec::len).sum::<usize>();
+        if self.file.is_none() && self.held.len() <= 1 {
+            return Ok(self.held.pop().unwrap_or_default());
+        }
+        let mut v = Vec::new();
+        if let Some(path) = &self.file {
+            // In pieces through a small buffer: no second copy of the slab in memory.
+            let io = |e: std::io::Error| format!("{}: {e}", path.display());
+            let mut f = std::fs::File::open(path).map_err(io)?;
+            let len = f.metadata().map_err(io)?.len() as usize;
+            v.reserve_exact(len / CANDIDATE_BYTES + held);
+            let mut buf = vec![0u8; 4096 * CANDIDATE_BYTES];
+            let mut filled = 0;
+            loop {
+                let n = match std::io::Read::read(&mut f, &mut buf[filled..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(io(e)),
+                };
+                filled += n;
+                let whole = filled / CANDIDATE_BYTES * CANDIDATE_BYTES;
+                v.extend(buf[..whole].chunks_exact(CANDIDATE_BYTES).map(|r| {
+                    let f4 = |b: &[u8]| f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    SlabPoint { ds: f4(&r[0..4]), t: f4(&r[4..8]), h: f4(&r[8..12]) }
+                }));
+                buf.copy_within(whole..filled, 0);
+                filled -= whole;
+                if n == 0 {
+                    break;
+                }
+            }
+            let _ = std::fs::remove_file(path);
+        } else {
+            v.reserve_exact(held);
+        }
+        v.extend(self.held.into_iter().flatten());
         Ok(v)
     }
 }
