@@ -659,7 +659,8 @@ impl Found {
             s_seen: (f64::INFINITY, f64::NEG_INFINITY),
             slabs: Vec::new(),
             slab_range,
-            reach: 2.0 * (2.0 * opts.radius + opts.cell),
+            // The pad's rows and the half cell a point lies from its node, and some.
+            reach: (pad_rows(opts) as f64 + 1.0) * opts.cell,
             counted,
         }
     }
@@ -1181,6 +1182,17 @@ fn grid_slabs(
     });
 }
 
+/// Rows of nodes beyond a slab's own whose points its nodes' discs reach: a node's fit pools
+/// the points of the nodes within `reach` rows (twice that where sparse); a block's, those
+/// within R + one cell of its centre (2R + one cell where sparse), and a block row's centre
+/// lies up to a row outside the rows it covers.
+fn pad_rows(o: &SurfaceOptions) -> usize {
+    let reach = (o.radius / o.cell).ceil() as usize;
+    let block_half = ((o.radius + o.cell) / o.cell + 0.5).ceil() as usize;
+    let sparse_r = 2.0 * o.radius + o.cell;
+    (2 * reach + 1).max(disc_half(sparse_r, o.cell) as usize + 1).max(block_half + BLOCK / 2)
+}
+
 /// Heights of rows `rows.0..rows.1` of the grid from the candidates of their slab (with the
 /// neighbours' margins; s from the slab's start); and how many candidates the low envelope
 /// kept in those of the rows within `count`.
@@ -1194,11 +1206,11 @@ fn estimate_rows(
     let (cell, nv) = (g.cell, g.nv);
     let reach = (o.radius / cell).ceil() as usize;
     // A block's fit pools the points within R + one cell of its centre (2R + one cell where
-    // sparse); a block row's centre lies up to a row outside the rows it covers.
+    // sparse).
     let block_r = (o.radius + cell) as f32;
     let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
     let sparse_r = 2.0 * o.radius + cell;
-    let pad = (2 * reach + 1).max(disc_half(sparse_r, cell) as usize + 1).max(block_half as usize + BLOCK / 2);
+    let pad = pad_rows(o);
     // Local rows lu = iu - lo cover the whole slab's rows (whatever part of it `rows` is: a work
     // unit may start or end inside a slab) and the padding the windows reach: what is kept
     // and fitted depends on the slab alone.
