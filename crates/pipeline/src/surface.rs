@@ -1264,11 +1264,12 @@ fn estimate_rows(
     let reach = reach as isize;
     let mut cols = Columns::default();
     cols.fill(&pts);
-    let local = Local { pts: &pts, cols: &cols, start: &start, nv, n_local, cell };
+    drop(pts);
+    let local = Local { cols: &cols, start: &start, nv, n_local, cell };
     {
         use rayon::prelude::*;
         runs.into_par_iter().for_each(|(first, chunk)| {
-            let (start, pts, local) = (&start, &pts, &local);
+            let (start, local) = (&start, &local);
             let mut window: Vec<[f32; 3]> = Vec::new();
             let mut wide: Vec<[f32; 3]> = Vec::new();
             let mut scratch = Disc::default();
@@ -1287,7 +1288,7 @@ fn estimate_rows(
                     for (iv, out) in row.iter_mut().enumerate() {
                         let node = lu * nv + iv;
                         let mut zs: Vec<f32> =
-                            pts[start[node] as usize..start[node + 1] as usize].iter().map(|p| p[2]).collect();
+                            local.cols.h[start[node] as usize..start[node + 1] as usize].to_vec();
                         *out = median(&mut zs).unwrap_or(f32::NAN);
                     }
                     continue;
@@ -1642,8 +1643,7 @@ const NEAR_SMOOTH_SIGMA: f64 = 0.6;
 /// A slab's points by nearest node (CSR over the local rows): `[x, y, h]` with x from the
 /// point's row of nodes and y from column 0.
 struct Local<'a> {
-    pts: &'a [[f32; 3]],
-    /// The same points by coordinate, and three more (see [`DiscSums::add`]).
+    /// The points by coordinate, and three more (see [`DiscSums::add`]).
     cols: &'a Columns,
     start: &'a [u32],
     nv: usize,
@@ -1699,8 +1699,10 @@ impl Local<'_> {
             }
             let ju = ju as usize;
             let x0 = (du as f64 * self.cell) as f32;
-            let slice = &self.pts[self.start[ju * self.nv + c0] as usize..self.start[ju * self.nv + c1 + 1] as usize];
-            out.extend(slice.iter().map(|p| [p[0] + x0, p[1] - y0, p[2]]).filter(|p| within(p, radius)));
+            let run = self.start[ju * self.nv + c0] as usize..self.start[ju * self.nv + c1 + 1] as usize;
+            let (x, y, h) = (&self.cols.x[run.clone()], &self.cols.y[run.clone()], &self.cols.h[run]);
+            let points = x.iter().zip(y).zip(h).map(|((x, y), h)| [x + x0, y - y0, *h]);
+            out.extend(points.filter(|p| within(p, radius)));
         }
     }
 }
