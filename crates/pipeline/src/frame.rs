@@ -122,7 +122,7 @@ impl RoadFrame {
     }
 
     /// (s, t) when s lies on the road (to a nanometre), `None` beyond its ends.
-    #[inline]
+    #[inline(always)]
     fn on_road(&self, s: f64, t: f64) -> Option<(f64, f64)> {
         (s >= -1e-9 && s <= self.length + 1e-9).then_some((s.clamp(0.0, self.length), t))
     }
@@ -141,6 +141,7 @@ impl RoadFrame {
     /// There, a kept point's (s, t) on that circle come from the tangent's a and b at once.
     /// (Where the reference line has a kink or a gap, which entry's circle claims a point
     /// depends on where a walk starts, here as in [`RoadFrame::project_from`].)
+    #[inline(always)]
     pub fn project_within(&self, last: &mut Option<usize>, x: f64, y: f64, band: (f64, f64)) -> Option<(f64, f64)> {
         if let Some(mut i) = *last {
             for _ in 0..8 {
@@ -229,6 +230,7 @@ fn local(st: &Station, x: f64, y: f64) -> (f64, f64) {
 
 /// (Δs, t) on the osculating circle (or the tangent) at `st` of the point `a` along its
 /// tangent and `b` along its left normal.
+#[inline(always)]
 fn on_circle(st: &Station, a: f64, b: f64) -> (f64, f64) {
     let k = st.curvature;
     if k.abs() * (a.abs() + b.abs()) < 1e-12 {
