@@ -667,31 +667,35 @@ impl Found {
 
     /// Puts candidate `c` into the slabs that get it: its own, and a neighbour when that
     /// slab's nodes reach it.
+    #[inline(always)]
     fn add(&mut self, c: Candidate) {
         let (reach, (lo, hi)) = (self.reach, self.slab_range);
         let wanted = |k: i64| (lo..=hi).contains(&k);
-        let mut put = |k: i64| {
-            let p = SlabPoint { ds: (c.s - k as f64 * SLAB) as f32, t: c.t, h: c.h };
-            match self.slabs.iter_mut().rev().find(|(j, _)| *j == k) {
-                Some((_, v)) => v.push(p),
-                None => self.slabs.push((k, vec![p])),
-            }
-        };
         let k = floor(c.s / SLAB);
         let ki = k as i64;
         if wanted(ki) {
-            put(ki);
+            self.put(ki, c);
         }
         if c.s - k * SLAB < reach && wanted(ki - 1) {
-            put(ki - 1);
+            self.put(ki - 1, c);
         }
         if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
-            put(ki + 1);
+            self.put(ki + 1, c);
         }
         // A counting pass counts its share only (and keeps none: its slab range is empty).
         if !matches!(self.counted, Some((a, b)) if c.s < a || c.s >= b) {
             self.near += 1;
             self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
+        }
+    }
+
+    /// Appends candidate `c` to slab `k`'s run (the last one is the likeliest).
+    #[inline(always)]
+    fn put(&mut self, k: i64, c: Candidate) {
+        let p = SlabPoint { ds: (c.s - k as f64 * SLAB) as f32, t: c.t, h: c.h };
+        match self.slabs.iter_mut().rev().find(|(j, _)| *j == k) {
+            Some((_, v)) => v.push(p),
+            None => self.slabs.push((k, vec![p])),
         }
     }
 }
