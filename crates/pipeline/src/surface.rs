@@ -1274,11 +1274,10 @@ fn estimate_rows(
         use rayon::prelude::*;
         runs.into_par_iter().for_each(|(first, chunk)| {
             let (start, local) = (&start, &local);
-            let mut window: Vec<[f32; 3]> = Vec::new();
+            let (mut node_cols, mut wide_cols) = (Columns::default(), Columns::default());
             let mut wide: Vec<[f32; 3]> = Vec::new();
             let mut scratch = Disc::default();
             let mut sums: Vec<Moments> = Vec::new();
-            let mut cols = Columns::default();
             let r = o.radius as f32;
             let scale = o.robust_scale as f32;
             // Block planes of the current block row (none yet).
@@ -1361,26 +1360,26 @@ fn estimate_rows(
                         let (lu, iv) = (lu as isize, iv as isize);
                         let mut radius = r;
                         if wide_last {
-                            local.gather(lu, iv, 2 * reach, 2.0 * r, &mut wide);
-                            window.clear();
-                            window.extend(wide.iter().filter(|p| within(p, r)));
+                            local.gather_columns(lu, iv, 2 * reach, 2.0 * r, &mut wide_cols);
+                            node_cols.clear();
+                            for p in wide_cols.points().filter(|p| within(p, r)) {
+                                node_cols.push(p);
+                            }
                         } else {
-                            local.gather(lu, iv, reach, r, &mut window);
+                            local.gather_columns(lu, iv, reach, r, &mut node_cols);
                         }
-                        if window.len() < 6 {
+                        if node_cols.len() < 6 {
                             radius = 2.0 * r;
                             if !wide_last {
-                                local.gather(lu, iv, 2 * reach, radius, &mut wide);
+                                local.gather_columns(lu, iv, 2 * reach, radius, &mut wide_cols);
                             }
-                            std::mem::swap(&mut window, &mut wide);
+                            std::mem::swap(&mut node_cols, &mut wide_cols);
                         }
                         wide_last = radius > r;
                         // The plane where the disc is smooth, else the median of the six nearest.
-                        let est = match Moments::of_disc(&window, radius as f64, &mut cols)
-                            .smooth_plane(radius as f64, o.robust_scale)
-                        {
+                        let est = match node_cols.moments(radius as f64).smooth_plane(radius as f64, o.robust_scale) {
                             Some(p) => Some(p[0] as f32),
-                            None => near_median(&window),
+                            None => near_median(node_cols.points()),
                         };
                         *out = est.unwrap_or(f32::NAN);
                     }
@@ -1420,6 +1419,45 @@ impl Columns {
         self.x.extend(w.iter().map(|p| p[0]));
         self.y.extend(w.iter().map(|p| p[1]));
         self.h.extend(w.iter().map(|p| p[2]));
+        self.pad();
+    }
+
+    fn clear(&mut self) {
+        self.x.clear();
+        self.y.clear();
+        self.h.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    fn push(&mut self, [x, y, h]: [f32; 3]) {
+        self.x.push(x);
+        self.y.push(y);
+        self.h.push(h);
+    }
+
+    /// The points as `[x, y, h]`.
+    fn points(&self) -> impl Iterator<Item = [f32; 3]> + '_ {
+        self.x.iter().zip(&self.y).zip(&self.h).map(|((&x, &y), &h)| [x, y, h])
+    }
+
+    /// The moments of the points within `radius` of the centre, with the spatial weights of
+    /// [`robust_plane`].
+    fn moments(&mut self, radius: f64) -> Moments {
+        let n = self.len();
+        self.pad();
+        let mut sums = DiscSums::new(radius);
+        sums.add([&self.x, &self.y, &self.h], 0..n, 0.0, 0.0);
+        for c in [&mut self.x, &mut self.y, &mut self.h] {
+            c.truncate(n);
+        }
+        sums.moments()
+    }
+
+    /// Three points far outside any disc after the others (see [`DiscSums::add`]).
+    fn pad(&mut self) {
         for _ in 0..3 {
             self.x.push(1e3);
             self.y.push(1e3);
@@ -1486,11 +1524,11 @@ impl Moments {
 
     /// The moments of the points of `w` (relative to the centre) within `radius`, with the
     /// spatial weights of [`robust_plane`].
+    #[cfg(test)]
     fn of_disc(w: &[[f32; 3]], radius: f64, cols: &mut Columns) -> Moments {
-        cols.fill(w);
-        let mut sums = DiscSums::new(radius);
-        sums.add([&cols.x, &cols.y, &cols.h], 0..w.len(), 0.0, 0.0);
-        sums.moments()
+        cols.clear();
+        w.iter().for_each(|&p| cols.push(p));
+        cols.moments(radius)
     }
 
     /// The weighted least-squares plane `[h, slope u, slope v]` (at the centre, per metre) of
@@ -1683,6 +1721,33 @@ impl Local<'_> {
             sums.add(cols, row[c0] as usize..row[c1] as usize, x0, -y0);
         }
         sums.moments()
+    }
+
+    /// [`Local::gather`] into columns.
+    fn gather_columns(&self, lu: isize, iv: isize, half: isize, radius: f32, out: &mut Columns) {
+        out.clear();
+        let (c0, c1) = ((iv - half).max(0), (iv + half).min(self.nv as isize - 1));
+        if c1 < c0 {
+            return;
+        }
+        let (c0, c1) = (c0 as usize, c1 as usize);
+        let y0 = (iv as f64 * self.cell) as f32;
+        for du in -half..=half {
+            let ju = lu + du;
+            if ju < 0 || ju >= self.n_local as isize {
+                continue;
+            }
+            let ju = ju as usize;
+            let x0 = (du as f64 * self.cell) as f32;
+            let run = self.start[ju * self.nv + c0] as usize..self.start[ju * self.nv + c1 + 1] as usize;
+            let (x, y, h) = (&self.cols.x[run.clone()], &self.cols.y[run.clone()], &self.cols.h[run]);
+            for ((x, y), h) in x.iter().zip(y).zip(h) {
+                let p = [x + x0, y - y0, *h];
+                if within(&p, radius) {
+                    out.push(p);
+                }
+            }
+        }
     }
 
     /// Into `out`: the points within `radius` of local node (`lu`, `iv`), which may lie outside
@@ -1971,18 +2036,18 @@ const NEAR_POINTS: usize = 6;
 /// withstands two of them being outliers or from the other side. `None` with fewer than three
 /// points in `w`, as where robust plane fits took these nodes (half the nodes of a sparse
 /// survey: the gaps are filled along track).
-fn near_median(w: &[[f32; 3]]) -> Option<f32> {
-    if w.len() < 3 {
-        return None;
-    }
+fn near_median(w: impl IntoIterator<Item = [f32; 3]>) -> Option<f32> {
     let mut near = [0f32; NEAR_POINTS];
     let k = nearest_heights(w, &mut near);
+    if k < 3 {
+        return None;
+    }
     median(&mut near[..k])
 }
 
 /// The heights of the points of `w` nearest the origin (ties: the lower first), by
 /// insertion, as many as `out` holds (up to [`NEAR_POINTS`]): how many there are.
-fn nearest_heights(w: &[[f32; 3]], out: &mut [f32]) -> usize {
+fn nearest_heights(w: impl IntoIterator<Item = [f32; 3]>, out: &mut [f32]) -> usize {
     let n = out.len().min(NEAR_POINTS);
     if n == 0 {
         return 0;
@@ -2022,7 +2087,7 @@ fn nearest(w: &mut [[f32; 3]], radius: f32, cap: usize) -> Option<(&mut [[f32; 3
         w = &mut w[..cap];
     }
     let mut near = [0f32; 5];
-    let k = nearest_heights(w, &mut near);
+    let k = nearest_heights(w.iter().copied(), &mut near);
     let start = median(&mut near[..k])? as f64;
     Some((w, radius, start))
 }
@@ -2147,7 +2212,7 @@ mod tests {
             .collect();
         let mut all: Vec<f32> = w.iter().map(|p| p[2]).collect();
         assert!(median(&mut all).is_some_and(|m| m < -0.006), "the disc lies mostly off the ridge");
-        let h = near_median(&w).unwrap_or(f32::NAN);
+        let h = near_median(w.iter().copied()).unwrap_or(f32::NAN);
         assert!(h.abs() < 1e-3, "{h}");
         // Two of the six nearest 3 cm off (a leaf below the envelope's layer, a multipath
         // point): ignored.
@@ -2158,10 +2223,10 @@ mod tests {
                 p[2] -= 0.03;
             }
         }
-        let h = near_median(&w).unwrap_or(f32::NAN);
+        let h = near_median(w.iter().copied()).unwrap_or(f32::NAN);
         assert!(h.abs() < 1e-3, "{h}");
-        assert_eq!(near_median(&w[..2]), None);
-        assert!(near_median(&w[..3]).is_some());
+        assert_eq!(near_median(w[..2].iter().copied()), None);
+        assert!(near_median(w[..3].iter().copied()).is_some());
     }
 
     #[test]
