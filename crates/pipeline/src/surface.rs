@@ -1208,10 +1208,11 @@ fn estimate_rows(
     count: (usize, usize),
 ) -> (Vec<f32>, u64) {
     let (cell, nv) = (g.cell, g.nv);
-    let reach = (o.radius / cell).ceil() as usize;
     // A block's fit pools the points within R + one cell of its centre (2R + one cell where
-    // sparse).
-    let block_r = (o.radius + cell) as f32;
+    // sparse). The nodes its sums visit follow from that radius in f64: single precision
+    // rounds 3.5 cells up, which would add a ring of nodes (a third more work).
+    let block_radius = o.radius + cell;
+    let block_r = block_radius as f32;
     let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
     let sparse_r = 2.0 * o.radius + cell;
     let pad = pad_rows(o);
@@ -1265,7 +1266,6 @@ fn estimate_rows(
         rest = tail;
         first = end;
     }
-    let reach = reach as isize;
     let mut cols = Columns::default();
     cols.fill(&pts);
     drop(pts);
@@ -1303,7 +1303,7 @@ fn estimate_rows(
                 if iu / BLOCK != block_row {
                     block_row = iu / BLOCK;
                     let cu = (block_row * BLOCK + BLOCK / 2) as isize - lo as isize;
-                    local.block_moments(cu, block_r as f64, &mut sums);
+                    local.block_moments(cu, block_radius, &mut sums);
                     for (bv, plane) in blocks.iter_mut().enumerate() {
                         // The least-squares plane of the block's disc when its residuals are
                         // the noise's; with too few points for it (sparse surveys), that of
@@ -1352,26 +1352,24 @@ fn estimate_rows(
                     }
                     for (j, out) in outs.iter_mut().enumerate() {
                         let iv = bv * BLOCK + j;
-                        // The nodes within `reach` hold every point of the disc of R (a point
-                        // lies at its nearest node), in the order of the wider square's:
-                        // gather the disc of R that far, and that of 2R only where it holds too
-                        // few points; or 2R at once where the last node needed it (sparse
-                        // points), the disc of R from it the same.
+                        // The disc of R, and that of 2R only where it holds too few points; or
+                        // 2R at once where the last node needed it (sparse points), the disc of
+                        // R from it the same (in the same order: row by row, node by node).
                         let (lu, iv) = (lu as isize, iv as isize);
                         let mut radius = r;
                         if wide_last {
-                            local.gather_columns(lu, iv, 2 * reach, 2.0 * r, &mut wide_cols);
+                            local.gather_columns(lu, iv, 2.0 * o.radius, &mut wide_cols);
                             node_cols.clear();
                             for p in wide_cols.points().filter(|p| within(p, r)) {
                                 node_cols.push(p);
                             }
                         } else {
-                            local.gather_columns(lu, iv, reach, r, &mut node_cols);
+                            local.gather_columns(lu, iv, o.radius, &mut node_cols);
                         }
                         if node_cols.len() < 6 {
                             radius = 2.0 * r;
                             if !wide_last {
-                                local.gather_columns(lu, iv, 2 * reach, radius, &mut wide_cols);
+                                local.gather_columns(lu, iv, 2.0 * o.radius, &mut wide_cols);
                             }
                             std::mem::swap(&mut node_cols, &mut wide_cols);
                         }
@@ -1723,9 +1721,12 @@ impl Local<'_> {
         sums.moments()
     }
 
-    /// [`Local::gather`] into columns.
-    fn gather_columns(&self, lu: isize, iv: isize, half: isize, radius: f32, out: &mut Columns) {
+    /// [`Local::gather`] into columns, of the nodes that can hold points of the disc (see
+    /// [`disc_half`]).
+    fn gather_columns(&self, lu: isize, iv: isize, radius: f64, out: &mut Columns) {
         out.clear();
+        let half = disc_half(radius, self.cell);
+        let radius = radius as f32;
         let (c0, c1) = ((iv - half).max(0), (iv + half).min(self.nv as isize - 1));
         if c1 < c0 {
             return;
