@@ -54,10 +54,11 @@ pub struct Inputs {
     pub crs: Option<(String, Option<String>)>,
 }
 
-/// Points per chunk read (x, y, z: 6 MB). A consumer working a chunk on every core waits for
-/// its last run at the end of each; at 65,536 points those waits left a core idle for 5 % of
-/// `roadscan crg` on a 20 M point survey.
-const CHUNK: usize = 1 << 18;
+/// Points per chunk read (x, y, z: 3 MB; a few chunks are in flight). A consumer working a
+/// chunk on every core waits for its last run at the end of each; at 65,536 points those
+/// waits left a core idle for 5 % of `roadscan crg` on a 20 M point survey (262,144 were no
+/// faster than this, and held 3 MB more).
+const CHUNK: usize = 1 << 17;
 
 impl Inputs {
     /// Opens every input (a bad file fails before any work). `crs`: the CRS of inputs whose
