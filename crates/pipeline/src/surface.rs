@@ -265,18 +265,22 @@ impl Slabs {
             std::fs::create_dir_all(&self.dir).map_err(|e| io(e, &self.dir))?;
             self.created = true;
         }
-        let mut bytes = Vec::new();
+        // Through a small buffer: no second copy of the slabs in memory.
+        let mut bytes = vec![0u8; SPILL_RUN * CANDIDATE_BYTES];
         for (k, runs) in std::mem::take(&mut self.mem) {
             let path = self.file(k);
-            bytes.clear();
-            bytes.resize(runs.iter().map(Vec::len).sum::<usize>() * CANDIDATE_BYTES, 0);
-            for (b, c) in bytes.chunks_exact_mut(CANDIDATE_BYTES).zip(runs.iter().flatten()) {
-                b[0..4].copy_from_slice(&c.ds.to_le_bytes());
-                b[4..8].copy_from_slice(&c.t.to_le_bytes());
-                b[8..12].copy_from_slice(&c.h.to_le_bytes());
-            }
             let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| io(e, &path))?;
-            f.write_all(&bytes).map_err(|e| io(e, &path))?;
+            for run in &runs {
+                for piece in run.chunks(SPILL_RUN) {
+                    let out = &mut bytes[..piece.len() * CANDIDATE_BYTES];
+                    for (b, c) in out.chunks_exact_mut(CANDIDATE_BYTES).zip(piece) {
+                        b[0..4].copy_from_slice(&c.ds.to_le_bytes());
+                        b[4..8].copy_from_slice(&c.t.to_le_bytes());
+                        b[8..12].copy_from_slice(&c.h.to_le_bytes());
+                    }
+                    f.write_all(out).map_err(|e| io(e, &path))?;
+                }
+            }
             self.on_disk.insert(k);
         }
         self.held = 0;
@@ -294,6 +298,9 @@ impl Slabs {
 
 /// Bytes of a spilled candidate: ds, t and h, little-endian.
 const CANDIDATE_BYTES: usize = 12;
+
+/// Candidates written (or read back) at a time.
+const SPILL_RUN: usize = 4096;
 
 /// A slab taken from [`Slabs`]: the candidates held in memory, and the file of those spilled
 /// before them.
@@ -317,7 +324,7 @@ impl Taken {
             let mut f = std::fs::File::open(path).map_err(io)?;
             let len = f.metadata().map_err(io)?.len() as usize;
             v.reserve_exact(len / CANDIDATE_BYTES + held);
-            let mut buf = vec![0u8; 4096 * CANDIDATE_BYTES];
+            let mut buf = vec![0u8; SPILL_RUN * CANDIDATE_BYTES];
             let mut filled = 0;
             loop {
                 let n = match std::io::Read::read(&mut f, &mut buf[filled..]) {
