@@ -1297,8 +1297,7 @@ fn estimate_rows(
                 if o.estimator == Estimator::Median {
                     for (iv, out) in row.iter_mut().enumerate() {
                         let node = lu * nv + iv;
-                        let mut zs: Vec<f32> =
-                            local.cols.h[start[node] as usize..start[node + 1] as usize].to_vec();
+                        let mut zs: Vec<f32> = local.cols.h[start[node] as usize..start[node + 1] as usize].to_vec();
                         *out = median(&mut zs).unwrap_or(f32::NAN);
                     }
                     continue;
@@ -1328,9 +1327,7 @@ fn estimate_rows(
                             .map(|ls| ls.plane)
                             .or_else(|| {
                                 sparse.then(|| {
-                                    local
-                                        .disc_moments(cu, cv, sparse_r)
-                                        .smooth_plane(sparse_r, o.robust_scale)
+                                    local.disc_moments(cu, cv, sparse_r).smooth_plane(sparse_r, o.robust_scale)
                                 })?
                             })
                             .or_else(|| {
@@ -1503,7 +1500,9 @@ impl DiscSums {
         let four = |c: &[f32]| f32x4::new([c[0], c[1], c[2], c[3]]);
         let acc = &mut self.acc;
         let mut left = run.len() as f32;
-        for ((x, y), h) in x[span.clone()].chunks_exact(4).zip(y[span.clone()].chunks_exact(4)).zip(h[span].chunks_exact(4)) {
+        for ((x, y), h) in
+            x[span.clone()].chunks_exact(4).zip(y[span.clone()].chunks_exact(4)).zip(h[span].chunks_exact(4))
+        {
             let valid = lane.simd_lt(f32x4::splat(left));
             let (px, py, ph) = (four(x) + dx, four(y) + dy, four(h) - h0);
             let (w, inside) = spatial_weights(px, py, self.inv_r2);
