@@ -609,12 +609,22 @@ fn decode(h: &Header, buf: &[u8], n: usize, xyz_only: bool, out: &mut Points) {
         7 | 8 | 10 => Some(30),
         _ => None,
     };
-    // Column by column: each pass is a simple loop over the records, which the compiler
-    // keeps free of per-push capacity checks.
+    // x, y and z in one pass over the records, into columns sized first (no capacity checks
+    // per value); the other fields column by column, each pass a simple loop.
     let recs = || buf.chunks_exact(stride).take(n);
-    for (k, col) in [&mut out.x, &mut out.y, &mut out.z].into_iter().enumerate() {
-        let (scale, offset) = (h.scale[k], h.offset[k]);
-        col.extend(recs().map(|r| u32_at(r, 4 * k) as i32 as f64 * scale + offset));
+    let m = recs().len();
+    let at = out.x.len();
+    for col in [&mut out.x, &mut out.y, &mut out.z] {
+        col.resize(at + m, 0.0);
+    }
+    let ([sx, sy, sz], [ox, oy, oz]) = (h.scale, h.offset);
+    let xyz = out.x[at..].iter_mut().zip(&mut out.y[at..]).zip(&mut out.z[at..]);
+    for (r, ((x, y), z)) in recs().zip(xyz) {
+        let [ix, iy, iz] = match r.get(..12) {
+            Some(b) => [0, 4, 8].map(|k| i32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]])),
+            None => [0; 3],
+        };
+        (*x, *y, *z) = (ix as f64 * sx + ox, iy as f64 * sy + oy, iz as f64 * sz + oz);
     }
     if xyz_only {
         return;
