@@ -865,7 +865,8 @@ struct GapFiller {
     pending: VecDeque<Vec<f32>>,
     /// Index of the first pending row.
     first: usize,
-    last: Vec<Option<usize>>,
+    /// The last row with a height, by column (`usize::MAX`: none yet).
+    last: Vec<usize>,
     filled: usize,
     /// Rows whose fills are counted.
     count: (usize, usize),
@@ -878,7 +879,7 @@ impl GapFiller {
             max_cells,
             pending: VecDeque::new(),
             first: w.rows.0,
-            last: vec![None; nv],
+            last: vec![usize::MAX; nv],
             filled: 0,
             count: w.count,
         }
@@ -887,22 +888,29 @@ impl GapFiller {
     /// Takes row `first + pending.len()`.
     fn push(&mut self, row: Vec<f32>) {
         let iu = self.first + self.pending.len();
-        for (iv, &v) in row.iter().enumerate() {
-            if v.is_nan() {
-                continue;
-            }
-            if let Some(l) = self.last[iv] {
-                let gap = iu - l;
-                if gap > 1 && gap <= self.max_cells && l >= self.first {
-                    let a = self.pending[l - self.first][iv];
-                    for k in l + 1..iu {
-                        let f = (k - l) as f32 / gap as f32;
-                        self.pending[k - self.first][iv] = a + (v - a) * f;
-                        self.filled += usize::from(k >= self.count.0 && k < self.count.1);
-                    }
+        // A height after a gap short enough to fill, still pending: a column to fill. Most
+        // rows have none, which one pass over the row finds out before any filling.
+        let fills = |l: usize, v: f32| {
+            let gap = iu.wrapping_sub(l);
+            !v.is_nan() && l != usize::MAX && gap > 1 && gap <= self.max_cells && l >= self.first
+        };
+        let any = self.last.iter().zip(&row).fold(false, |any, (&l, &v)| any | fills(l, v));
+        if any {
+            for (iv, &v) in row.iter().enumerate() {
+                let l = self.last[iv];
+                if !fills(l, v) {
+                    continue;
+                }
+                let (a, gap) = (self.pending[l - self.first][iv], iu - l);
+                for k in l + 1..iu {
+                    let f = (k - l) as f32 / gap as f32;
+                    self.pending[k - self.first][iv] = a + (v - a) * f;
+                    self.filled += usize::from(k >= self.count.0 && k < self.count.1);
                 }
             }
-            self.last[iv] = Some(iu);
+        }
+        for (l, &v) in self.last.iter_mut().zip(&row) {
+            *l = if v.is_nan() { *l } else { iu };
         }
         self.pending.push_back(row);
     }
@@ -1068,7 +1076,9 @@ impl<'a> RowStream<'a> {
             }
         };
         for ((o, hv), v) in out.iter_mut().zip(&h).zip(&self.v_at) {
-            *o = if hv.is_nan() { f32::NAN } else { (e + v * slope + *hv as f64) as f32 };
+            // A select, not a branch: the loop runs four columns at a time.
+            let z = (e + v * slope + *hv as f64) as f32;
+            *o = if hv.is_nan() { f32::NAN } else { z };
         }
         if counted {
             self.column.iter_mut().zip(&h).for_each(|(c, hv)| *c += usize::from(!hv.is_nan()));
@@ -2384,22 +2394,28 @@ mod tests {
     #[test]
     fn gaps_up_to_the_limit_are_filled_linearly() {
         let nan = f32::NAN;
-        // One column: 1, gap of 2 rows, 4, gap of 4 rows, 9; gaps of up to 3 rows are filled.
+        // Column 0: 1, gap of 2 rows, 4, gap of 4 rows, 9; column 1: a leading gap, then
+        // gaps of 1 and 2 rows where column 0 has none; gaps of up to 3 rows are filled.
         let all = Window { rows: (0, 9), count: (0, 9), tiles: (0, 1, 1), per: 9 };
-        let mut f = GapFiller::new(1, 3, all);
+        let mut f = GapFiller::new(2, 3, all);
         let mut out = Vec::new();
-        for v in [1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0] {
-            f.push(vec![v]);
+        let col0 = [1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0];
+        let col1 = [nan, 2.0, nan, 4.0, 5.0, nan, nan, 8.0, 9.0];
+        for (a, b) in col0.into_iter().zip(col1) {
+            f.push(vec![a, b]);
             while let Some(r) = f.pop(false) {
-                out.push(r[0]);
+                out.push(r);
             }
         }
         while let Some(r) = f.pop(true) {
-            out.push(r[0]);
+            out.push(r);
         }
-        assert_eq!(f.filled, 2);
-        assert_eq!(&out[..4], &[1.0, 2.0, 3.0, 4.0]);
-        assert!(out[4..8].iter().all(|v| v.is_nan()));
+        assert_eq!(f.filled, 2 + 3);
+        let column = |c: usize| out.iter().map(|r| r[c]).collect::<Vec<f32>>();
+        assert_eq!(&column(0)[..4], &[1.0, 2.0, 3.0, 4.0]);
+        assert!(column(0)[4..8].iter().all(|v| v.is_nan()));
+        assert!(column(1)[0].is_nan());
+        assert_eq!(&column(1)[1..], &[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
         assert_eq!(out.len(), 9);
     }
 }
