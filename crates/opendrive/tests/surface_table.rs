@@ -1,6 +1,7 @@
 //! The surface table (elevation and planar cross slope as cubic pieces) against the profiles,
 //! every 1.37 cm: 1e-9 relative on the elevation, 1e-11 on the cross slope; on made-up roads
-//! and on every road of every sample map.
+//! and on every road of every sample map. Looked up from the last station's piece, the same
+//! bits as searched.
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
@@ -20,6 +21,14 @@ fn check(road: &Road, what: &str) -> Option<(usize, usize)> {
         assert!((z - want_z).abs() <= 1e-9 * want_z.abs().max(1.0), "{what} s {s}: elevation {z} vs {want_z}");
         assert!((c - want_c).abs() <= 1e-11, "{what} s {s}: cross slope {c} vs {want_c}");
         rolled += usize::from(want_c != 0.0);
+    }
+    // From the last station's piece, in order, out of order and off the road: the same bits.
+    let mut piece = 0;
+    let order = (0..=n).chain((0..=n).rev()).chain((0..=n).map(|k| k * 7919 % (n + 1)));
+    let off = [-1.0, f64::NAN, road.length + 5.0, 0.0, f64::INFINITY];
+    for s in order.map(|k| (k as f64 * 0.0137).min(road.length)).chain(off) {
+        let (want, got) = (table.at(s), table.at_from(&mut piece, s));
+        assert!(got.0.to_bits() == want.0.to_bits() && got.1.to_bits() == want.1.to_bits(), "{what} s {s}");
     }
     Some((n + 1, rolled))
 }

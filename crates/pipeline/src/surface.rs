@@ -692,7 +692,13 @@ impl Found {
         // A counting pass counts its share only (and keeps none: its slab range is empty).
         if !matches!(self.counted, Some((a, b)) if c.s < a || c.s >= b) {
             self.near += 1;
-            self.s_seen = (self.s_seen.0.min(c.s), self.s_seen.1.max(c.s));
+            // Comparisons, not min and max: s is never NaN (`RoadFrame` keeps it on the road).
+            if c.s < self.s_seen.0 {
+                self.s_seen.0 = c.s;
+            }
+            if c.s > self.s_seen.1 {
+                self.s_seen.1 = c.s;
+            }
         }
     }
 
@@ -731,6 +737,7 @@ impl Project<'_> {
         let (s_lo, s_hi) = self.s_range.map_or((f64::NEG_INFINITY, f64::INFINITY), |(a, b)| (a - margin, b + margin));
         let mut last = None;
         let mut profile = self.road.profile_cursor();
+        let mut piece = 0;
         for i in 0..x.len() {
             let [fx, fy, fz] = self.place.to_file([x[i], y[i], z[i]]);
             let Some((s, t)) = self.frame.project_within(&mut last, fx, fy, (vr, vl)) else { continue };
@@ -738,7 +745,7 @@ impl Project<'_> {
                 continue;
             }
             let (z, cross) = match &self.surface {
-                Some(table) => table.at(s),
+                Some(table) => table.at_from(&mut piece, s),
                 None => profile.surface(s),
             };
             let h = fz - (z + t * cross);

@@ -99,12 +99,36 @@ impl SurfaceTable {
     /// [`RoadEval::planar_cross_slope`]), for s in [0, length]; beyond, the end pieces go on.
     #[inline]
     pub fn at(&self, s: f64) -> (f64, f64) {
+        self.eval(self.piece(s), s)
+    }
+
+    /// [`SurfaceTable::at`] for stations in order: `piece` is the piece of the last (any
+    /// number at first), tried before the table is searched; the same values as `at`.
+    #[inline]
+    pub fn at_from(&self, piece: &mut usize, s: f64) -> (f64, f64) {
+        let i = *piece;
+        let holds = i < self.starts.len() && self.starts[i] <= s && self.starts.get(i + 1).is_none_or(|&next| s < next);
+        if !holds {
+            *piece = self.piece(s);
+        }
+        self.eval(*piece, s)
+    }
+
+    /// The piece holding `s`: the last starting at or before it (the first for s below 0 or
+    /// NaN).
+    #[inline]
+    fn piece(&self, s: f64) -> usize {
         // `as` saturates: below 0 and NaN give cell 0.
         let k = ((s * (1.0 / PIECE)) as usize).min(self.cells.len() - 1);
         let mut i = self.cells[k] as usize;
         while i + 1 < self.starts.len() && self.starts[i + 1] <= s {
             i += 1;
         }
+        i
+    }
+
+    #[inline]
+    fn eval(&self, i: usize, s: f64) -> (f64, f64) {
         let u = s - self.starts[i];
         let [z, c] = &self.pieces[i];
         (z[0] + u * (z[1] + u * (z[2] + u * z[3])), c[0] + u * (c[1] + u * (c[2] + u * c[3])))
