@@ -872,8 +872,6 @@ struct GapFiller {
     pending: VecDeque<Vec<f32>>,
     /// Index of the first pending row.
     first: usize,
-    /// The last row with a height, by column (`usize::MAX`: none yet).
-    last: Vec<usize>,
     filled: usize,
     /// Rows whose fills are counted.
     count: (usize, usize),
@@ -881,43 +879,37 @@ struct GapFiller {
 
 impl GapFiller {
     /// A filler of rows from `w.rows.0` on, counting the fills of rows in `w.count`.
-    fn new(nv: usize, max_cells: usize, w: Window) -> GapFiller {
-        GapFiller {
-            max_cells,
-            pending: VecDeque::new(),
-            first: w.rows.0,
-            last: vec![usize::MAX; nv],
-            filled: 0,
-            count: w.count,
-        }
+    fn new(max_cells: usize, w: Window) -> GapFiller {
+        GapFiller { max_cells, pending: VecDeque::new(), first: w.rows.0, filled: 0, count: w.count }
     }
 
     /// Takes row `first + pending.len()`.
     fn push(&mut self, row: Vec<f32>) {
         let iu = self.first + self.pending.len();
-        // A height after a gap short enough to fill, still pending: a column to fill. Most
-        // rows have none, which one pass over the row finds out before any filling.
-        let fills = |l: usize, v: f32| {
-            let gap = iu.wrapping_sub(l);
-            !v.is_nan() && l != usize::MAX && gap > 1 && gap <= self.max_cells && l >= self.first
-        };
-        let any = self.last.iter().zip(&row).fold(false, |any, (&l, &v)| any | fills(l, v));
-        if any {
-            for (iv, &v) in row.iter().enumerate() {
-                let l = self.last[iv];
-                if !fills(l, v) {
+        // A gap ends in a column where the last row has no height and this one has. Most rows
+        // end none: one pass over the two rows, without branches, finds that out.
+        let ends_gap = |last: &[f32], iv: usize| last[iv].is_nan() && !row[iv].is_nan();
+        let any = |last: &[f32]| last.iter().zip(&row).fold(false, |any, (l, v)| any | (l.is_nan() & !v.is_nan()));
+        if self.pending.back().is_some_and(|last| any(last)) {
+            for iv in 0..row.len() {
+                if !self.pending.back().is_some_and(|last| ends_gap(last, iv)) {
                     continue;
                 }
-                let (a, gap) = (self.pending[l - self.first][iv], iu - l);
+                // The gap's start: the last pending row with a height here (none: the gap
+                // began before them, and is too long or at the start).
+                let Some(l) = (self.first..iu).rev().find(|&k| !self.pending[k - self.first][iv].is_nan()) else {
+                    continue;
+                };
+                let (a, v, gap) = (self.pending[l - self.first][iv], row[iv], iu - l);
+                if gap > self.max_cells {
+                    continue;
+                }
                 for k in l + 1..iu {
                     let f = (k - l) as f32 / gap as f32;
                     self.pending[k - self.first][iv] = a + (v - a) * f;
                     self.filled += usize::from(k >= self.count.0 && k < self.count.1);
                 }
             }
-        }
-        for (l, &v) in self.last.iter_mut().zip(&row) {
-            *l = if v.is_nan() { *l } else { iu };
         }
         self.pending.push_back(row);
     }
@@ -1021,7 +1013,7 @@ impl<'a> RowStream<'a> {
             block: Vec::new(),
             block_rows: (0, 0),
             next_est: window.rows.0,
-            fill: GapFiller::new(nv, max_cells, window),
+            fill: GapFiller::new(max_cells, window),
             emitted: window.rows.0,
             window,
             column: vec![0; nv],
@@ -2404,7 +2396,7 @@ mod tests {
         // Column 0: 1, gap of 2 rows, 4, gap of 4 rows, 9; column 1: a leading gap, then
         // gaps of 1 and 2 rows where column 0 has none; gaps of up to 3 rows are filled.
         let all = Window { rows: (0, 9), count: (0, 9), tiles: (0, 1, 1), per: 9 };
-        let mut f = GapFiller::new(2, 3, all);
+        let mut f = GapFiller::new(3, all);
         let mut out = Vec::new();
         let col0 = [1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0];
         let col1 = [nan, 2.0, nan, 4.0, 5.0, nan, nan, 8.0, 9.0];
