@@ -888,11 +888,10 @@ impl GapFiller {
         let iu = self.first + self.pending.len();
         // A gap ends in a column where the last row has no height and this one has. Most rows
         // end none: one pass over the two rows, without branches, finds that out.
-        let ends_gap = |last: &[f32], iv: usize| last[iv].is_nan() && !row[iv].is_nan();
         let any = |last: &[f32]| last.iter().zip(&row).fold(false, |any, (l, v)| any | (l.is_nan() & !v.is_nan()));
         if self.pending.back().is_some_and(|last| any(last)) {
-            for iv in 0..row.len() {
-                if !self.pending.back().is_some_and(|last| ends_gap(last, iv)) {
+            for (iv, &v) in row.iter().enumerate() {
+                if v.is_nan() || !self.pending.back().is_some_and(|last| last[iv].is_nan()) {
                     continue;
                 }
                 // The gap's start: the last pending row with a height here (none: the gap
@@ -900,7 +899,7 @@ impl GapFiller {
                 let Some(l) = (self.first..iu).rev().find(|&k| !self.pending[k - self.first][iv].is_nan()) else {
                     continue;
                 };
-                let (a, v, gap) = (self.pending[l - self.first][iv], row[iv], iu - l);
+                let (a, gap) = (self.pending[l - self.first][iv], iu - l);
                 if gap > self.max_cells {
                     continue;
                 }

@@ -93,8 +93,30 @@ impl CrsDef {
 pub struct Reprojection {
     from: CrsDef,
     to: CrsDef,
-    #[cfg(feature = "proj")]
-    pj: proj::Proj,
+}
+
+// `proj::Proj` holds raw pointers to a PROJ context of its own, so it is neither `Send` nor
+// `Sync`, yet readers hand their reprojection to a reading thread. Each thread that applies a
+// reprojection makes its own PROJ transformation, once, and keeps it here (by CRS labels).
+#[cfg(feature = "proj")]
+thread_local! {
+    static PROJ_BY_THREAD: std::cell::RefCell<std::collections::HashMap<(String, String), proj::Proj>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Calls `f` with this thread's PROJ transformation from `from` to `to`, made on first use.
+#[cfg(feature = "proj")]
+fn with_proj<T>(from: &CrsDef, to: &CrsDef, f: impl FnOnce(&proj::Proj) -> T) -> Result<T, String> {
+    PROJ_BY_THREAD.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        let key = (from.label.clone(), to.label.clone());
+        if !cache.contains_key(&key) {
+            let pj = proj::Proj::new_known_crs(&from.label, &to.label, None)
+                .map_err(|e| format!("{} to {}: {e}", from.label, to.label))?;
+            cache.insert(key.clone(), pj);
+        }
+        Ok(f(&cache[&key]))
+    })
 }
 
 impl std::fmt::Debug for Reprojection {
@@ -108,9 +130,8 @@ impl Reprojection {
     pub fn new(from: CrsDef, to: CrsDef) -> Result<Reprojection, String> {
         #[cfg(feature = "proj")]
         {
-            let pj = proj::Proj::new_known_crs(&from.label, &to.label, None)
-                .map_err(|e| format!("{} to {}: {e}", from.label, to.label))?;
-            Ok(Reprojection { from, to, pj })
+            with_proj(&from, &to, |_| ())?;
+            Ok(Reprojection { from, to })
         }
         #[cfg(not(feature = "proj"))]
         {
@@ -139,18 +160,19 @@ impl Reprojection {
         }
         #[cfg(feature = "proj")]
         {
-            for (i, (x, y)) in x.iter_mut().zip(y.iter_mut()).enumerate() {
-                let (px, py) = self
-                    .pj
-                    .convert((*x, *y))
-                    .map_err(|e| format!("point {i} ({x}, {y}) from {} to {}: {e}", self.from.label, self.to.label))?;
-                if !(px.is_finite() && py.is_finite()) {
-                    return Err(format!("point {i} ({x}, {y}) has no image in {}", self.to.label));
+            with_proj(&self.from, &self.to, |pj| {
+                for (i, (x, y)) in x.iter_mut().zip(y.iter_mut()).enumerate() {
+                    let (px, py) = pj.convert((*x, *y)).map_err(|e| {
+                        format!("point {i} ({x}, {y}) from {} to {}: {e}", self.from.label, self.to.label)
+                    })?;
+                    if !(px.is_finite() && py.is_finite()) {
+                        return Err(format!("point {i} ({x}, {y}) has no image in {}", self.to.label));
+                    }
+                    *x = px;
+                    *y = py;
                 }
-                *x = px;
-                *y = py;
-            }
-            Ok(())
+                Ok(())
+            })?
         }
         #[cfg(not(feature = "proj"))]
         self.apply_proj4rs(x, y)
@@ -238,5 +260,14 @@ mod tests {
         );
         // A code PROJ does not know is an error naming it.
         assert!(CrsDef::from_epsg(99999).unwrap_err().contains("EPSG:99999"));
+        // Readers hand their reprojection to a reading thread: there it gives the same bits.
+        let (mut x2, mut y2) = (vec![650012.5], vec![239996.0]);
+        std::thread::spawn(move || {
+            pj.apply(&mut x2, &mut y2).unwrap();
+            (x2, y2)
+        })
+        .join()
+        .map(|(x2, y2)| assert!(x2[0].to_bits() == x[0].to_bits() && y2[0].to_bits() == y[0].to_bits()))
+        .unwrap();
     }
 }
