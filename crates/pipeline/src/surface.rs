@@ -35,7 +35,7 @@
 //! Most of a road is smooth at this scale, so blocks of 3 x 3 nodes share one fit first: a
 //! plane of the points within R + one cell of the block's centre, used for the block's nine
 //! nodes when it is smooth. The block's plane is first the plain weighted least-squares one
-//! (same disc and spatial weights), from sums of the points gathered once per block row. It is
+//! (same disc and spatial weights), from sums over the block's nodes' points in place. It is
 //! taken when it holds at least 8 points, its residual scale is under 0.4 of the biweight
 //! constant (residuals that small leave nothing for the biweight to reject: one 8 mm outlier
 //! among 8 points lifts the scale above it), and it rises by less than the biweight constant
@@ -1201,8 +1201,9 @@ fn grid_slabs(
     });
 }
 
-/// Rows of nodes beyond a slab's own whose points its nodes' discs reach: a node's fit pools
-/// the points of the nodes within `reach` rows (twice that where sparse); a block's, those
+/// Rows of nodes beyond a slab's own whose points its nodes' discs reach (with a row to
+/// spare): a node's fit pools the points of the nodes within `reach` rows (twice that where
+/// sparse; [`disc_half`] needs fewer); a block's, those
 /// within R + one cell of its centre (2R + one cell where sparse), and a block row's centre
 /// lies up to a row outside the rows it covers.
 fn pad_rows(o: &SurfaceOptions) -> usize {
@@ -1410,8 +1411,8 @@ struct Moments {
     h0: f64,
 }
 
-/// Points relative to a centre, by coordinate (heights as they are): for [`Moments::of_disc`],
-/// whose points were gathered one by one.
+/// Points by coordinate (heights as they are): a slab's, x from their row of nodes and y from
+/// column 0, or a node's disc, relative to the node.
 #[derive(Debug, Default)]
 struct Columns {
     x: Vec<f32>,
@@ -1694,8 +1695,8 @@ const SMOOTH_SIGMA: f64 = 0.4;
 /// on the sparser 4.6 M point one; of the others, 0.2 % and 7 %.
 const NEAR_SMOOTH_SIGMA: f64 = 0.6;
 
-/// A slab's points by nearest node (CSR over the local rows): `[x, y, h]` with x from the
-/// point's row of nodes and y from column 0.
+/// A slab's points by nearest node (CSR over the local rows), by coordinate: x from the point's
+/// row of nodes, y from column 0, height.
 struct Local<'a> {
     /// The points by coordinate, and three more (see [`DiscSums::add`]).
     cols: &'a Columns,
@@ -1739,8 +1740,20 @@ impl Local<'_> {
     /// [`disc_half`]).
     fn gather_columns(&self, lu: isize, iv: isize, radius: f64, out: &mut Columns) {
         out.clear();
-        let half = disc_half(radius, self.cell);
-        let radius = radius as f32;
+        self.for_each_within(lu, iv, disc_half(radius, self.cell), radius as f32, |p| out.push(p));
+    }
+
+    /// Into `out`: the points within `radius` of local node (`lu`, `iv`), which may lie outside
+    /// the grid, relative to that node, of the nodes within `half` nodes of it (rows and
+    /// columns), by row and node.
+    fn gather(&self, lu: isize, iv: isize, half: isize, radius: f32, out: &mut Vec<[f32; 3]>) {
+        out.clear();
+        self.for_each_within(lu, iv, half, radius, |p| out.push(p));
+    }
+
+    /// Calls `f` with the points of [`Local::gather`], in its order.
+    #[inline(always)]
+    fn for_each_within(&self, lu: isize, iv: isize, half: isize, radius: f32, mut f: impl FnMut([f32; 3])) {
         let (c0, c1) = ((iv - half).max(0), (iv + half).min(self.nv as isize - 1));
         if c1 < c0 {
             return;
@@ -1759,40 +1772,18 @@ impl Local<'_> {
             for ((x, y), h) in x.iter().zip(y).zip(h) {
                 let p = [x + x0, y - y0, *h];
                 if within(&p, radius) {
-                    out.push(p);
+                    f(p);
                 }
             }
-        }
-    }
-
-    /// Into `out`: the points within `radius` of local node (`lu`, `iv`), which may lie outside
-    /// the grid, relative to that node, of the nodes within `half` nodes of it (rows and
-    /// columns), by row and node.
-    fn gather(&self, lu: isize, iv: isize, half: isize, radius: f32, out: &mut Vec<[f32; 3]>) {
-        out.clear();
-        let (c0, c1) = ((iv - half).max(0), (iv + half).min(self.nv as isize - 1));
-        if c1 < c0 {
-            return;
-        }
-        let (c0, c1) = (c0 as usize, c1 as usize);
-        let y0 = (iv as f64 * self.cell) as f32;
-        for du in -half..=half {
-            let ju = lu + du;
-            if ju < 0 || ju >= self.n_local as isize {
-                continue;
-            }
-            let ju = ju as usize;
-            let x0 = (du as f64 * self.cell) as f32;
-            let run = self.start[ju * self.nv + c0] as usize..self.start[ju * self.nv + c1 + 1] as usize;
-            let (x, y, h) = (&self.cols.x[run.clone()], &self.cols.y[run.clone()], &self.cols.h[run]);
-            let points = x.iter().zip(y).zip(h).map(|((x, y), h)| [x + x0, y - y0, *h]);
-            out.extend(points.filter(|p| within(p, radius)));
         }
     }
 }
 
 /// The nodes within this many rows and columns of a node hold every point within `radius` of
-/// it: a point lies at its nearest node, and these are the nodes whose cells reach into the disc.
+/// it: a point lies at its nearest node, and these are the nodes whose cells reach into the disc
+/// (where `radius` is a whole number of cells and a half, a point exactly on the rim, a tie,
+/// rounds to the next node: its spatial weight is zero, and single precision leaves it either
+/// side of the rim anyway).
 fn disc_half(radius: f64, cell: f64) -> isize {
     (radius / cell + 0.5 - 1e-9).ceil() as isize - 1
 }
@@ -2392,15 +2383,17 @@ mod tests {
     #[test]
     fn gaps_up_to_the_limit_are_filled_linearly() {
         let nan = f32::NAN;
-        // Column 0: 1, gap of 2 rows, 4, gap of 4 rows, 9; column 1: a leading gap, then
-        // gaps of 1 and 2 rows where column 0 has none; gaps of up to 3 rows are filled.
+        // Heights up to 3 rows apart are joined (up to 2 missing rows between them). Column 0:
+        // 1, 2 missing, 4, 4 missing, 9; column 1: a leading gap, then 1 and 2 missing, inside
+        // column 0's gaps; column 2: 3 missing (just too many), then 2 missing.
         let all = Window { rows: (0, 9), count: (0, 9), tiles: (0, 1, 1), per: 9 };
         let mut f = GapFiller::new(3, all);
         let mut out = Vec::new();
         let col0 = [1.0, nan, nan, 4.0, nan, nan, nan, nan, 9.0];
         let col1 = [nan, 2.0, nan, 4.0, 5.0, nan, nan, 8.0, 9.0];
-        for (a, b) in col0.into_iter().zip(col1) {
-            f.push(vec![a, b]);
+        let col2 = [1.0, nan, nan, nan, 5.0, nan, nan, 8.0, nan];
+        for ((a, b), c) in col0.into_iter().zip(col1).zip(col2) {
+            f.push(vec![a, b, c]);
             while let Some(r) = f.pop(false) {
                 out.push(r);
             }
@@ -2408,12 +2401,14 @@ mod tests {
         while let Some(r) = f.pop(true) {
             out.push(r);
         }
-        assert_eq!(f.filled, 2 + 3);
+        assert_eq!(f.filled, 2 + 3 + 2);
         let column = |c: usize| out.iter().map(|r| r[c]).collect::<Vec<f32>>();
         assert_eq!(&column(0)[..4], &[1.0, 2.0, 3.0, 4.0]);
         assert!(column(0)[4..8].iter().all(|v| v.is_nan()));
         assert!(column(1)[0].is_nan());
         assert_eq!(&column(1)[1..], &[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        assert!(column(2)[1..4].iter().all(|v| v.is_nan()) && column(2)[8].is_nan());
+        assert_eq!(&column(2)[4..8], &[5.0, 6.0, 7.0, 8.0]);
         assert_eq!(out.len(), 9);
     }
 }
