@@ -652,6 +652,9 @@ struct Found {
     reach: f64,
     /// The s range a counting pass counts.
     counted: Option<(f64, f64)>,
+    /// An s range whose candidates go to one slab only, the `slabs` entry at the index (empty:
+    /// none yet): the interior of the last slab a candidate went to alone.
+    only: (f64, f64, usize),
 }
 
 impl Found {
@@ -669,6 +672,7 @@ impl Found {
             // The pad's rows and the half cell a point lies from its node, and some.
             reach: (pad_rows(opts) as f64 + 1.0) * opts.cell,
             counted,
+            only: (f64::INFINITY, f64::NEG_INFINITY, 0),
         }
     }
 
@@ -676,18 +680,13 @@ impl Found {
     /// slab's nodes reach it.
     #[inline(always)]
     fn add(&mut self, c: Candidate) {
-        let (reach, (lo, hi)) = (self.reach, self.slab_range);
-        let wanted = |k: i64| (lo..=hi).contains(&k);
-        let k = floor(c.s / SLAB);
-        let ki = k as i64;
-        if wanted(ki) {
-            self.put(ki, c);
-        }
-        if c.s - k * SLAB < reach && wanted(ki - 1) {
-            self.put(ki - 1, c);
-        }
-        if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
-            self.put(ki + 1, c);
+        // Most candidates lie inside the slab of the last one, beyond its neighbours' reach.
+        let (a, b, index) = self.only;
+        if c.s >= a && c.s < b {
+            let (k, v) = &mut self.slabs[index];
+            v.push(SlabPoint { ds: (c.s - *k as f64 * SLAB) as f32, t: c.t, h: c.h });
+        } else {
+            self.add_by_slab(c);
         }
         // A counting pass counts its share only (and keeps none: its slab range is empty).
         if !matches!(self.counted, Some((a, b)) if c.s < a || c.s >= b) {
@@ -702,13 +701,46 @@ impl Found {
         }
     }
 
-    /// Appends candidate `c` to slab `k`'s run (the last one is the likeliest).
+    /// Puts candidate `c` into the slabs that get it, and notes the interior of its own slab
+    /// when only that one does (see `only`).
+    fn add_by_slab(&mut self, c: Candidate) {
+        let (reach, (lo, hi)) = (self.reach, self.slab_range);
+        let wanted = |k: i64| (lo..=hi).contains(&k);
+        let k = floor(c.s / SLAB);
+        let ki = k as i64;
+        let own = wanted(ki).then(|| self.put(ki, c));
+        let mut alone = true;
+        if c.s - k * SLAB < reach && wanted(ki - 1) {
+            self.put(ki - 1, c);
+            alone = false;
+        }
+        if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
+            self.put(ki + 1, c);
+            alone = false;
+        }
+        if let (true, Some(index)) = (alone, own) {
+            // Both neighbours' reach, and a micrometre more (far above the rounding of these
+            // sums), is outside this range: whatever the neighbours' range, the tests above
+            // put its candidates into slab `ki` alone.
+            let margin = reach + 1e-6;
+            self.only = (k * SLAB + margin, (k + 1.0) * SLAB - margin, index);
+        }
+    }
+
+    /// Appends candidate `c` to slab `k`'s run (the last one is the likeliest); returns the
+    /// run's index in `slabs`.
     #[inline(always)]
-    fn put(&mut self, k: i64, c: Candidate) {
+    fn put(&mut self, k: i64, c: Candidate) -> usize {
         let p = SlabPoint { ds: (c.s - k as f64 * SLAB) as f32, t: c.t, h: c.h };
-        match self.slabs.iter_mut().rev().find(|(j, _)| *j == k) {
-            Some((_, v)) => v.push(p),
-            None => self.slabs.push((k, vec![p])),
+        match self.slabs.iter().rposition(|(j, _)| *j == k) {
+            Some(i) => {
+                self.slabs[i].1.push(p);
+                i
+            }
+            None => {
+                self.slabs.push((k, vec![p]));
+                self.slabs.len() - 1
+            }
         }
     }
 }
@@ -2159,6 +2191,54 @@ fn plane_solve(m: &[[f64; 3]; 3], rhs: &[f64; 3], min_var: f64) -> Option<[f64; 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_go_to_the_slabs_whose_nodes_reach_them() {
+        // Two passes over slabs -2..=5 (of which 0..=3 get candidates), steps of 3 mm with a
+        // few landing exactly on slab ends and reach limits, and some jumps back.
+        let opts = SurfaceOptions::default();
+        let mut found = Found::new(&opts, (0, 3));
+        let reach = found.reach;
+        let mut s_all = Vec::new();
+        for pass in 0..2 {
+            let mut s = -3.0 + 0.0011 * pass as f64;
+            while s < 11.0 {
+                s_all.push(s);
+                s += 0.003;
+                if s_all.len() % 997 == 0 {
+                    s -= 0.05;
+                }
+            }
+        }
+        for k in -2..=5 {
+            let k = k as f64 * SLAB;
+            s_all.extend([k, k + reach, k - reach, k + reach + 1e-6, k - reach - 1e-6]);
+        }
+        let mut want: BTreeMap<i64, Vec<(f32, f32)>> = BTreeMap::new();
+        for (i, &s) in s_all.iter().enumerate() {
+            let c = Candidate { s, t: i as f32, h: 0.0 };
+            found.add(c);
+            // The rule: its own slab, and a neighbour whose nodes reach it; slabs 0..=3 only.
+            let k = (s / SLAB).floor();
+            for (j, gets) in [(k, true), (k - 1.0, s - k * SLAB < reach), (k + 1.0, (k + 1.0) * SLAB - s < reach)] {
+                if gets && (0.0..=3.0).contains(&j) {
+                    want.entry(j as i64).or_default().push(((s - j * SLAB) as f32, c.t));
+                }
+            }
+        }
+        let mut got: BTreeMap<i64, Vec<(f32, f32)>> = BTreeMap::new();
+        for (k, v) in &found.slabs {
+            assert!(!got.contains_key(k), "slab {k} twice");
+            got.insert(*k, v.iter().map(|p| (p.ds, p.t)).collect());
+        }
+        assert_eq!(got.keys().collect::<Vec<_>>(), [&0, &1, &2, &3]);
+        for (k, w) in &want {
+            let g = &got[k];
+            assert_eq!(g.len(), w.len(), "slab {k}");
+            assert!(g.iter().zip(w).all(|(a, b)| a.0.to_bits() == b.0.to_bits() && a.1 == b.1), "slab {k}");
+        }
+        assert_eq!(found.near, s_all.len() as u64);
+    }
 
     #[test]
     fn residual_variance_corrects_for_the_effective_number_of_points() {
