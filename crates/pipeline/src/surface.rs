@@ -1263,6 +1263,8 @@ fn estimate_rows(
     let block_r = block_radius as f32;
     let block_half = ((o.radius + cell) / cell + 0.5).ceil() as isize;
     let sparse_r = 2.0 * o.radius + cell;
+    let (block_disc, sparse_disc) = (DiscSize::new(block_radius, cell), DiscSize::new(sparse_r, cell));
+    let (node_disc, wide_disc) = (DiscSize::new(o.radius, cell), DiscSize::new(2.0 * o.radius, cell));
     let pad = pad_rows(o);
     // Local rows lu = iu - lo cover the whole slab's rows (whatever part of it `rows` is: a work
     // unit may start or end inside a slab) and the padding the windows reach: what is kept
@@ -1350,7 +1352,7 @@ fn estimate_rows(
                 if iu / BLOCK != block_row {
                     block_row = iu / BLOCK;
                     let cu = (block_row * BLOCK + BLOCK / 2) as isize - lo as isize;
-                    local.block_moments(cu, block_radius, &mut sums);
+                    local.block_moments(cu, block_disc, &mut sums);
                     for (bv, plane) in blocks.iter_mut().enumerate() {
                         // The least-squares plane of the block's disc when its residuals are
                         // the noise's; with too few points for it (sparse surveys), that of
@@ -1368,7 +1370,7 @@ fn estimate_rows(
                             .map(|ls| ls.plane)
                             .or_else(|| {
                                 sparse.then(|| {
-                                    local.disc_moments(cu, cv, sparse_r).smooth_plane(sparse_r, o.robust_scale)
+                                    local.disc_moments(cu, cv, sparse_disc).smooth_plane(sparse_r, o.robust_scale)
                                 })?
                             })
                             .or_else(|| {
@@ -1389,8 +1391,7 @@ fn estimate_rows(
                 let du = (iu % BLOCK) as f64 - (BLOCK / 2) as f64;
                 for (bv, outs) in row.chunks_mut(BLOCK).enumerate() {
                     if let Some(p) = blocks[bv] {
-                        for (j, out) in outs.iter_mut().enumerate() {
-                            let dv = j as f64 - (BLOCK / 2) as f64;
+                        for (out, dv) in outs.iter_mut().zip(BLOCK_OFFSETS) {
                             *out = (p[0] + (p[1] * du + p[2] * dv) * cell) as f32;
                         }
                         continue;
@@ -1403,18 +1404,18 @@ fn estimate_rows(
                         let (lu, iv) = (lu as isize, iv as isize);
                         let mut radius = r;
                         if wide_last {
-                            local.gather_columns(lu, iv, 2.0 * o.radius, &mut wide_cols);
+                            local.gather_columns(lu, iv, wide_disc, &mut wide_cols);
                             node_cols.clear();
                             for p in wide_cols.points().filter(|p| within(p, r)) {
                                 node_cols.push(p);
                             }
                         } else {
-                            local.gather_columns(lu, iv, o.radius, &mut node_cols);
+                            local.gather_columns(lu, iv, node_disc, &mut node_cols);
                         }
                         if node_cols.len() < 6 {
                             radius = 2.0 * r;
                             if !wide_last {
-                                local.gather_columns(lu, iv, 2.0 * o.radius, &mut wide_cols);
+                                local.gather_columns(lu, iv, wide_disc, &mut wide_cols);
                             }
                             std::mem::swap(&mut node_cols, &mut wide_cols);
                         }
@@ -1712,6 +1713,17 @@ fn within(p: &[f32; 3], r: f32) -> bool {
 /// Nodes per side of the square blocks that share one plane fit where the surface is smooth.
 const BLOCK: usize = 3;
 
+/// The nodes of a block from its centre, in nodes.
+const BLOCK_OFFSETS: [f64; BLOCK] = {
+    let mut d = [0.0; BLOCK];
+    let mut j = 0;
+    while j < BLOCK {
+        d[j] = j as f64 - (BLOCK / 2) as f64;
+        j += 1;
+    }
+    d
+};
+
 /// Rows of nodes a gridding thread takes at a time (whole block rows, from a multiple of it).
 const ROW_RUN: usize = 8 * BLOCK;
 
@@ -1742,19 +1754,19 @@ impl Local<'_> {
     /// Into `out`: for every block of the block row centred on local row `cu`, the moments of
     /// the points within `radius` of its centre, relative to it, with the spatial weights of
     /// [`robust_plane`].
-    fn block_moments(&self, cu: isize, radius: f64, out: &mut Vec<Moments>) {
+    fn block_moments(&self, cu: isize, disc: DiscSize, out: &mut Vec<Moments>) {
         out.clear();
         for b in 0..self.nv.div_ceil(BLOCK) {
-            out.push(self.disc_moments(cu, (b * BLOCK + BLOCK / 2) as isize, radius));
+            out.push(self.disc_moments(cu, (b * BLOCK + BLOCK / 2) as isize, disc));
         }
     }
 
     /// The moments of the points within `radius` of local node (`cu`, `cv`), relative to it,
     /// with the spatial weights of [`robust_plane`]: the sums run over the nodes' points in
     /// place, row by row.
-    fn disc_moments(&self, cu: isize, cv: isize, radius: f64) -> Moments {
+    fn disc_moments(&self, cu: isize, cv: isize, disc: DiscSize) -> Moments {
         // The nodes holding the disc's points, together in each row.
-        let half = disc_half(radius, self.cell);
+        let DiscSize { radius, half } = disc;
         let rows = (cu - half).max(0) as usize..(cu + half + 1).clamp(0, self.n_local as isize) as usize;
         let (c0, c1) = ((cv - half).max(0) as usize, ((cv + half + 1).max(0) as usize).min(self.nv));
         let y0 = (cv as f64 * self.cell) as f32;
@@ -1762,17 +1774,17 @@ impl Local<'_> {
         let cols = [&self.cols.x[..], &self.cols.y[..], &self.cols.h[..]];
         for ju in rows.filter(|_| c0 < c1) {
             let x0 = ((ju as f64 - cu as f64) * self.cell) as f32;
-            let row = &self.start[ju * self.nv..(ju + 1) * self.nv + 1];
-            sums.add(cols, row[c0] as usize..row[c1] as usize, x0, -y0);
+            let row = ju * self.nv;
+            sums.add(cols, self.start[row + c0] as usize..self.start[row + c1] as usize, x0, -y0);
         }
         sums.moments()
     }
 
     /// [`Local::gather`] into columns, of the nodes that can hold points of the disc (see
     /// [`disc_half`]).
-    fn gather_columns(&self, lu: isize, iv: isize, radius: f64, out: &mut Columns) {
+    fn gather_columns(&self, lu: isize, iv: isize, disc: DiscSize, out: &mut Columns) {
         out.clear();
-        self.for_each_within(lu, iv, disc_half(radius, self.cell), radius as f32, |p| out.push(p));
+        self.for_each_within(lu, iv, disc.half, disc.radius as f32, |p| out.push(p));
     }
 
     /// Into `out`: the points within `radius` of local node (`lu`, `iv`), which may lie outside
@@ -1808,6 +1820,19 @@ impl Local<'_> {
                 }
             }
         }
+    }
+}
+
+/// A disc's radius and the nodes that can hold its points ([`disc_half`]), worked out once.
+#[derive(Debug, Clone, Copy)]
+struct DiscSize {
+    radius: f64,
+    half: isize,
+}
+
+impl DiscSize {
+    fn new(radius: f64, cell: f64) -> DiscSize {
+        DiscSize { radius, half: disc_half(radius, cell) }
     }
 }
 
