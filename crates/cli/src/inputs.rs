@@ -1,6 +1,6 @@
 //! The LAS/LAZ inputs of a verb that works along a road: opened (and checked) before any
-//! work, reprojected to the axis file's CRS where theirs differs, streamed in chunks with the
-//! reading on a thread of its own.
+//! work, reprojected to the axis file's CRS (else the first input's) where theirs differs,
+//! streamed in chunks with the reading on a thread of its own.
 
 use anyhow::{bail, Context, Result};
 use scan::{CrsDef, LasReader, Points, Reprojection};
@@ -17,7 +17,8 @@ pub struct AxisInputs {
     #[arg(long)]
     pub road: Option<String>,
     /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
-    /// than the axis file's geoReference are reprojected to it.
+    /// than the axis file's geoReference (without one: the first input's CRS) are reprojected
+    /// to it.
     #[arg(long)]
     pub crs: Option<String>,
     /// LAS/LAZ files (any number; read in the order given).
@@ -86,9 +87,9 @@ impl Inputs {
         if let Some(c) = crs {
             CrsDef::parse(c).map_err(anyhow::Error::msg)?;
         }
-        let mut readers = Vec::new();
-        let mut first_crs = None;
-        for (index, path) in paths.iter().enumerate() {
+        // Each file's CRS: its own, else --crs.
+        let mut opened = Vec::new();
+        for path in paths {
             let path = path.as_ref();
             let r = LasReader::open(path)?;
             if !quiet {
@@ -100,20 +101,36 @@ impl Inputs {
                 Some(code) => Some(CrsDef::from_epsg(code).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?),
                 None => crs.map(CrsDef::parse).transpose().map_err(anyhow::Error::msg)?,
             };
-            if first_crs.is_none() {
-                first_crs = own.as_ref().map(|c| {
-                    let wkt =
-                        c.epsg.and_then(CrsDef::wkt_of).map(str::to_string).or_else(|| r.header().crs.wkt.clone());
-                    (c.label.clone(), wkt)
-                });
-            }
-            let reprojection = match (own, &axis_crs) {
-                (Some(from), Some(to)) if !from.same_as(to) => {
+            opened.push((path, r, own));
+        }
+        // The points go into the axis' CRS; without one, into the first input's that names one:
+        // inputs in another CRS are reprojected to it, never mixed.
+        let target = match axis_crs {
+            Some(c) => Some((c, None)),
+            None => opened
+                .iter()
+                .find_map(|(_, r, own)| own.as_ref().map(|c| (c.label.clone(), r.header().crs.wkt.clone())))
+                .map(|(label, wkt)| CrsDef::parse(&label).map(|c| (c, wkt)))
+                .transpose()
+                .map_err(anyhow::Error::msg)?,
+        };
+        let mut readers = Vec::new();
+        for (index, (path, r, own)) in opened.into_iter().enumerate() {
+            let reprojection = match (own, &target) {
+                (Some(from), Some((to, _))) if !from.same_as(to) => {
                     let to = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
                     if !quiet {
                         eprintln!("roadscan: {}: reprojecting from {} to {}", path.display(), from.label, to.label);
                     }
                     Some(Reprojection::new(from, to).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
+                }
+                (None, Some((to, _))) if !quiet => {
+                    eprintln!(
+                        "roadscan: warning: {}: no CRS in the file and no --crs; taken to be {}",
+                        path.display(),
+                        to.label
+                    );
+                    None
                 }
                 _ => None,
             };
@@ -128,8 +145,10 @@ impl Inputs {
             };
             readers.push((index, r, reprojection, z_unit));
         }
-        let crs =
-            axis_crs.map(|c| (c.label.clone(), c.epsg.and_then(CrsDef::wkt_of).map(str::to_string))).or(first_crs);
+        let crs = target.map(|(c, wkt)| {
+            let wkt = c.epsg.and_then(CrsDef::wkt_of).map(str::to_string).or(wkt);
+            (c.label.clone(), wkt)
+        });
         Ok(Inputs { readers, crs, check_bounds: false })
     }
 

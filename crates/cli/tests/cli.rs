@@ -381,6 +381,41 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
     }
     let rms = (sq / n as f64).sqrt();
     assert!(n > 100_000 && rms < 3e-4, "{n} nodes, RMS {rms}");
+    // An axis without a geoReference: the points go into the first input's CRS (EOV), and the
+    // UTM file is reprojected to it, not mixed in unchanged (its points would then lie 300 km
+    // off the road and be dropped: the same points used as from the EOV file alone).
+    let text = std::fs::read_to_string(&axis).unwrap();
+    let plain = d.join("plain.xodr");
+    let start = text.find("<geoReference>").unwrap();
+    let end = text.find("</geoReference>").unwrap() + "</geoReference>".len();
+    std::fs::write(&plain, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    let used = |o: &Output| -> u64 {
+        let out = format!("{}{}", stdout(o), stderr(o));
+        let (_, tail) = out.rsplit_once(" near the surface, ").unwrap_or_else(|| panic!("{out}"));
+        tail.split(' ').next().unwrap().parse().unwrap()
+    };
+    let both = d.join("both.crg");
+    let o = roadscan(&[
+        "crg",
+        "--axis",
+        plain.to_str().unwrap(),
+        "--input",
+        survey.join("scan.las").to_str().unwrap(),
+        utm.to_str().unwrap(),
+        "--out",
+        both.to_str().unwrap(),
+        "--width-left",
+        "3",
+        "--width-right",
+        "3",
+        "--s-range",
+        "81..89",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("reprojecting from EPSG:32634 to EPSG:23700"), "{}", stderr(&o));
+    let single = run(&survey.join("scan.las"), &d.join("single.crg"));
+    let (u1, u2) = (used(&single), used(&o));
+    assert!(u2.abs_diff(2 * u1) <= u1 / 100, "used {u1} points from one file, {u2} from both");
     // A file without a CRS gets one with --crs; a bad one is an error.
     let o = roadscan(&[
         "crg",
