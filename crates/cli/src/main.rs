@@ -28,6 +28,8 @@ pub mod exit {
     pub const FINDINGS: u8 = 1;
     /// Bad input, bad arguments or an I/O failure: nothing was written.
     pub const FAILURE: u8 = 2;
+    /// A bug in roadscan (a panic), reported as one line.
+    pub const BUG: u8 = 101;
 }
 
 #[derive(Parser, Debug)]
@@ -35,7 +37,7 @@ pub mod exit {
     name = "roadscan",
     version,
     about = "Mobile laser scans of roads to driving-simulator inputs (OpenDRIVE, OpenCRG, voxels).",
-    after_help = "Exit codes: 0 success, 1 findings of severity error (check), a missed tolerance (axis, written anyway) or a failed check in the report (build, written anyway), 2 bad input or failure (nothing written).\n\n\
+    after_help = "Exit codes: 0 success, 1 findings of severity error (check), a missed tolerance (axis, written anyway) or a failed check in the report (build, written anyway), 2 bad input or failure (nothing written), 101 a bug in roadscan (one line: please report it).\n\n\
 Examples:\n  roadscan check map.xodr\n  roadscan eval map.xodr --step 1 > samples.txt\n  roadscan convert old.xodr new.xodr --version 1.8"
 )]
 struct Cli {
@@ -399,9 +401,49 @@ fn is_crg(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("crg"))
 }
 
+/// Panic messages with their places, in order (at most a few): the panic hook keeps them
+/// instead of printing, so that a panic the libraries turn into an error (the LAZ decoder on
+/// corrupt data) prints nothing, and one that reaches `main` prints one line.
+static PANICS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The panic hook: keeps the message.
+fn keep_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_string());
+        let place = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        if let Ok(mut v) = PANICS.lock() {
+            if v.len() < 8 {
+                v.push(format!("{msg}{place}"));
+            }
+        }
+    }));
+}
+
+/// The last kept panic that is not another thread's passed on (the original), else the last.
+fn panic_message() -> String {
+    let v = PANICS.lock().map(|v| v.clone()).unwrap_or_default();
+    let passed_on = |m: &&String| m.starts_with("a scoped thread panicked");
+    v.iter().rfind(|m| !passed_on(m)).or(v.last()).cloned().unwrap_or_else(|| "panic".to_string())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = dispatch(cli.command, cli.quiet);
+    // With RUST_BACKTRACE set, Rust's own hook prints panics and their backtraces.
+    if std::env::var_os("RUST_BACKTRACE").is_none() {
+        keep_panics();
+    }
+    let result = match std::panic::catch_unwind(|| dispatch(cli.command, cli.quiet)) {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!("roadscan: internal error (a bug, please report it): {}", panic_message());
+            return ExitCode::from(exit::BUG);
+        }
+    };
     match result {
         Ok(code) => ExitCode::from(code),
         // The reader of our output went away (`roadscan info f.laz | head`): not an error.
@@ -481,4 +523,22 @@ pub(crate) fn run_args(args: &[&str]) -> anyhow::Result<u8> {
 /// Whether an error comes from writing to a closed pipe.
 fn broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::panic)]
+
+    #[test]
+    fn a_panic_in_a_thread_is_kept_with_its_place_and_not_the_one_passing_it_on() {
+        super::keep_panics();
+        let r = std::panic::catch_unwind(|| {
+            std::thread::scope(|s| {
+                s.spawn(|| panic!("the original {}", 42));
+            })
+        });
+        assert!(r.is_err());
+        let m = super::panic_message();
+        assert!(m.starts_with("the original 42 at crates/cli/src/main.rs:"), "{m}");
+    }
 }
