@@ -52,7 +52,7 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
     if json {
         writeln!(
             out,
-            "{{\"file\": {}, \"format\": \"{}\", \"nu\": {}, \"nv\": {}, \"u_range\": [{u0}, {u1}], \"du\": {}, \"v_range\": [{v0}, {v1}], \"v_first\": {}, \"v_last\": {}, \"start\": [{}, {}], \"end\": [{}, {}], \"z_min\": {zmin}, \"z_max\": {zmax}, \"nan_nodes\": {nan}, \"closed\": {}, \"modifiers_block\": {}}}",
+            "{{\"file\": {}, \"format\": \"{}\", \"nu\": {}, \"nv\": {}, \"u_range\": [{u0}, {u1}], \"du\": {}, \"v_range\": [{v0}, {v1}], \"v_first\": {}, \"v_last\": {}, \"start\": [{}, {}], \"end\": [{}, {}], \"z_min\": {zmin}, \"z_max\": {zmax}, \"start_z\": {}, \"nan_nodes\": {nan}, \"closed\": {}, \"modifiers_block\": {}}}",
             crate::json_str(&path.display().to_string()),
             crg.format.tag(),
             crg.nu,
@@ -64,6 +64,7 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
             y[0],
             x[n - 1],
             y[n - 1],
+            crg.road.start_z.map_or("null".to_string(), |z| z.to_string()),
             s.is_closed(),
             crg.modifiers.is_some()
         )?;
@@ -93,7 +94,12 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
             if crg.slope.is_some() { "slope " } else { "" },
             if crg.banking.is_some() { "banking" } else { "" }
         )?;
-        writeln!(out, "  z {zmin:.4} .. {zmax:.4} m, {nan} of {} nodes without data", crg.z.len())?;
+        writeln!(
+            out,
+            "  z {zmin:.4} .. {zmax:.4} m{}, {nan} of {} nodes without data",
+            crg.road.start_z.map(|z| format!(" above the reference line's start z {z}")).unwrap_or_default(),
+            crg.z.len()
+        )?;
         writeln!(
             out,
             "  modifiers: {}",

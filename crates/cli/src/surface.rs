@@ -25,7 +25,9 @@ pub struct CrgArgs {
     /// Cell size, m.
     #[arg(long, default_value_t = 0.01)]
     pub cell: f64,
-    /// Heights: absolute (file frame of the axis) or residual (above the OpenDRIVE surface).
+    /// Heights: absolute (file frame of the axis; the grid holds them above a datum, the
+    /// road's elevation at the start to the metre, in REFERENCE_LINE_START_Z) or residual (above
+    /// the OpenDRIVE surface).
     #[arg(long, default_value = "absolute")]
     pub z: String,
     /// Longest along-track gap filled by interpolation, m.

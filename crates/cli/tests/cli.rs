@@ -272,7 +272,9 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
                 continue;
             }
             let (ju, jv) = (ju as usize, jv as usize);
-            let (a, b) = (got.z_at(iu, iv) as f64, truth.z_at(ju, jv) as f64);
+            // Heights above each file's REFERENCE_LINE_START_Z.
+            let z = |c: &opencrg::Crg, iu, iv| c.road.start_z.unwrap_or(0.0) + c.z_at(iu, iv) as f64;
+            let (a, b) = (z(&got, iu, iv), z(&truth, ju, jv));
             if a.is_finite() && b.is_finite() {
                 sq += (a - b) * (a - b);
                 n += 1;

@@ -83,7 +83,8 @@ use wide::f32x4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ZMode {
     /// Absolute heights in the OpenDRIVE file frame (map z minus the header `<offset>` z), like
-    /// x and y of the grid's reference line.
+    /// x and y of the grid's reference line: the grid holds them above a datum kept in
+    /// REFERENCE_LINE_START_Z (the road's elevation at the grid's start, to the metre).
     Absolute,
     /// Height above the OpenDRIVE surface (elevation and superelevation), for
     /// `<surface><CRG mode="attached">`.
@@ -992,6 +993,10 @@ struct RowStream<'a> {
     kept: u64,
     offered: u64,
     near: u64,
+    /// Absolute heights: the datum they are written above (REFERENCE_LINE_START_Z), the road's
+    /// elevation at the grid's start to the metre, so that single precision keeps micrometres
+    /// whatever the height above sea level. Residual heights: 0.
+    datum: f64,
 }
 
 impl<'a> RowStream<'a> {
@@ -1034,6 +1039,10 @@ impl<'a> RowStream<'a> {
             .name("roadscan-grid".into())
             .spawn(move || grid_slabs(slabs, g, &go, window, &tx))
             .map_err(|e| format!("cannot start the gridding thread: {e}"))?;
+        let datum = match o.z {
+            ZMode::Absolute => b.proj.road.elevation(g.s0).round(),
+            ZMode::Residual => 0.0,
+        };
         Ok(RowStream {
             progress: b.progress,
             road: b.proj.road,
@@ -1053,6 +1062,7 @@ impl<'a> RowStream<'a> {
             kept: 0,
             offered: b.offered,
             near: b.near,
+            datum,
             opts: o,
         })
     }
@@ -1099,7 +1109,7 @@ impl<'a> RowStream<'a> {
         let s = g.s0 + iu as f64 * g.cell;
         // Candidates hold heights above the collecting road's surface.
         let (e, slope) = match (self.opts.z, &self.target) {
-            (ZMode::Absolute, _) => (self.road.elevation(s), self.road.planar_cross_slope(s)),
+            (ZMode::Absolute, _) => (self.road.elevation(s) - self.datum, self.road.planar_cross_slope(s)),
             (ZMode::Residual, None) => (0.0, 0.0),
             (ZMode::Residual, Some(t)) => {
                 (self.road.elevation(s) - t.elevation(s), self.road.planar_cross_slope(s) - t.planar_cross_slope(s))
@@ -1137,12 +1147,15 @@ impl<'a> RowStream<'a> {
         let mut crg =
             Crg::new_grid(s_at(0), g.cell, n, g.vr, g.cell, g.nv, (start.x, start.y, start.hdg), Some(phi), z);
         let o = &self.opts;
+        if o.z == ZMode::Absolute {
+            crg.road.start_z = Some(self.datum);
+        }
         crg.comment = vec![
             format!("roadscan crg: road {} s {}..{}, cell {} m", self.road.road().id, s_at(0), s_at(n - 1), g.cell),
             format!(
                 "z {}; estimator {:?}, radius {} m; along-track gaps up to {} m filled",
                 match o.z {
-                    ZMode::Absolute => "absolute (OpenDRIVE file frame: map minus the header offset)",
+                    ZMode::Absolute => "absolute (OpenDRIVE file frame: map minus the header offset; the grid's heights are above REFERENCE_LINE_START_Z)",
                     ZMode::Residual => "residual (above the OpenDRIVE surface)",
                 },
                 o.estimator,

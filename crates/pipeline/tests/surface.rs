@@ -42,6 +42,12 @@ fn grid(scene: &Scene, pts: &[[f64; 3]], s: (f64, f64), v: (f64, f64), estimator
     grid_surface(&scene.odr.roads[0], scene.odr.header.offset, pts, opts).unwrap()
 }
 
+/// A node's height: the grid's above the datum in REFERENCE_LINE_START_Z (absolute heights;
+/// 0 for residual ones), m.
+fn height(crg: &opencrg::Crg, iu: usize, iv: usize) -> f64 {
+    crg.road.start_z.unwrap_or(0.0) + crg.z_at(iu, iv) as f64
+}
+
 /// RMS and mean of (grid - truth) over the covered nodes, m; and the node count.
 fn versus_truth(scene: &Scene, g: &SurfaceGrid) -> (f64, f64, usize) {
     let road = scene.road();
@@ -52,7 +58,7 @@ fn versus_truth(scene: &Scene, g: &SurfaceGrid) -> (f64, f64, usize) {
     for iu in 0..crg.nu {
         let st = scene.station(&road, u0 + iu as f64 * du);
         for iv in 0..nv {
-            let z = crg.z_at(iu, iv) as f64;
+            let z = height(crg, iu, iv);
             let Some(want) = scene.z_at(&st, v0 + iv as f64 * du) else { continue };
             if z.is_nan() {
                 continue;
@@ -94,7 +100,7 @@ fn at(g: &SurfaceGrid, s: f64, t: f64) -> f64 {
     let c = &g.crg;
     let iu = ((s - c.u_first()) / c.du()).round() as usize;
     let iv = ((t - c.road.v_right.unwrap()) / c.du()).round() as usize;
-    c.z_at(iu, iv) as f64
+    height(c, iu, iv)
 }
 
 #[test]
@@ -225,7 +231,7 @@ fn setts_and_joints_are_resolved() {
         for iv in 0..g.crg.nv() {
             let t = g.crg.road.v_right.unwrap() + iv as f64 * g.crg.du();
             let h = scene.height(&road, s, t).unwrap().0;
-            let z = g.crg.z_at(iu, iv) as f64 - scene.base_z(&road, s, t);
+            let z = height(&g.crg, iu, iv) - scene.base_z(&road, s, t);
             if z.is_nan() {
                 continue;
             }
@@ -316,7 +322,7 @@ fn residual_heights_are_the_absolute_ones_less_the_opendrive_surface() {
     for iu in 0..abs.crg.nu {
         for iv in 0..abs.crg.nv() {
             let (s, t) = (60.0 + iu as f64 * 0.01, -3.0 + iv as f64 * 0.01);
-            let (a, r) = (abs.crg.z_at(iu, iv) as f64, res.crg.z_at(iu, iv) as f64);
+            let (a, r) = (height(&abs.crg, iu, iv), height(&res.crg, iu, iv));
             if a.is_nan() {
                 assert!(r.is_nan());
                 continue;
@@ -328,4 +334,8 @@ fn residual_heights_are_the_absolute_ones_less_the_opendrive_surface() {
         }
     }
     assert!(n > 150_000);
+    // Absolute heights lie above a datum, the road's elevation at the grid's start to the metre
+    // (the OpenDRIVE file frame); residual ones above none.
+    let datum = road.elevation(60.0).round();
+    assert_eq!((abs.crg.road.start_z, res.crg.road.start_z), (Some(datum), None));
 }
