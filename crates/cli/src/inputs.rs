@@ -53,6 +53,8 @@ pub struct Inputs {
     /// The CRS the points end up in (the axis' geoReference, else the first input's own):
     /// its label (EPSG:NNNN or a PROJ string) and OGC WKT where known.
     pub crs: Option<(String, Option<String>)>,
+    /// Whether to keep notes (noise left out) off stderr.
+    quiet: bool,
 }
 
 /// Points per chunk read (x, y, z: 3 MB; a few chunks are in flight). A consumer working a
@@ -91,7 +93,9 @@ impl Inputs {
         let mut opened = Vec::new();
         for path in paths {
             let path = path.as_ref();
-            let r = LasReader::open(path)?;
+            let mut r = LasReader::open(path)?;
+            // Noise classes (7, 18) and withheld points are no part of any product.
+            r.set_drop_noise(true);
             if !quiet {
                 for w in r.warnings() {
                     eprintln!("roadscan: warning: {}: {w}", path.display());
@@ -149,7 +153,7 @@ impl Inputs {
             let wkt = c.epsg.and_then(CrsDef::wkt_of).map(str::to_string).or(wkt);
             (c.label.clone(), wkt)
         });
-        Ok(Inputs { readers, crs, check_bounds: false })
+        Ok(Inputs { readers, crs, check_bounds: false, quiet })
     }
 
     /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
@@ -208,7 +212,7 @@ impl Inputs {
         mut progress: impl FnMut(u64, u64),
         mut f: impl FnMut(&Points) -> Result<()>,
     ) -> Result<Vec<(usize, u64)>> {
-        let (total, check_bounds) = (self.total(), self.check_bounds);
+        let (total, check_bounds, quiet) = (self.total(), self.check_bounds, self.quiet);
         let mut readers = self.readers;
         let mut done = 0u64;
         let mut counts: Vec<(usize, u64)> = readers.iter().map(|r| (r.0, 0)).collect();
@@ -235,7 +239,16 @@ impl Inputs {
                             Ok(n)
                         });
                         match chunk {
-                            Ok(0) => break,
+                            Ok(0) => {
+                                if r.dropped() > 0 && !quiet {
+                                    eprintln!(
+                                        "roadscan: {}: {} noise (class 7 or 18) or withheld points left out",
+                                        r.path().display(),
+                                        r.dropped()
+                                    );
+                                }
+                                break;
+                            }
                             Ok(_) => {
                                 if tx.send(Ok((k, p))).is_err() {
                                     return;

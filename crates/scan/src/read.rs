@@ -160,9 +160,23 @@ struct Laz {
     /// How many points are decoded at once: several LAZ chunks, which the parallel decoder
     /// decodes side by side; the reader serves them as asked.
     batch: usize,
-    /// The decoder, built at the first read, and whether it decodes x, y and z only (LAS 1.4
-    /// layered LAZ then skips the other fields' layers).
-    decoder: Option<(Box<dyn LazDecoder + Send>, bool)>,
+    /// The decoder, built at the first read, and the fields it decodes.
+    decoder: Option<(Box<dyn LazDecoder + Send>, Fields)>,
+}
+
+/// The fields a read decodes: all, or x, y and z only (LAS 1.4 layered LAZ then skips the
+/// other fields' layers), with the class and flags when noise is left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fields {
+    xyz_only: bool,
+    noise: bool,
+}
+
+impl Fields {
+    /// Whether a decoder of these fields has what `need` asks for.
+    fn covers(self, need: Fields) -> bool {
+        !self.xyz_only || (need.xyz_only && (self.noise || !need.noise))
+    }
 }
 
 /// The two laz decompressors behind one call.
@@ -192,7 +206,9 @@ pub struct LasReader {
     buf: Vec<u8>,
     /// Of a LAZ file: the first record of `buf` (a batch of decoded chunks) not served yet.
     buf_at: usize,
-    xyz_only: bool,
+    fields: Fields,
+    /// Points left out as noise (see [`LasReader::set_drop_noise`]).
+    dropped: u64,
 }
 
 impl std::fmt::Debug for LasReader {
@@ -388,7 +404,17 @@ impl LasReader {
             software: text(&head[58..90]),
             vlrs,
         };
-        Ok(LasReader { path, header, warnings, source, read: 0, buf: Vec::new(), buf_at: 0, xyz_only: false })
+        Ok(LasReader {
+            path,
+            header,
+            warnings,
+            source,
+            read: 0,
+            buf: Vec::new(),
+            buf_at: 0,
+            fields: Fields { xyz_only: false, noise: false },
+            dropped: 0,
+        })
     }
 
     /// The checked header.
@@ -414,7 +440,19 @@ impl LasReader {
     /// From now on, decodes x, y and z only (the other columns of [`Points`] stay empty): less
     /// work for what needs the coordinates only.
     pub fn set_xyz_only(&mut self, xyz_only: bool) {
-        self.xyz_only = xyz_only;
+        self.fields.xyz_only = xyz_only;
+    }
+
+    /// From now on, leaves out the points classified as noise (7, low point; 18, high noise)
+    /// and those flagged withheld (to be left out of processing, as the LAS specification
+    /// says); [`LasReader::dropped`] counts them.
+    pub fn set_drop_noise(&mut self, drop: bool) {
+        self.fields.noise = drop;
+    }
+
+    /// Points left out as noise so far.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
     }
 
     /// Replaces `out` by the next up to `max` points; returns how many (0 at the end).
@@ -440,8 +478,8 @@ impl LasReader {
                 0
             }
             Source::Laz(z) => {
-                if matches!(z.decoder, Some((_, true))) && !self.xyz_only {
-                    // All columns asked for after x, y, z only: what is decoded lacks them.
+                if z.decoder.as_ref().is_some_and(|(_, f)| !f.covers(self.fields)) {
+                    // More columns asked for than are decoded (all after x, y, z only).
                     z.decoder = None;
                     self.buf.clear();
                     self.buf_at = 0;
@@ -451,11 +489,11 @@ impl LasReader {
                     // The first read (or the first after a failure, or after the columns
                     // changed) builds a decoder for the columns asked for and skips the points
                     // served.
-                    let (mut d, xyz_only, skip) = match z.decoder.take() {
-                        Some((d, xyz_only)) => (d, xyz_only, 0),
+                    let (mut d, fields, skip) = match z.decoder.take() {
+                        Some((d, fields)) => (d, fields, 0),
                         None => {
-                            let d = laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, self.xyz_only)?;
-                            (d, self.xyz_only, first)
+                            let d = laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, self.fields)?;
+                            (d, self.fields, first)
                         }
                     };
                     self.buf.resize(m * stride, 0);
@@ -485,7 +523,7 @@ impl LasReader {
                         self.buf.clear();
                         return Err(fail(message));
                     }
-                    z.decoder = Some((d, xyz_only));
+                    z.decoder = Some((d, fields));
                 }
                 let at = self.buf_at;
                 n = n.min(self.buf.len() / stride - at);
@@ -493,7 +531,7 @@ impl LasReader {
                 at
             }
         };
-        decode(&self.header, &self.buf[at * stride..(at + n) * stride], n, self.xyz_only, out);
+        self.dropped += decode(&self.header, &self.buf[at * stride..(at + n) * stride], n, self.fields, out) as u64;
         self.read += n as u64;
         Ok(n)
     }
@@ -506,11 +544,16 @@ fn laz_decoder(
     path: &Path,
     offset_to_points: u64,
     vlr: &laz::LazVlr,
-    xyz_only: bool,
+    fields: Fields,
 ) -> Result<Box<dyn LazDecoder + Send>, Error> {
     let io = |e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
-    let selection =
-        if xyz_only { laz::DecompressionSelection::base().decompress_z() } else { laz::DecompressionSelection::all() };
+    let selection = match fields {
+        Fields { xyz_only: false, .. } => laz::DecompressionSelection::all(),
+        Fields { xyz_only: true, noise: false } => laz::DecompressionSelection::base().decompress_z(),
+        Fields { xyz_only: true, noise: true } => {
+            laz::DecompressionSelection::base().decompress_z().decompress_classification().decompress_flags()
+        }
+    };
     let open = || -> Result<std::io::BufReader<std::fs::File>, Error> {
         let mut f = std::fs::File::open(path).map_err(io)?;
         f.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
@@ -593,8 +636,20 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
     Ok(s)
 }
 
-/// Decodes `n` records of `buf` into `out`.
-fn decode(h: &Header, buf: &[u8], n: usize, xyz_only: bool, out: &mut Points) {
+/// Whether a record of a legacy format (0-5) is noise (class 7 or 18) or withheld.
+fn legacy_noise(r: &[u8]) -> bool {
+    let c = r[15] & 0x1F;
+    c == 7 || c == 18 || r[15] & 0x80 != 0
+}
+
+/// Whether a record of format 6-10 is noise (class 7 or 18) or withheld.
+fn noise(r: &[u8]) -> bool {
+    r[16] == 7 || r[16] == 18 || r[15] & 0x04 != 0
+}
+
+/// Decodes `n` records of `buf` into `out` (the fields `fields` asks for); returns how many
+/// were left out as noise.
+fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) -> usize {
     let stride = h.record_length as usize;
     let f = h.point_format;
     let new = f >= 6;
@@ -626,8 +681,19 @@ fn decode(h: &Header, buf: &[u8], n: usize, xyz_only: bool, out: &mut Points) {
         };
         (*x, *y, *z) = (ix as f64 * sx + ox, iy as f64 * sy + oy, iz as f64 * sz + oz);
     }
-    if xyz_only {
-        return;
+    // Noise: one pass over the class bytes finds whether a chunk has any (rarely); then the
+    // columns are compacted. Records are at least 20 bytes (checked with the header).
+    let is_noise = if new { noise } else { legacy_noise };
+    let keep: Option<Vec<bool>> =
+        (fields.noise && recs().any(is_noise)).then(|| recs().map(|r| !is_noise(r)).collect());
+    let dropped = keep.as_ref().map_or(0, |k| k.iter().filter(|&&k| !k).count());
+    if fields.xyz_only {
+        if let Some(keep) = &keep {
+            for col in [&mut out.x, &mut out.y, &mut out.z] {
+                retain_from(col, at, keep);
+            }
+        }
+        return dropped;
     }
     out.intensity.extend(recs().map(|r| u16_at(r, 12)));
     if new {
@@ -650,6 +716,34 @@ fn decode(h: &Header, buf: &[u8], n: usize, xyz_only: bool, out: &mut Points) {
     if let Some(a) = rgb_at {
         out.rgb.extend(recs().map(|r| [u16_at(r, a), u16_at(r, a + 2), u16_at(r, a + 4)]));
     }
+    if let Some(keep) = &keep {
+        let o = out;
+        for col in [&mut o.x, &mut o.y, &mut o.z, &mut o.gps_time] {
+            retain_from(col, at, keep);
+        }
+        for col in [&mut o.return_number, &mut o.number_of_returns, &mut o.class] {
+            retain_from(col, at, keep);
+        }
+        retain_from(&mut o.intensity, at, keep);
+        retain_from(&mut o.source, at, keep);
+        retain_from(&mut o.scan_angle_deg, at, keep);
+        if rgb_at.is_some() {
+            retain_from(&mut o.rgb, at, keep);
+        }
+    }
+    dropped
+}
+
+/// Keeps the values of `col` from `at` on whose `keep` is true.
+fn retain_from<T: Copy>(col: &mut Vec<T>, at: usize, keep: &[bool]) {
+    let mut w = at;
+    for (i, &k) in keep.iter().enumerate() {
+        if k {
+            col[w] = col[at + i];
+            w += 1;
+        }
+    }
+    col.truncate(w);
 }
 
 /// The CRS from the VLRs: WKT first when `prefer_wkt`, else GeoTIFF keys.

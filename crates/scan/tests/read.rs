@@ -210,3 +210,52 @@ fn broken_files_give_warnings_or_errors_with_the_place() {
     assert!(e.contains("garbled.laz") || e.starts_with("no error"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn noise_classes_and_withheld_points_are_left_out_when_asked() {
+    let d = dir("noise");
+    // Classes 2, 7 (low noise), 6, 18 (high noise) in turn; in the LAS file every fifth point
+    // is also flagged withheld (format 6: bit 2 of byte 15).
+    let mut pts = points(30_000);
+    for (i, p) in pts.iter_mut().enumerate() {
+        p.class = [2, 7, 6, 18][i % 4];
+    }
+    let (las, laz) = (d.join("noise.las"), d.join("noise.laz"));
+    write_las(&las, &pts, &options()).unwrap();
+    write_las(&laz, &pts, &options()).unwrap();
+    let mut bytes = std::fs::read(&las).unwrap();
+    let at = u32::from_le_bytes(bytes[96..100].try_into().unwrap()) as usize;
+    let stride = u16::from_le_bytes(bytes[105..107].try_into().unwrap()) as usize;
+    for i in (0..pts.len()).step_by(5) {
+        bytes[at + i * stride + 15] |= 0x04;
+    }
+    std::fs::write(&las, &bytes).unwrap();
+    let kept = |withheld: bool| -> Vec<f64> {
+        let noise = |i: usize| matches!(pts[i].class, 7 | 18) || (withheld && i % 5 == 0);
+        (0..pts.len()).filter(|&i| !noise(i)).map(|i| pts[i].x).collect()
+    };
+    for (path, withheld) in [(&las, true), (&laz, false)] {
+        for (xyz_only, chunk) in [(false, 1000), (true, 1000), (true, 7)] {
+            let mut r = LasReader::open(path).unwrap();
+            r.set_xyz_only(xyz_only);
+            r.set_drop_noise(true);
+            let (mut x, mut class, mut p) = (Vec::new(), Vec::new(), Points::default());
+            while r.read(&mut p, chunk).unwrap() > 0 {
+                assert!(p.y.len() == p.x.len() && p.z.len() == p.x.len());
+                x.extend(&p.x);
+                class.extend(&p.class);
+            }
+            let want = kept(withheld);
+            let what = format!("{} xyz_only {xyz_only} chunk {chunk}", path.display());
+            assert_eq!(x.len(), want.len(), "{what}");
+            assert!(x.iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-3), "{what}");
+            assert_eq!(r.dropped(), (pts.len() - want.len()) as u64, "{what}");
+            if !xyz_only {
+                assert!(class.len() == x.len() && class.iter().all(|c| matches!(c, 2 | 6)), "{what}");
+            }
+        }
+        // Not asked: every point.
+        let (all, r) = read_all(path, 1000);
+        assert_eq!((all.x.len(), r.dropped()), (pts.len(), 0));
+    }
+}
