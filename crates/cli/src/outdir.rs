@@ -100,3 +100,64 @@ fn replace_dir(work: &Path, out: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// Output files written under staging names beside their own (`.NAME.tmpPID`) and renamed
+/// into place together by `commit`; dropped without it, the staged files are removed. A verb
+/// that writes several files (tiles, a CRG and its preview) leaves all or none.
+#[derive(Debug, Default)]
+pub(crate) struct StagedFiles {
+    /// (staged, final) paths.
+    files: std::cell::RefCell<Vec<(PathBuf, PathBuf)>>,
+}
+
+impl StagedFiles {
+    /// The staging name of `out` (noted for `commit` and for the clean-up).
+    pub fn stage(&self, out: &Path) -> PathBuf {
+        let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let staged = out.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+        self.files.borrow_mut().push((staged.clone(), out.to_path_buf()));
+        staged
+    }
+
+    /// The (staged, final) paths noted so far.
+    pub fn files(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.files.borrow().clone()
+    }
+
+    /// Renames every staged file that was written to its own name; returns those names.
+    pub fn commit(self) -> Result<Vec<PathBuf>> {
+        let files = std::mem::take(&mut *self.files.borrow_mut());
+        // What would make a rename fail, before any is done.
+        for (staged, out) in &files {
+            if staged.exists() && out.is_dir() {
+                for (s, _) in &files {
+                    let _ = std::fs::remove_file(s);
+                }
+                bail!("{}: is a directory", out.display());
+            }
+        }
+        let mut done = Vec::new();
+        for (k, (staged, out)) in files.iter().enumerate() {
+            if !staged.exists() {
+                continue;
+            }
+            if let Err(e) = std::fs::rename(staged, out) {
+                // What is not in place yet is removed (what is stays: renames do not undo).
+                for (s, _) in &files[k..] {
+                    let _ = std::fs::remove_file(s);
+                }
+                bail!("{}: cannot put the output in place: {e}", out.display());
+            }
+            done.push(out.clone());
+        }
+        Ok(done)
+    }
+}
+
+impl Drop for StagedFiles {
+    fn drop(&mut self) {
+        for (staged, _) in self.files.borrow().iter() {
+            let _ = std::fs::remove_file(staged);
+        }
+    }
+}

@@ -108,20 +108,43 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         });
     }
     let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id);
-    let (g, written) = if a.tile > 0.0 {
+    // Every file is staged and put in place at the end: an error leaves none of them.
+    let staged = crate::outdir::StagedFiles::default();
+    let (g, stale) = if a.tile > 0.0 {
         let stem = a.out.with_extension("");
-        let tile_path = |k: usize, _n: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));
-        b.write_tiles(a.tile, tile_path).map_err(context)?
+        let tile = |k: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));
+        let (g, _) = b.write_tiles(a.tile, |k, _n| staged.stage(&tile(k))).map_err(context)?;
+        // Tiles of an earlier, longer run past the last one written now.
+        let n = staged.files().len();
+        let stale: Vec<PathBuf> = (n..).map(tile).take_while(|p| p.is_file()).collect();
+        (g, stale)
     } else {
         let g = b.finish().map_err(context)?;
-        opencrg::write_file(&g.crg, &a.out, opencrg::Format::Krbi)?;
+        opencrg::write_file(&g.crg, &staged.stage(&a.out), opencrg::Format::Krbi)?;
         if let Some(png) = &a.preview {
             let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let opts = opencrg::render::RenderOptions { title, ..Default::default() };
-            opencrg::render::render(&g.crg, png, &opts)?;
+            opencrg::render::render(&g.crg, &staged.stage(png), &opts)?;
         }
-        (g, vec![a.out.clone()])
+        (g, Vec::new())
     };
+    let mut written = staged.commit()?;
+    if a.preview.is_some() {
+        written.truncate(1);
+    }
+    for p in &stale {
+        if let Err(e) = std::fs::remove_file(p) {
+            eprintln!("roadscan: warning: {}: cannot remove this tile of an earlier run: {e}", p.display());
+        }
+    }
+    if !stale.is_empty() && !quiet {
+        eprintln!(
+            "roadscan: removed {} tiles of an earlier run past the last one written ({} .. {})",
+            stale.len(),
+            stale[0].display(),
+            stale[stale.len() - 1].display()
+        );
+    }
     if !quiet {
         let (offered, near, kept) = g.points;
         let what = match written.as_slice() {

@@ -547,3 +547,41 @@ fn a_closed_pipe_is_not_an_error() {
     assert!(out.status.success(), "exit {:?}: {}", out.status.code(), stderr(&out));
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 }
+
+#[test]
+fn crg_leaves_all_its_files_or_none() {
+    let (d, survey) = demo_survey("crg-staged", "50..60", "1000");
+    let axis = survey.join("truth/road.xodr");
+    let las = survey.join("scan.las");
+    let crg = |out: &Path, extra: &[&str]| {
+        let args = [&["crg", "--axis", axis.to_str().unwrap(), "--input", las.to_str().unwrap()][..], extra].concat();
+        roadscan(&[&args[..], &["--out", out.to_str().unwrap(), "-q"]].concat())
+    };
+    let names = |dir: &Path| -> Vec<String> {
+        let mut v: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    // A preview that cannot be put in place (a directory of that name): no CRG either, and no
+    // staged file.
+    let out = d.join("one");
+    std::fs::create_dir_all(out.join("p.png")).unwrap();
+    let o = crg(&out.join("road.crg"), &["--preview", out.join("p.png").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).lines().count() == 1 && stderr(&o).contains("p.png: is a directory"), "{}", stderr(&o));
+    assert_eq!(names(&out), ["p.png"]);
+    // Tiles of 2 m, then of 3 m: the second run's tiles only, the first's past them removed.
+    let tiles = d.join("tiles");
+    let o = crg(&tiles.join("t.crg"), &["--tile", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let first = names(&tiles);
+    assert!(first.len() >= 3, "{first:?}");
+    let o = crg(&tiles.join("t.crg"), &["--tile", "3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let second = names(&tiles);
+    assert!(second.len() < first.len() && second.iter().all(|n| first.contains(n)), "{first:?} then {second:?}");
+    for (k, n) in second.iter().enumerate() {
+        assert_eq!(*n, format!("t_{k:03}.crg"));
+    }
+}
