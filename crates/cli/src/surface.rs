@@ -120,7 +120,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         (g, stale)
     } else {
         let g = b.finish().map_err(context)?;
-        opencrg::write_file(&g.crg, &staged.stage(&a.out), opencrg::Format::Krbi)?;
+        opencrg::write_file(&g.crg, staged.stage(&a.out), opencrg::Format::Krbi)?;
         if let Some(png) = &a.preview {
             let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let opts = opencrg::render::RenderOptions { title, ..Default::default() };
