@@ -33,6 +33,12 @@ pub struct CrgArgs {
     /// Longest along-track gap filled by interpolation, m.
     #[arg(long, default_value_t = 0.1)]
     pub max_gap: f64,
+    /// Points farther than this above or below the axis' OpenDRIVE surface (elevation and
+    /// superelevation) are not road surface (cars, kerbs, vegetation), m. Raise it for an axis
+    /// whose elevation is only approximate; where a car hides the road, its body then counts as
+    /// surface.
+    #[arg(long, default_value_t = 0.3)]
+    pub max_height: f64,
     /// Estimator: robust (locally weighted plane fits; the median of the six nearest points where
     /// the surface is not smooth) or median (per-cell median).
     #[arg(long, default_value = "robust")]
@@ -85,8 +91,18 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         crate::create_parent(png)?;
     }
     let spill_dir = a.out.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
-    let opts =
-        SurfaceOptions { cell, v_range, s_range: a.s_range, z, max_gap, estimator, spill_dir, ..Default::default() };
+    let max_height = crate::positive("max-height", a.max_height)?;
+    let opts = SurfaceOptions {
+        cell,
+        v_range,
+        s_range: a.s_range,
+        z,
+        max_gap,
+        max_height,
+        estimator,
+        spill_dir,
+        ..Default::default()
+    };
     let t = std::time::Instant::now();
     let mut b = SurfaceBuilder::new(road, odr.header.offset, opts);
     let progress = !quiet && std::io::stderr().is_terminal();
@@ -143,6 +159,14 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             stale.len(),
             stale[0].display(),
             stale[stale.len() - 1].display()
+        );
+    }
+    if g.coverage < 0.1 {
+        // Not quiet: a grid this empty is likely wrong rather than the survey's.
+        eprintln!(
+            "roadscan: warning: {:.1} % of the grid has heights: is the axis' elevation within --max-height ({} m) of the points, and the grid's width right?",
+            100.0 * g.coverage,
+            max_height
         );
     }
     if !quiet {
