@@ -141,12 +141,10 @@ impl Inputs {
             if reprojection.is_none() {
                 check_units(&r, path)?;
             }
-            // Heights in feet become metres with the reprojection.
-            let z_unit = if reprojection.is_some() {
-                r.header().crs.vertical_unit.or(r.header().crs.unit).unwrap_or(1.0)
-            } else {
-                1.0
-            };
+            // Heights in feet become metres: by their own unit where the file gives one (key
+            // 4099), else that of x and y (in metres unless reprojected).
+            let c = &r.header().crs;
+            let z_unit = c.vertical_unit.or(c.unit).unwrap_or(1.0);
             readers.push((index, r, reprojection, z_unit));
         }
         let crs = target.map(|(c, wkt)| {
@@ -232,9 +230,9 @@ impl Inputs {
                             if let Some(rp) = reprojection.as_ref().filter(|_| n > 0) {
                                 rp.apply(&mut p.x, &mut p.y)
                                     .map_err(|e| anyhow::anyhow!("{}: {e}", r.path().display()))?;
-                                if *z_unit != 1.0 {
-                                    p.z.iter_mut().for_each(|z| *z *= *z_unit);
-                                }
+                            }
+                            if *z_unit != 1.0 {
+                                p.z.iter_mut().for_each(|z| *z *= *z_unit);
                             }
                             Ok(n)
                         });

@@ -648,3 +648,85 @@ fn crg_takes_an_axis_with_approximate_elevation_given_max_height() {
     println!("{n} nodes, RMS {rms}, {both} covered in one only, {close} within 1 mm");
     assert!(n > 300_000 && close * 10 >= n * 9, "{n} nodes, {close} within 1 mm (RMS {rms})");
 }
+
+/// `src`'s points reprojected to EPSG `epsg` (WKT of the code), heights divided by `unit`
+/// (metres per unit of the CRS), written to `dst` with offsets at the first point.
+fn write_reprojected(src: &Path, dst: &Path, epsg: u32, unit: f64) {
+    let mut r = scan::LasReader::open(src).unwrap();
+    let to = scan::Reprojection::new(scan::CrsDef::from_epsg(23700).unwrap(), scan::CrsDef::from_epsg(epsg).unwrap())
+        .unwrap();
+    let mut w: Option<scan::LasWriter> = None;
+    let mut p = scan::Points::default();
+    while r.read(&mut p, 100_000).unwrap() > 0 {
+        to.apply(&mut p.x, &mut p.y).unwrap();
+        let w = w.get_or_insert_with(|| {
+            let opts = scan::LasOptions {
+                wkt: scan::CrsDef::wkt_of(epsg).unwrap().into(),
+                offset: [p.x[0].round(), p.y[0].round(), 0.0],
+                scale: 0.001,
+                system: "test".into(),
+            };
+            scan::LasWriter::create(dst, &opts).unwrap()
+        });
+        let pts: Vec<scan::LasPoint> = (0..p.len())
+            .map(|i| scan::LasPoint {
+                x: p.x[i],
+                y: p.y[i],
+                z: p.z[i] / unit,
+                gps_time: p.gps_time[i],
+                intensity: p.intensity[i],
+                scan_angle_deg: p.scan_angle_deg[i],
+                source: p.source[i],
+                class: p.class[i],
+            })
+            .collect();
+        w.write(&pts).unwrap();
+    }
+    w.unwrap().finish().unwrap();
+}
+
+#[test]
+fn crg_takes_points_in_feet_to_a_metre_axis() {
+    let (d, survey) = demo_survey("crg-feet", "80..90", "1000");
+    let axis = survey.join("truth/road.xodr");
+    // The survey in NAD83(HARN) / Oregon GIC Lambert (international feet, x, y and z).
+    let feet = d.join("feet.las");
+    write_reprojected(&survey.join("scan.las"), &feet, 2994, 0.3048);
+    assert_eq!(scan::LasReader::open(&feet).unwrap().header().crs.unit, Some(0.3048));
+    let run = |input: &Path, out: &Path| {
+        roadscan(&[
+            "crg",
+            "--axis",
+            axis.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--s-range",
+            "81..89",
+        ])
+    };
+    let (a, b) = (d.join("metres.crg"), d.join("feet.crg"));
+    let o = run(&survey.join("scan.las"), &a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&feet, &b);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("reprojecting from EPSG:2994 to EPSG:23700"), "{}", stderr(&o));
+    let (a, b) = (opencrg::read_file(&a).unwrap(), opencrg::read_file(&b).unwrap());
+    assert_eq!((a.nu, a.nv(), a.road.start_z), (b.nu, b.nv(), b.road.start_z));
+    let (mut sq, mut n) = (0.0, 0);
+    for (x, y) in a.z.iter().zip(&b.z) {
+        if x.is_finite() && y.is_finite() {
+            sq += ((x - y) as f64).powi(2);
+            n += 1;
+        }
+    }
+    // Heights in metres again: no offset between the grids (heights left in feet would be 3.3
+    // times as high), and the same surface within 1.5 mm RMS: the millifoot rounding, and the
+    // round trip through a projection centred 9,000 km away moves points by 0.4 mm, which moves
+    // sett edges.
+    let rms = (sq / n as f64).sqrt();
+    let both = || a.z.iter().zip(&b.z).filter(|(x, y)| x.is_finite() && y.is_finite());
+    let mean = both().map(|(x, y)| (x - y) as f64).sum::<f64>() / n as f64;
+    assert!(n > 100_000 && mean.abs() < 1e-4 && rms < 1.5e-3, "{n} nodes, mean {mean}, RMS {rms}");
+}

@@ -89,6 +89,25 @@ impl CrsDef {
     }
 }
 
+/// Metres per unit of a projected CRS's coordinates, from its PROJ string in the built-in table
+/// (`+units=ft`, `+units=us-ft`, `+units=m`, `+to_meter=`); None for a geographic CRS or an
+/// unknown code.
+pub(crate) fn unit_of_epsg(code: u32) -> Option<f64> {
+    let def = u16::try_from(code).ok().and_then(crs_definitions::from_code)?;
+    let mut unit = None;
+    for term in def.proj4.split_whitespace() {
+        match term.split_once('=') {
+            Some(("+units", "m")) => unit = Some(1.0),
+            Some(("+units", "ft")) => unit = Some(0.3048),
+            Some(("+units", "us-ft")) => unit = Some(1200.0 / 3937.0),
+            Some(("+to_meter", v)) => unit = v.parse().ok(),
+            Some(("+proj", "longlat")) => return None,
+            _ => {}
+        }
+    }
+    unit
+}
+
 /// Horizontal reprojection from one CRS to another.
 pub struct Reprojection {
     from: CrsDef,
@@ -205,6 +224,16 @@ impl Reprojection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn units_of_epsg_codes_from_their_proj_strings() {
+        // NAD83(HARN) / Oregon GIC Lambert (ft), NAD83(HARN) / New Mexico Central (ftUS), EOV,
+        // WGS 84.
+        assert_eq!(unit_of_epsg(2994), Some(0.3048));
+        assert_eq!(unit_of_epsg(2903), Some(1200.0 / 3937.0));
+        assert_eq!(unit_of_epsg(23700), Some(1.0));
+        assert_eq!(unit_of_epsg(4326), None);
+    }
 
     #[test]
     fn budapest_in_eov_and_back_through_utm() {

@@ -758,7 +758,7 @@ fn crs_from_vlrs(vlrs: &[(String, u16, Vec<u8>)], prefer_wkt: bool, warnings: &m
     });
     let geotiff = vlrs.iter().find(|(u, r, _)| u == "LASF_Projection" && *r == 34735).map(|(_, _, d)| geo_keys(d));
     let from_wkt = wkt.as_deref().map(parse_wkt);
-    match (from_wkt, geotiff) {
+    let mut crs = match (from_wkt, geotiff) {
         (Some(w), g) if prefer_wkt || g.is_none() => Crs { wkt, source: "wkt", ..w },
         (w, Some(g)) => {
             let mut crs = Crs { wkt, source: "geotiff", ..g };
@@ -769,7 +769,12 @@ fn crs_from_vlrs(vlrs: &[(String, u16, Vec<u8>)], prefer_wkt: bool, warnings: &m
             crs
         }
         _ => Crs { source: "none", ..Default::default() },
+    };
+    // No unit given (a GeoTIFF key 3072 in feet without key 3076): the EPSG code's own.
+    if crs.unit.is_none() {
+        crs.unit = crs.epsg.and_then(crate::crs::unit_of_epsg);
     }
+    crs
 }
 
 /// EPSG codes and units from a GeoKeyDirectory (VLR 34735).
@@ -918,6 +923,28 @@ fn last_authority(body: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A GeoKeyDirectory VLR of the (key, value) codes.
+    fn geo_key_vlr(keys: &[(u16, u16)]) -> (String, u16, Vec<u8>) {
+        let mut d: Vec<u8> = [1u16, 1, 0, keys.len() as u16].iter().flat_map(|v| v.to_le_bytes()).collect();
+        for &(id, value) in keys {
+            d.extend([id, 0, 1, value].iter().flat_map(|v| v.to_le_bytes()));
+        }
+        ("LASF_Projection".into(), 34735, d)
+    }
+
+    #[test]
+    fn geotiff_keys_without_a_unit_take_the_epsg_code_s() {
+        let mut w = Vec::new();
+        // Oregon GIC Lambert (ft) with no key 3076; with 3076 = metre (9001), as said.
+        let c = crs_from_vlrs(&[geo_key_vlr(&[(3072, 2994)])], false, &mut w);
+        assert_eq!((c.epsg, c.unit, c.source), (Some(2994), Some(0.3048), "geotiff"));
+        let c = crs_from_vlrs(&[geo_key_vlr(&[(3072, 2994), (3076, 9001), (4099, 9003)])], false, &mut w);
+        assert_eq!((c.unit, c.vertical_unit), (Some(1.0), Some(1200.0 / 3937.0)));
+        // A geographic CRS has no linear unit.
+        let c = crs_from_vlrs(&[geo_key_vlr(&[(2048, 4326)])], false, &mut w);
+        assert_eq!((c.epsg, c.unit), (Some(4326), None));
+    }
 
     #[test]
     fn wkt_names_codes_and_units() {
