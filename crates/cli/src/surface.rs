@@ -46,6 +46,11 @@ pub struct CrgArgs {
     /// Also render the grid as a PNG (colour + hillshade; not with tiles).
     #[arg(long)]
     pub preview: Option<PathBuf>,
+    /// Also write a coverage map as a PNG: a pixel per 10 x 10 nodes, along s to the right,
+    /// the left edge on top; grey from dark (few nodes with a height) to white (all), red
+    /// where none has one.
+    #[arg(long)]
+    pub coverage: Option<PathBuf>,
     /// Write tiles of this many metres along s (OUT_000.crg, OUT_001.crg, ...; neighbours
     /// share their boundary row) with memory bounded by a few metres of points; 0 = one file.
     #[arg(long, default_value_t = 0.0)]
@@ -87,7 +92,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         bail!("--preview renders one grid: leave it out with --tile (render tiles with roadscan render)");
     }
     crate::create_parent(&a.out)?;
-    if let Some(png) = &a.preview {
+    for png in [&a.preview, &a.coverage].into_iter().flatten() {
         crate::create_parent(png)?;
     }
     let spill_dir = a.out.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
@@ -144,10 +149,13 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         }
         (g, Vec::new())
     };
-    let mut written = staged.commit()?;
-    if a.preview.is_some() {
-        written.truncate(1);
+    if let Some(png) = &a.coverage {
+        let (w, h, rgb) = coverage_image(&g.coverage_map);
+        opencrg::render::write_rgb_png(&staged.stage(png), w, h, &rgb)?;
     }
+    let n_extra = usize::from(a.preview.is_some()) + usize::from(a.coverage.is_some());
+    let mut written = staged.commit()?;
+    written.truncate(written.len() - n_extra);
     for p in &stale {
         if let Err(e) = std::fs::remove_file(p) {
             eprintln!("roadscan: warning: {}: cannot remove this tile of an earlier run: {e}", p.display());
@@ -190,4 +198,19 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         );
     }
     Ok(crate::exit::OK)
+}
+
+/// The coverage map as an RGB image: width along s, the left edge (largest v) on top.
+fn coverage_image(m: &pipeline::CoverageMap) -> (usize, usize, Vec<u8>) {
+    let (w, h) = (m.width, m.height);
+    let mut rgb = vec![0u8; w * h * 3];
+    for i in 0..w {
+        for j in 0..h {
+            let share = m.share[i * h + j];
+            let px = if share == 0 { [170, 20, 20] } else { [(60 + (share as u32 * 195) / 255) as u8; 3] };
+            let at = ((h - 1 - j) * w + i) * 3;
+            rgb[at..at + 3].copy_from_slice(&px);
+        }
+    }
+    (w, h, rgb)
 }

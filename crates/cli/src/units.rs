@@ -537,6 +537,7 @@ impl Ctx<'_> {
             covered: (covered, nodes),
             coverage: covered as f64 / nodes.max(1) as f64,
             column_coverage: Vec::new(),
+            coverage_map: Default::default(),
             estimated,
             filled,
             points: (offered, near, kept),

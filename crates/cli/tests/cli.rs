@@ -730,3 +730,26 @@ fn crg_takes_points_in_feet_to_a_metre_axis() {
     let mean = both().map(|(x, y)| (x - y) as f64).sum::<f64>() / n as f64;
     assert!(n > 100_000 && mean.abs() < 1e-4 && rms < 1.5e-3, "{n} nodes, mean {mean}, RMS {rms}");
 }
+
+#[test]
+fn crg_writes_a_coverage_map() {
+    let (d, survey) = demo_survey("crg-coverage", "50..60", "1000");
+    let (out, map) = (d.join("road.crg"), d.join("maps/coverage.png"));
+    let o = roadscan(&[
+        "crg",
+        "--axis",
+        survey.join("truth/road.xodr").to_str().unwrap(),
+        "--input",
+        survey.join("scan.las").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--coverage",
+        map.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A pixel per 10 x 10 nodes: along s, and across.
+    let c = opencrg::read_file(&out).unwrap();
+    let (w, h, depth) = png_size(&map);
+    assert_eq!((w as usize, h as usize, depth), (c.nu.div_ceil(10), c.nv().div_ceil(10), 8));
+}

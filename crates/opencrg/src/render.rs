@@ -66,16 +66,31 @@ pub struct RenderInfo {
 /// Renders `crg` to a PNG file (written atomically).
 pub fn render(crg: &Crg, path: &Path, options: &RenderOptions) -> Result<RenderInfo> {
     let (img, info) = render_rgb(crg, options)?;
+    write_rgb_png(path, info.width, info.height, &img)?;
+    Ok(info)
+}
+
+/// Writes an RGB8 image (`width` x `height` pixels, rows top down) as a PNG, atomically.
+pub fn write_rgb_png(path: &Path, width: usize, height: usize, rgb: &[u8]) -> Result<()> {
+    let size = |n: usize| u32::try_from(n).ok().filter(|&n| n > 0);
+    let (Some(w32), Some(h32)) = (size(width), size(height)) else {
+        return Err(Error::new(ErrorKind::Inconsistent(format!("an image of {width} x {height} pixels"))));
+    };
+    if rgb.len() != width * height * 3 {
+        return Err(Error::new(ErrorKind::Inconsistent(format!(
+            "{} bytes for an RGB image of {width} x {height} pixels",
+            rgb.len()
+        ))));
+    }
     crate::write::write_atomically(path, |w| {
         let png_err = |e: png::EncodingError| Error::new(ErrorKind::Io(e.to_string()));
-        let mut enc = png::Encoder::new(w, info.width as u32, info.height as u32);
+        let mut enc = png::Encoder::new(w, w32, h32);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         let mut pw = enc.write_header().map_err(png_err)?;
-        pw.write_image_data(&img).map_err(png_err)?;
+        pw.write_image_data(rgb).map_err(png_err)?;
         pw.finish().map_err(png_err)
-    })?;
-    Ok(info)
+    })
 }
 
 /// Renders to an RGB8 buffer.

@@ -18,4 +18,4 @@ pub mod surface;
 
 pub use frame::{RoadFrame, Station};
 pub use roadside::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
-pub use surface::{grid_surface, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};
+pub use surface::{grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};

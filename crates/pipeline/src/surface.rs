@@ -203,6 +203,61 @@ pub struct SurfaceGrid {
     pub points: (u64, u64, u64),
     /// s range of the grid, m.
     pub s_range: (f64, f64),
+    /// Where the grid has heights, block by block.
+    pub coverage_map: CoverageMap,
+}
+
+/// The share of a grid's nodes with a height in blocks of `block` x `block` nodes: `width`
+/// blocks along u (s), `height` across (v, right to left); a byte each (0: none, 255: all),
+/// block rows along u one after another. A hundredth of the grid's size at blocks of 10 nodes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CoverageMap {
+    /// Nodes per block side.
+    pub block: usize,
+    /// Blocks along u.
+    pub width: usize,
+    /// Blocks across (v).
+    pub height: usize,
+    /// `width` x `height` shares, index `iu_block * height + iv_block`.
+    pub share: Vec<u8>,
+    /// Counts of the block row being summed, and its rows so far.
+    acc: Vec<u32>,
+    acc_rows: usize,
+}
+
+impl CoverageMap {
+    /// Nodes per block side in a coverage map.
+    pub const BLOCK: usize = 10;
+
+    fn new(nv: usize) -> CoverageMap {
+        let height = nv.div_ceil(Self::BLOCK);
+        CoverageMap { block: Self::BLOCK, height, acc: vec![0; height], ..Default::default() }
+    }
+
+    /// Adds a row of heights (NaN: none).
+    fn add(&mut self, row: &[f32]) {
+        for (acc, part) in self.acc.iter_mut().zip(row.chunks(self.block)) {
+            *acc += part.iter().filter(|h| !h.is_nan()).count() as u32;
+        }
+        self.acc_rows += 1;
+        if self.acc_rows == self.block {
+            self.flush(row.len());
+        }
+    }
+
+    /// Ends the block row being summed (a partial one at the grid's end).
+    fn flush(&mut self, nv: usize) {
+        if self.acc_rows == 0 {
+            return;
+        }
+        for (j, acc) in self.acc.iter_mut().enumerate() {
+            let cols = (nv - j * self.block).min(self.block);
+            self.share.push(((*acc as f64 / (cols * self.acc_rows) as f64) * 255.0).round() as u8);
+            *acc = 0;
+        }
+        self.acc_rows = 0;
+        self.width += 1;
+    }
 }
 
 /// One surface candidate: s (m), t and height above the OpenDRIVE surface (m).
@@ -987,6 +1042,7 @@ struct RowStream<'a> {
     emitted: usize,
     window: Window,
     column: Vec<usize>,
+    map: CoverageMap,
     /// v of each column, m.
     v_at: Vec<f64>,
     estimated: usize,
@@ -1057,6 +1113,7 @@ impl<'a> RowStream<'a> {
             emitted: window.rows.0,
             window,
             column: vec![0; nv],
+            map: CoverageMap::new(nv),
             v_at: (0..nv).map(|iv| g.vr + iv as f64 * g.cell).collect(),
             estimated: 0,
             kept: 0,
@@ -1122,6 +1179,7 @@ impl<'a> RowStream<'a> {
         }
         if counted {
             self.column.iter_mut().zip(&h).for_each(|(c, hv)| *c += usize::from(!hv.is_nan()));
+            self.map.add(&h);
         }
         Ok(())
     }
@@ -1178,6 +1236,11 @@ impl<'a> RowStream<'a> {
             filled: self.fill.filled,
             points: (self.offered, self.near, self.kept),
             s_range: (g.s0, g.s1),
+            coverage_map: {
+                let mut m = self.map.clone();
+                m.flush(g.nv);
+                m
+            },
         }
     }
 }

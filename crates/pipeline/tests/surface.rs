@@ -339,3 +339,27 @@ fn residual_heights_are_the_absolute_ones_less_the_opendrive_surface() {
     let datum = road.elevation(60.0).round();
     assert_eq!((abs.crg.road.start_z, res.crg.road.start_z), (Some(datum), None));
 }
+
+#[test]
+fn the_coverage_map_counts_the_nodes_with_heights_block_by_block() {
+    // The grid wider than the survey's points (16 m either side), so blocks range from empty to
+    // full; 3.05 m long, so the last block row is a partial one.
+    let (scene, pts) = survey(7, 60.0, 63.05);
+    let g = grid(&scene, &pts, (60.0, 63.05), (-16.0, 16.0), Estimator::Robust);
+    let (m, c) = (&g.coverage_map, &g.crg);
+    let (nu, nv, b) = (c.nu, c.nv(), m.block);
+    assert_eq!((m.width, m.height, m.share.len()), (nu.div_ceil(b), nv.div_ceil(b), nu.div_ceil(b) * nv.div_ceil(b)));
+    let mut seen = [false; 3];
+    for i in 0..m.width {
+        for j in 0..m.height {
+            let (us, vs) = (i * b..((i + 1) * b).min(nu), j * b..((j + 1) * b).min(nv));
+            let n = us.len() * vs.len();
+            let have =
+                us.flat_map(|iu| vs.clone().map(move |iv| (iu, iv))).filter(|&(iu, iv)| !c.z_at(iu, iv).is_nan());
+            let want = (have.count() as f64 / n as f64 * 255.0).round() as u8;
+            assert_eq!(m.share[i * m.height + j], want, "block ({i}, {j})");
+            seen[usize::from(want > 0) + usize::from(want == 255)] = true;
+        }
+    }
+    assert_eq!(seen, [true; 3], "empty, partial and full blocks");
+}
