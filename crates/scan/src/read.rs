@@ -515,6 +515,13 @@ impl LasReader {
                     let what = || format!("LAZ points {first}..{} of {}", first + m as u64, self.header.point_count);
                     let error = match result {
                         Ok(Ok(())) => None,
+                        // laspy (lazrs) fails on these too: the points decoded cannot be told
+                        // from garbage after the data end.
+                        Ok(Err(e)) if e.contains("failed to fill whole buffer") => Some(format!(
+                            "{}: the compressed data end before the header's {} points (a point count larger than the data, or a cut file): {e}",
+                            what(),
+                            self.header.point_count
+                        )),
                         Ok(Err(e)) => Some(format!("{}: {e}", what())),
                         Err(_) => Some(format!("{}: the decoder failed on corrupt data", what())),
                     };

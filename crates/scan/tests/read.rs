@@ -259,3 +259,16 @@ fn noise_classes_and_withheld_points_are_left_out_when_asked() {
         assert_eq!((all.x.len(), r.dropped()), (pts.len(), 0));
     }
 }
+
+#[test]
+fn a_laz_header_counting_more_points_than_the_data_is_a_clear_error() {
+    let d = dir("laz-count");
+    let laz = d.join("base.laz");
+    write_las(&laz, &points(5_000), &options()).unwrap();
+    let mut b = std::fs::read(&laz).unwrap();
+    // LAS 1.4, format 6: the 64-bit count at byte 247 (the legacy one is 0).
+    assert_eq!(u64::from_le_bytes(b[247..255].try_into().unwrap()), 5_000);
+    b[247..255].copy_from_slice(&6_000u64.to_le_bytes());
+    let e = error_of(&d, "more.laz", &b);
+    assert!(e.contains("more.laz") && e.contains("the compressed data end before the header's 6000 points"), "{e}");
+}
