@@ -1,9 +1,12 @@
 //! End-to-end tests of `roadscan` on LAS/LAZ inputs: `info` on the real samples and the broken
-//! fixtures of shared/data/las.
+//! fixtures of shared/data/las, and `crg` and `info` on broken files made here from a valid
+//! survey (exit code 2 with one line naming the file and nothing written, or a warning and
+//! the recoverable points; never a panic).
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
-use std::path::Path;
+use roadscan_tests::Scratch;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn roadscan(args: &[&str]) -> Output {
@@ -114,6 +117,226 @@ fn info_reports_the_problems_of_the_broken_samples() {
         assert!(text.contains(&format!("points: {points} (header: {header_points})")), "{text}");
         for p in &p {
             assert!(text.contains(&format!("  warning: {p}")), "{p} not in {text}");
+        }
+    }
+}
+
+/// A virtual survey of s 50..60 of the demo road (2 passes, 1000 points a revolution) in
+/// `d/survey`, and its points again as LAZ: (axis, LAS, LAZ).
+fn small_survey(d: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let survey = d.join("survey");
+    let xodr = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr");
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        xodr.to_str().unwrap(),
+        "--s-range",
+        "50..60",
+        "--points-per-rev",
+        "1000",
+        "--out",
+        survey.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let las = survey.join("scan.las");
+    let laz = survey.join("scan.laz");
+    let mut r = scan::LasReader::open(&las).unwrap();
+    let opts = scan::LasOptions {
+        wkt: r.header().crs.wkt.clone().unwrap(),
+        offset: r.header().offset,
+        scale: r.header().scale[0],
+        system: "test".into(),
+    };
+    let mut w = scan::LasWriter::create(&laz, &opts).unwrap();
+    let mut p = scan::Points::default();
+    while r.read(&mut p, 100_000).unwrap() > 0 {
+        let pts: Vec<scan::LasPoint> = (0..p.len())
+            .map(|i| scan::LasPoint {
+                x: p.x[i],
+                y: p.y[i],
+                z: p.z[i],
+                gps_time: p.gps_time[i],
+                intensity: p.intensity[i],
+                scan_angle_deg: p.scan_angle_deg[i],
+                source: p.source[i],
+                class: p.class[i],
+            })
+            .collect();
+        w.write(&pts).unwrap();
+    }
+    w.finish().unwrap();
+    (survey.join("truth/road.xodr"), las, laz)
+}
+
+/// What a broken input must give, in `crg` and in `info`.
+#[derive(Debug)]
+enum Want {
+    /// Exit code 2, one stderr line "roadscan: error: FILE: ..." holding this, nothing written.
+    Error(String),
+    /// Success, a warning "roadscan: warning: FILE: ..." holding this (`info`: a problem), and
+    /// this many points read (the recoverable ones).
+    Warning(String, usize),
+}
+
+/// Broken copies of a valid LAS 1.4 (format 6) and LAZ survey through `crg` and `info`: a
+/// clean error naming the file and no output (nor temporary) file, or a warning and a grid of
+/// the recoverable points; never a panic (exit code 101).
+#[test]
+fn crg_and_info_on_broken_las_fail_cleanly_or_warn() {
+    let d = Scratch::new("cli-las-broken");
+    let (axis, las, laz) = small_survey(&d);
+    let good = std::fs::read(&las).unwrap();
+    let u16_at = |b: &[u8], k: usize| u16::from_le_bytes(b[k..k + 2].try_into().unwrap()) as usize;
+    let u32_at = |b: &[u8], k: usize| u32::from_le_bytes(b[k..k + 4].try_into().unwrap()) as usize;
+    let (offset, stride) = (u32_at(&good, 96), u16_at(&good, 105));
+    let n = (good.len() - offset) / stride;
+    assert_eq!(
+        (good[24], good[25], good[104], offset + n * stride),
+        (1, 4, 6, good.len()),
+        "a LAS 1.4 file of format 6"
+    );
+    assert_eq!(u64::from_le_bytes(good[247..255].try_into().unwrap()), n as u64);
+    // The point count, in the legacy field (our writer fills it for format 6 too) and the
+    // 64-bit one, so that only the count is wrong.
+    let with_count = |b: &[u8], count: usize| {
+        let mut b = b.to_vec();
+        b[107..111].copy_from_slice(&(count as u32).to_le_bytes());
+        b[247..255].copy_from_slice(&(count as u64).to_le_bytes());
+        b
+    };
+    let patched = |at: usize, bytes: &[u8]| {
+        let mut b = good.clone();
+        b[at..at + bytes.len()].copy_from_slice(bytes);
+        b
+    };
+    let half = n / 2;
+    // Records read 4 bytes too long: misaligned, mostly garbage far from the road. Only the
+    // first 30,000 records' bytes: points kilometres away cost ~55 µs each in the road frame's
+    // search, the whole file's 277,000 took 15 s.
+    let mut long = patched(105, &((stride + 4) as u16).to_le_bytes());
+    long.truncate(offset + 30_000 * stride);
+    let long_records = 30_000 * stride / (stride + 4);
+    let lz = std::fs::read(&laz).unwrap();
+    let lz_offset = u32_at(&lz, 96);
+    let mut garbled = lz.clone();
+    for b in garbled[lz_offset + 100..lz_offset + 5000].iter_mut() {
+        *b = b.wrapping_mul(31).wrapping_add(7);
+    }
+    let cases: Vec<(&str, Vec<u8>, Want)> = vec![
+        (
+            "truncated.las",
+            good[..offset + half * stride + 7].to_vec(),
+            Want::Warning(format!("header says {n} points, the file holds {half} whole records"), half),
+        ),
+        (
+            "count_over.las",
+            with_count(&good, 2 * n),
+            Want::Warning(format!("header says {} points, the file holds {n} whole records", 2 * n), n),
+        ),
+        (
+            "record_short.las",
+            patched(105, &((stride - 1) as u16).to_le_bytes()),
+            Want::Error(format!("byte 105: point record length {} is below the {stride} bytes", stride - 1)),
+        ),
+        (
+            "record_long.las",
+            long,
+            Want::Warning(format!("header says {n} points, the file holds {long_records} whole records"), long_records),
+        ),
+        ("nan_scale.las", patched(131, &f64::NAN.to_le_bytes()), Want::Error("byte 131: x scale factor NaN".into())),
+        ("empty.las", Vec::new(), Want::Error("byte 0: not a LAS file".into())),
+        ("cut.laz", lz[..lz.len() * 2 / 3].to_vec(), Want::Error("LAZ".into())),
+        // Audit M6: a LAZ whose count exceeds its chunks fails whole ("LAZ points A..B of
+        // COUNT"; not yet a warning and the points of the whole chunks).
+        ("count_over.laz", with_count(&lz, n + 1000), Want::Error(format!(" of {}: ", n + 1000))),
+        ("garbled.laz", garbled, Want::Error("LAZ points 0..".into())),
+    ];
+    for (name, bytes, want) in &cases {
+        let f = d.join(name);
+        let fs = f.to_str().unwrap();
+        std::fs::write(&f, bytes).unwrap();
+        // Each run in a directory of its own, made empty: whatever is in it afterwards was
+        // left by the run (the output, a temporary file, a spill file).
+        let out_dir = d.join(format!("out-{name}"));
+        std::fs::create_dir(&out_dir).unwrap();
+        let out = out_dir.join("road.crg");
+        let o = roadscan(&[
+            "crg",
+            "--axis",
+            axis.to_str().unwrap(),
+            "--input",
+            fs,
+            "--out",
+            out.to_str().unwrap(),
+            "--width-left",
+            "3",
+            "--width-right",
+            "3",
+        ]);
+        let err = stderr(&o);
+        let mut left: Vec<String> = std::fs::read_dir(&out_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        eprintln!("crg {name}: exit {:?}, left {left:?}\n{err}", o.status.code());
+        match want {
+            Want::Error(w) => {
+                assert_eq!(o.status.code(), Some(2), "crg {name}: {err}");
+                assert!(
+                    err.lines().count() == 1
+                        && err.starts_with(&format!("roadscan: error: {fs}: "))
+                        && err.contains(w.as_str()),
+                    "crg {name}: want one line with '{w}', got {err}"
+                );
+                assert!(left.is_empty(), "crg {name} left {left:?}");
+            }
+            Want::Warning(w, points) => {
+                assert!(o.status.success(), "crg {name}: {err}");
+                assert!(
+                    err.contains(&format!("points: {points} read")),
+                    "crg {name}: want {points} points read: {err}"
+                );
+                let prefix = format!("roadscan: warning: {fs}: ");
+                assert!(
+                    err.lines().any(|l| l.starts_with(&prefix) && l.contains(w.as_str())),
+                    "crg {name}: no warning with '{w}' in {err}"
+                );
+                assert!(!err.contains("error"), "crg {name}: {err}");
+                assert_eq!(left, ["road.crg"], "crg {name}");
+                opencrg::read_file(&out).unwrap_or_else(|e| panic!("crg {name}: {e}"));
+            }
+        }
+        // info: the same outcome; JSON when it succeeds.
+        for args in [vec!["info", fs], vec!["info", "--json", fs]] {
+            let o = roadscan(&args);
+            let (out, err) = (stdout(&o), stderr(&o));
+            eprintln!("{args:?}: exit {:?}\n{out}{err}", o.status.code());
+            assert_ne!(o.status.code(), Some(101), "{args:?} panicked: {err}");
+            match want {
+                Want::Error(w) => {
+                    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+                    assert!(
+                        err.lines().count() == 1
+                            && err.starts_with(&format!("roadscan: error: {fs}: "))
+                            && err.contains(w.as_str()),
+                        "{args:?}: want one line with '{w}', got {err}"
+                    );
+                }
+                Want::Warning(w, points) => {
+                    assert!(o.status.success() && err.is_empty(), "{args:?}: {err}");
+                    if args.len() == 3 {
+                        let j: serde_json::Value =
+                            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
+                        assert_eq!(j["points"].as_u64(), Some(*points as u64), "{args:?}");
+                        let p = problems(&j);
+                        assert!(p.iter().any(|p| p.contains(w.as_str())), "{args:?}: no problem '{w}' in {p:?}");
+                    } else {
+                        assert!(out.lines().any(|l| l.starts_with("  warning: ") && l.contains(w.as_str())), "{out}");
+                    }
+                }
+            }
         }
     }
 }
