@@ -141,6 +141,10 @@ fn pothole_depth_within_2_mm_and_manhole_outline_within_1_cm() {
             got_m * 1e3
         );
         assert!((got - want).abs() <= 0.002, "depth {got} vs {want}");
+        // Not asserted: that the estimator's depth beats the per-cell median's. Both are within
+        // 0.12 mm of the truth here and neither wins on every seed (errors robust/median, mm:
+        // seed 1 0.100/0.113, 2 0.023/0.037, 3 0.066/0.016, 4 0.017/0.018, 5 0.076/0.096,
+        // 6 0.002/0.000).
 
         // Manhole at s 55, t -1.6, r 0.3, raised 8 mm: along 72 rays from its centre, the
         // first radius where the height falls below half the offset above the OpenDRIVE
@@ -198,8 +202,16 @@ fn pothole_depth_within_2_mm_and_manhole_outline_within_1_cm() {
         let radius = (cx * cx + cy * cy - sol[2]).sqrt();
         errs.sort_by(f64::total_cmp);
         let worst = cx.hypot(cy).max((radius - m.radius).abs());
-        eprintln!("seed {seed}: manhole fitted centre off by {:.1} mm, radius {:.1} mm vs {:.0}; per ray median {:.1} mm, max {:.1} mm", cx.hypot(cy) * 1e3, radius * 1e3, m.radius * 1e3, errs[36] * 1e3, errs[71] * 1e3);
+        eprintln!("seed {seed}: manhole fitted centre off by {:.1} mm, radius {:.1} mm vs {:.0}; per ray median {:.1} mm, 95th percentile {:.1} mm, max {:.1} mm", cx.hypot(cy) * 1e3, radius * 1e3, m.radius * 1e3, errs[36] * 1e3, errs[68] * 1e3, errs[71] * 1e3);
         assert!(worst <= 0.01, "manhole outline {worst} m off");
+        // Every ray: 1 cm, plus half a node's diagonal (7.1 mm) by which reading the grid at the
+        // nearest node (`at`) can move an edge (the truth read that way is up to 6 mm off).
+        // The outline is not within 1 cm on every ray, nor on 95 % of them: the rays along s
+        // find the edge 1.0 to 1.5 cm inside the cover (seeds 1 and 3: median 4.5 mm, 95th
+        // percentile 10.5 and 13.5 mm, max 15 mm); only the fitted circle is within 1 cm.
+        // errs[71] is NaN, and fails, where a ray found no edge.
+        let tol = 0.01 + 0.5 * std::f64::consts::SQRT_2 * g.crg.du();
+        assert!(errs[71] <= tol, "a ray's edge {} m off (tolerance {tol} m)", errs[71]);
     }
 }
 
