@@ -144,7 +144,14 @@ fn eval_matches_oracle_format_and_values() {
 
 #[test]
 fn help_has_examples() {
-    for args in [vec!["--help"], vec!["check", "--help"], vec!["eval", "--help"], vec!["convert", "--help"]] {
+    for args in [
+        vec!["--help"],
+        vec!["check", "--help"],
+        vec!["eval", "--help"],
+        vec!["convert", "--help"],
+        vec!["crg", "--help"],
+        vec!["info", "--help"],
+    ] {
         let o = roadscan(&args);
         assert!(o.status.success());
         assert!(stdout(&o).contains("Examples:"), "{args:?}");
@@ -260,7 +267,10 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
     // The grid covers the surveyed s range and agrees with the truth where both have nodes.
     let got = opencrg::read_file(&out).unwrap();
     let truth = opencrg::read_file(survey.join("truth/surface.crg")).unwrap();
-    assert!(got.u_first() >= 49.9 && got.u_first() + (got.nu - 1) as f64 * got.du() <= 60.1);
+    // The grid covers the s extent of the surface points, the survey's 50..60 to within 0.1 m
+    // (two profiles, 5 cm apart), at both ends: not a part of it.
+    let u_last = got.u_first() + (got.nu - 1) as f64 * got.du();
+    assert!((49.9..=50.1).contains(&got.u_first()) && (59.9..=60.1).contains(&u_last), "u {}..{u_last}", got.u_first());
     let (tu0, tv0) = (truth.u_first(), truth.road.v_right.unwrap());
     let (gu0, gv0) = (got.u_first(), got.road.v_right.unwrap());
     let (mut sq, mut n) = (0.0, 0);
@@ -426,12 +436,13 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
         "--input",
         utm.to_str().unwrap(),
         "--out",
-        "/tmp/x.crg",
+        d.join("x.crg").to_str().unwrap(),
         "--crs",
         "WGS84",
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("expected EPSG:NNNN or a PROJ string"), "{}", stderr(&o));
+    assert!(!d.join("x.crg").exists());
 }
 
 /// Width, height and bit depth of a PNG (from its IHDR).
