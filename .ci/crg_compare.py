@@ -12,7 +12,11 @@ beside it) and N_XY map points (the C-API's (x, y) of random (u, v) near the gri
 up to 0.3 m). Both sides print `x y u v z` per point; every field must agree within 1e-6 m
 (NaN where the C-API gives NaN, an error where it refuses). With --border-variants every file
 is also checked under border modes 0, 1, 3 and 4 with offsets and smoothing.
-Standard library only. Exit 1 on any disagreement.
+Agreeing on NaN proves nothing about heights: with the file's own border options (not the
+variants, whose border mode 0 makes every point outside the grid NaN), with and without
+modifiers, at least --min-finite of the points must have a finite z on both sides, so that a
+grid both sides read as all NaN, or nearly, fails.
+Standard library only. Exit 1 on any disagreement or a run below the finite minimum.
 """
 
 from __future__ import annotations
@@ -26,6 +30,17 @@ import sys
 import tempfile
 
 TOL = 1e-6
+# The least share of points with a finite z on both sides, in each run with the file's own
+# border options. About half of the (u, v) points fall outside the grid, where the default
+# border mode keeps the edge values (NaN where the edge has no data), and a grid made by
+# `roadscan crg` has no data where the survey has no points, beside the road above all. Without
+# modifiers (with them, OpenCRG's defaults fill NaN from the neighbours: 100 % unless all NaN)
+# the files .ci/run passes gave, at 10,000 + 1,000 points: `roadscan crg` of the demo survey
+# 51.8 % (of a 10 m part of it, 50.0 %), the demo build's tile 83.2 %, the truth CRGs 71.8 %
+# and 100 %, the OpenCRG samples and our copies of them 70.1 % (belgian_block) and more; an
+# all-NaN grid 0 %, one with data in 5 % of its long sections 2.7 %. 30 % leaves the lowest,
+# the surveyed grids, a margin of a fifth of the points.
+MIN_FINITE = 0.3
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -95,6 +110,13 @@ def agree(a: str, b: str) -> bool:
     return True
 
 
+def finite_z(line: str) -> bool:
+    f = line.split()
+    if len(f) != 5 or f[4] == "err":
+        return False
+    return math.isfinite(float(f[4]))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--oracle-python", required=True)
@@ -103,6 +125,9 @@ def main() -> int:
     ap.add_argument("--n-xy", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--border-variants", action="store_true")
+    ap.add_argument("--min-finite", type=float, default=MIN_FINITE,
+                    help="least share of points with a finite z on both sides, with the file's own border "
+                    f"options (default {MIN_FINITE})")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     variants = [[]]
@@ -115,6 +140,8 @@ def main() -> int:
         ]
     failures = 0
     total = 0
+    sparse = 0
+    lowest = (math.inf, "")  # over the runs with the file's own border options
     for path in a.files:
         for mods in (False, True):
             info = oracle_info(a.oracle_python, path, mods)
@@ -140,15 +167,25 @@ def main() -> int:
                     bad.append(("(line count)", str(len(want)), str(len(got))))
                 total += len(want)
                 label = f"{os.path.basename(path)} mods={int(mods)} opts={','.join(opts) or '-'}"
+                finite = sum(1 for w, g in zip(want, got) if finite_z(w) and finite_z(g))
+                share = finite / max(len(want), 1)
+                if not opts:
+                    lowest = min(lowest, (share, label))
                 if bad:
                     failures += len(bad)
                     print(f"FAIL {label}: {len(bad)} of {len(want)} points disagree")
                     for p, w, g in bad[:5]:
                         print(f"    {p}\n      C-API: {w}\n      ours:  {g}")
+                elif not opts and share < a.min_finite:
+                    sparse += 1
+                    print(f"FAIL {label}: {len(want)} points agree, but only {finite} ({100 * share:.1f} %) "
+                          f"have a finite z (minimum {100 * a.min_finite:.0f} %)")
                 else:
-                    print(f"ok   {label}: {len(want)} points")
-    print(f"crg-compare: {total} points, {failures} disagreements -> {'PASS' if failures == 0 else 'FAIL'}")
-    return 1 if failures else 0
+                    print(f"ok   {label}: {len(want)} points, {100 * share:.1f} % with a finite z")
+    ok = failures == 0 and sparse == 0
+    print(f"crg-compare: {total} points, {failures} disagreements, {sparse} runs below {100 * a.min_finite:.0f} % "
+          f"finite z (lowest {100 * lowest[0]:.1f} %: {lowest[1]}) -> {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
