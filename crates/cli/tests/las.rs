@@ -340,3 +340,38 @@ fn crg_and_info_on_broken_las_fail_cleanly_or_warn() {
         }
     }
 }
+
+/// A valid LAS file of no points, and one whose header promises points but holds no whole
+/// record: `info --json` prints JSON (bounds of no points are no numbers).
+#[test]
+#[ignore = "info --json prints \"min\": [inf, inf, inf] for a file of no points (crates/cli/src/las.rs)"]
+fn info_json_of_a_file_without_points_is_json() {
+    let d = Scratch::new("cli-las-no-points");
+    let opts = scan::LasOptions {
+        wkt: scan::CrsDef::wkt_of(23700).unwrap().into(),
+        offset: [650_000.0, 240_000.0, 0.0],
+        scale: 0.001,
+        system: "test".into(),
+    };
+    let none = d.join("none.las");
+    scan::write_las(&none, &[], &opts).unwrap();
+    let some = d.join("some.las");
+    let p = scan::LasPoint {
+        x: 650_000.0,
+        y: 240_000.0,
+        z: 100.0,
+        gps_time: 1.0,
+        intensity: 0,
+        scan_angle_deg: 0.0,
+        source: 1,
+        class: 2,
+    };
+    scan::write_las(&some, &[p; 10], &opts).unwrap();
+    let b = std::fs::read(&some).unwrap();
+    let cut = d.join("cut.las");
+    std::fs::write(&cut, &b[..b.len() - 10 * 30 + 7]).unwrap();
+    for (f, header_points) in [(none, 0), (cut, 10)] {
+        let j = info_json(&f);
+        assert_eq!((j["points"].as_u64(), j["header_points"].as_u64()), (Some(0), Some(header_points)), "{j}");
+    }
+}
