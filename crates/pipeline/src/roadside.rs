@@ -242,7 +242,10 @@ impl<'a> RoadsideBuilder<'a> {
                     let (s, t) = if near && !want_st {
                         (f64::NAN, f64::NAN)
                     } else {
-                        let Some((s, t)) = frame.project_from(&mut last, fx, fy) else { continue };
+                        // Points beyond the buffer are rejected without a search of the table.
+                        let Some((s, t)) = frame.project_within(&mut last, fx, fy, (-buffer, buffer)) else {
+                            continue;
+                        };
                         if t.abs() > buffer || s < s0 || s > s1 || s < p0 || s >= p1 {
                             continue;
                         }

@@ -122,6 +122,14 @@ fn rejecting_on_the_tangent_drops_only_points_outside_the_band() {
             check(p.x - t * sn, p.y + t * c);
         }
         check(p.x - 0.02 * c - 6.13 * sn, p.y - 0.02 * sn + 6.13 * c);
+        // Points up to 1 km away (a tile reaching beyond the road): rejected, many on the
+        // entries' bounding box alone.
+        let c = road.pose(0.5 * length);
+        for i in -20..=20 {
+            for j in -20..=20 {
+                check(c.x + i as f64 * 50.0, c.y + j as f64 * 50.0);
+            }
+        }
         // Most points outside the band are rejected on the tangent, and the test covers both.
         assert!(rejected > 100_000 && kept > 10_000, "{rejected} rejected, {kept} kept");
     }
