@@ -27,6 +27,8 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
         let cls: Vec<String> = classes.iter().map(|(c, n)| format!("\"{c}\": {n}")).collect();
         let probs: Vec<String> = s.problems.iter().map(|p| crate::json_str(p)).collect();
         let opt = |v: Option<u32>| v.map_or("null".to_string(), |v| v.to_string());
+        // Bounds of no points are no numbers: null.
+        let num = |v: f64| if v.is_finite() { v.to_string() } else { "null".into() };
         writeln!(
             out,
             "{{\"file\": {}, \"version\": \"{}.{}\", \"point_format\": {}, \"record_length\": {}, \"compressed\": {}, \"points\": {}, \"header_points\": {}, \"min\": [{}, {}, {}], \"max\": [{}, {}, {}], \"crs\": {{\"source\": \"{}\", \"epsg\": {}, \"vertical_epsg\": {}, \"name\": {}, \"unit_m\": {}}}, \"gps_time\": {{\"standard\": {}, \"min\": {}, \"max\": {}}}, \"classes\": {{{}}}, \"problems\": [{}]}}",
@@ -38,7 +40,7 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
             h.compressed,
             s.points,
             h.header_point_count,
-            s.min[0], s.min[1], s.min[2], s.max[0], s.max[1], s.max[2],
+            num(s.min[0]), num(s.min[1]), num(s.min[2]), num(s.max[0]), num(s.max[1]), num(s.max[2]),
             h.crs.source,
             opt(h.crs.epsg),
             opt(h.crs.vertical_epsg),
