@@ -1,9 +1,11 @@
 //! Benchmark: `roadscan crg` on a virtual survey of the demo road (default 20 M points; set
 //! ROADSCAN_BENCH_POINTS), LAS and LAZ, against plain las-crate reads of the same file in the
 //! same run (las 0.11 bulk columns for LAS; las 0.9 `Point`s and our own decoder for LAZ, of all
-//! fields, and of x, y and z only as `crg` decodes them), and peak RSS of `crg` at half and
-//! twice that size. `crg`, the bulk read and our decoder are timed best of 5, `crg` taking turns
-//! with its baseline: this machine's speed drifts by 15-30 % between minutes. The survey is
+//! fields, and of x, y and z only as `crg` decodes them), peak RSS of `crg` at half and
+//! twice that size on the same road, and on 150 m and 600 m of another road (esmini's
+//! curves.xodr, from ROADSCAN_SHARED_DATA) at the same points per metre. `crg`, the bulk read
+//! and our decoder are timed best of 5, `crg` taking turns with its baseline: this machine's
+//! speed drifts by 15-30 % between minutes. The survey is
 //! flushed to disk before the timed runs. `cargo bench -p cli --bench crg`; prints `key value`
 //! lines.
 //!
@@ -20,8 +22,14 @@ use std::path::Path;
 
 /// `roadscan crg` on `input` (tiles of 50 m), wall seconds and peak RSS.
 fn crg(axis: &Path, input: &Path, out: &Path) -> (f64, u64) {
+    crg_with(axis, input, out, &[])
+}
+
+/// `crg` with more arguments.
+fn crg_with(axis: &Path, input: &Path, out: &Path, more: &[&'static str]) -> (f64, u64) {
     let o = |s: &'static str| OsStr::new(s);
-    common::roadscan(&[
+    let more: Vec<&OsStr> = more.iter().map(|m| OsStr::new(*m)).collect();
+    let args = [
         o("crg"),
         o("-q"),
         o("--tile"),
@@ -32,7 +40,8 @@ fn crg(axis: &Path, input: &Path, out: &Path) -> (f64, u64) {
         input.as_os_str(),
         o("--out"),
         out.as_os_str(),
-    ])
+    ];
+    common::roadscan(&[&args[..], &more[..]].concat())
 }
 
 /// The shortest of five runs of `f` (seconds).
@@ -90,6 +99,20 @@ fn main() {
         println!("las_crg_{name}_points {:.0}", n * k);
         println!("las_crg_{name}_s {t:.3}");
         println!("las_crg_{name}_peak_rss_mb {:.0}", rss as f64 / 1024.0);
+        let _ = std::fs::remove_dir_all(&s);
+    }
+    // Peak RSS against the road's length at the same points per metre: half the points on
+    // 150 m and twice them on 600 m of another road (10 M and 40 M by default), 8 m wide.
+    for (name, s_range) in [("short", (100.0, 250.0)), ("long", (100.0, 700.0))] {
+        let s = common::survey_curves(&dir, s_range, 0.5 * n / 150.0);
+        // The same width (the road's lanes widen along it).
+        let (axis, out) = (s.join("truth/road.xodr"), dir.join(format!("out-{name}.crg")));
+        let (t, rss) = crg_with(&axis, &s.join("scan.las"), &out, &["--width-left", "4", "--width-right", "4"]);
+        let points = scan::LasReader::open(s.join("scan.las")).unwrap().header().point_count;
+        println!("las_crg_{name}_road_m {}", s_range.1 - s_range.0);
+        println!("las_crg_{name}_road_points {points}");
+        println!("las_crg_{name}_road_s {t:.3}");
+        println!("las_crg_{name}_road_peak_rss_mb {:.0}", rss as f64 / 1024.0);
         let _ = std::fs::remove_dir_all(&s);
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -23,6 +23,22 @@ pub fn survey(dir: &Path, points: f64, laz: bool) -> PathBuf {
     out
 }
 
+/// A virtual survey of esmini's curves.xodr road 1 (from ROADSCAN_SHARED_DATA, default
+/// ../shared/data) over `s_range`, two passes, about `per_metre` points per metre of road.
+pub fn survey_curves(dir: &Path, s_range: (f64, f64), per_metre: f64) -> PathBuf {
+    let shared = roadscan_tests::shared_data().expect("shared data (ROADSCAN_SHARED_DATA)");
+    let odr = opendrive::read_file(shared.join("opendrive/esmini/curves.xodr")).unwrap();
+    let scene = sim::Scene::from_road(&odr, "1", Some(s_range), 1).unwrap();
+    let mut sv = sim::survey::Survey::along(&scene, 1);
+    // 2 passes x 20 profiles a metre x ~77 % returns (as on the demo road).
+    sv.scanner.points_per_rev = (per_metre / (2.0 * 20.0 * 0.77)).round() as usize;
+    let out = dir.join(format!("curves-{}-{}", s_range.0, s_range.1));
+    let s = sim::survey::run(&scene, &sv, &out, false).unwrap();
+    eprintln!("survey: {} points in {}", s.points, out.display());
+    std::fs::File::open(out.join("scan.las")).and_then(|f| f.sync_all()).unwrap();
+    out
+}
+
 /// How `axis` and `build` take the demo survey's trajectory: pass 1 drives lane -1, 1.625 m
 /// right of the reference line, the scanner 2.2 m up, in EOV.
 pub const DEMO_TRAJECTORY: [&str; 6] = ["--offset", "1.625", "--sensor-height", "2.2", "--crs", "EPSG:23700"];
