@@ -643,13 +643,35 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
     Ok(s)
 }
 
+/// x, y and z of the first `m` records of `buf` (each `stride` bytes), de-scaled, into the
+/// columns (of `m` values each). A function of its own: the loop stays tight whatever
+/// `decode` grows into.
+fn decode_xyz(
+    buf: &[u8],
+    stride: usize,
+    m: usize,
+    ([sx, sy, sz], [ox, oy, oz]): ([f64; 3], [f64; 3]),
+    (xs, ys, zs): (&mut [f64], &mut [f64], &mut [f64]),
+) {
+    let xyz = xs.iter_mut().zip(ys.iter_mut()).zip(zs.iter_mut());
+    for (r, ((x, y), z)) in buf.chunks_exact(stride).take(m).zip(xyz) {
+        let Some(b) = r.get(..12) else { continue };
+        let ix = i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let iy = i32::from_le_bytes([b[4], b[5], b[6], b[7]]);
+        let iz = i32::from_le_bytes([b[8], b[9], b[10], b[11]]);
+        (*x, *y, *z) = (ix as f64 * sx + ox, iy as f64 * sy + oy, iz as f64 * sz + oz);
+    }
+}
+
 /// Whether a record of a legacy format (0-5) is noise (class 7 or 18) or withheld.
+#[inline(always)]
 fn legacy_noise(r: &[u8]) -> bool {
     let c = r[15] & 0x1F;
     c == 7 || c == 18 || r[15] & 0x80 != 0
 }
 
 /// Whether a record of format 6-10 is noise (class 7 or 18) or withheld.
+#[inline(always)]
 fn noise(r: &[u8]) -> bool {
     r[16] == 7 || r[16] == 18 || r[15] & 0x04 != 0
 }
@@ -679,20 +701,14 @@ fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) ->
     for col in [&mut out.x, &mut out.y, &mut out.z] {
         col.resize(at + m, 0.0);
     }
-    let ([sx, sy, sz], [ox, oy, oz]) = (h.scale, h.offset);
-    let xyz = out.x[at..].iter_mut().zip(&mut out.y[at..]).zip(&mut out.z[at..]);
-    for (r, ((x, y), z)) in recs().zip(xyz) {
-        let [ix, iy, iz] = match r.get(..12) {
-            Some(b) => [0, 4, 8].map(|k| i32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]])),
-            None => [0; 3],
-        };
-        (*x, *y, *z) = (ix as f64 * sx + ox, iy as f64 * sy + oy, iz as f64 * sz + oz);
-    }
+    decode_xyz(buf, stride, m, (h.scale, h.offset), (&mut out.x[at..], &mut out.y[at..], &mut out.z[at..]));
     // Noise: one pass over the class bytes finds whether a chunk has any (rarely); then the
     // columns are compacted. Records are at least 20 bytes (checked with the header).
-    let is_noise = if new { noise } else { legacy_noise };
-    let keep: Option<Vec<bool>> =
-        (fields.noise && recs().any(is_noise)).then(|| recs().map(|r| !is_noise(r)).collect());
+    let keep: Option<Vec<bool>> = match (fields.noise, new) {
+        (false, _) => None,
+        (true, true) => recs().any(noise).then(|| recs().map(|r| !noise(r)).collect()),
+        (true, false) => recs().any(legacy_noise).then(|| recs().map(|r| !legacy_noise(r)).collect()),
+    };
     let dropped = keep.as_ref().map_or(0, |k| k.iter().filter(|&&k| !k).count());
     if fields.xyz_only {
         if let Some(keep) = &keep {
