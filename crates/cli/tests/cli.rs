@@ -3,6 +3,8 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests and benches fail loudly
 
+mod common;
+
 use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -329,36 +331,8 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
 fn crg_reprojects_points_in_another_crs_to_the_axis() {
     let (d, survey) = demo_survey("crg-utm", "80..90", "1500");
     // The same points in UTM 34N (EPSG:32634).
-    let mut r = scan::LasReader::open(survey.join("scan.las")).unwrap();
-    let to_utm =
-        scan::Reprojection::new(scan::CrsDef::from_epsg(23700).unwrap(), scan::CrsDef::from_epsg(32634).unwrap())
-            .unwrap();
-    let opts = scan::LasOptions {
-        wkt: scan::CrsDef::wkt_of(32634).unwrap().into(),
-        offset: [370_000.0, 5_260_000.0, 0.0],
-        scale: 0.001,
-        system: "test".into(),
-    };
     let utm = d.join("utm.las");
-    let mut w = scan::LasWriter::create(&utm, &opts).unwrap();
-    let mut p = scan::Points::default();
-    while r.read(&mut p, 100_000).unwrap() > 0 {
-        to_utm.apply(&mut p.x, &mut p.y).unwrap();
-        let pts: Vec<scan::LasPoint> = (0..p.len())
-            .map(|i| scan::LasPoint {
-                x: p.x[i],
-                y: p.y[i],
-                z: p.z[i],
-                gps_time: p.gps_time[i],
-                intensity: p.intensity[i],
-                scan_angle_deg: p.scan_angle_deg[i],
-                source: p.source[i],
-                class: p.class[i],
-            })
-            .collect();
-        w.write(&pts).unwrap();
-    }
-    w.finish().unwrap();
+    write_reprojected(&survey.join("scan.las"), &utm, 32634, 1.0);
     let axis = survey.join("truth/road.xodr");
     let run = |input: &Path, out: &Path| {
         roadscan(&[
@@ -384,16 +358,7 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("reprojecting from EPSG:32634 to EPSG:23700"), "{}", stderr(&o));
     // Same grid within the millimetre rounding of the UTM coordinates.
-    let (a, b) = (opencrg::read_file(&a).unwrap(), opencrg::read_file(&b).unwrap());
-    assert_eq!((a.nu, a.nv()), (b.nu, b.nv()));
-    let (mut sq, mut n) = (0.0, 0);
-    for (x, y) in a.z.iter().zip(&b.z) {
-        if x.is_finite() && y.is_finite() {
-            sq += ((x - y) as f64).powi(2);
-            n += 1;
-        }
-    }
-    let rms = (sq / n as f64).sqrt();
+    let (n, _, rms) = grid_difference(&a, &b);
     assert!(n > 100_000 && rms < 3e-4, "{n} nodes, RMS {rms}");
     // An axis without a geoReference: the points go into the first input's CRS (EOV), and the
     // UTM file is reprojected to it, not mixed in unchanged (its points would then lie 300 km
@@ -662,6 +627,22 @@ fn crg_takes_an_axis_with_approximate_elevation_given_max_height() {
     assert!(n > 300_000 && close * 10 >= n * 9, "{n} nodes, {close} within 1 mm (RMS {rms})");
 }
 
+/// Nodes with heights in both CRG files (of the same grid), and the mean and RMS of their
+/// height differences (above each file's REFERENCE_LINE_START_Z), m.
+fn grid_difference(a: &Path, b: &Path) -> (usize, f64, f64) {
+    let (a, b) = (opencrg::read_file(a).unwrap(), opencrg::read_file(b).unwrap());
+    assert_eq!((a.nu, a.nv()), (b.nu, b.nv()));
+    let (za, zb) = (a.road.start_z.unwrap_or(0.0), b.road.start_z.unwrap_or(0.0));
+    let d: Vec<f64> =
+        a.z.iter()
+            .zip(&b.z)
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|(x, y)| za + *x as f64 - zb - *y as f64)
+            .collect();
+    let n = d.len().max(1) as f64;
+    (d.len(), d.iter().sum::<f64>() / n, (d.iter().map(|v| v * v).sum::<f64>() / n).sqrt())
+}
+
 /// `src`'s points reprojected to EPSG `epsg` (WKT of the code), heights divided by `unit`
 /// (metres per unit of the CRS), written to `dst` with offsets at the first point.
 fn write_reprojected(src: &Path, dst: &Path, epsg: u32, unit: f64) {
@@ -681,19 +662,8 @@ fn write_reprojected(src: &Path, dst: &Path, epsg: u32, unit: f64) {
             };
             scan::LasWriter::create(dst, &opts).unwrap()
         });
-        let pts: Vec<scan::LasPoint> = (0..p.len())
-            .map(|i| scan::LasPoint {
-                x: p.x[i],
-                y: p.y[i],
-                z: p.z[i] / unit,
-                gps_time: p.gps_time[i],
-                intensity: p.intensity[i],
-                scan_angle_deg: p.scan_angle_deg[i],
-                source: p.source[i],
-                class: p.class[i],
-            })
-            .collect();
-        w.write(&pts).unwrap();
+        p.z.iter_mut().for_each(|z| *z /= unit);
+        w.write(&common::las_points(&p)).unwrap();
     }
     w.unwrap().finish().unwrap();
 }
@@ -725,22 +695,11 @@ fn crg_takes_points_in_feet_to_a_metre_axis() {
     let o = run(&feet, &b);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("reprojecting from EPSG:2994 to EPSG:23700"), "{}", stderr(&o));
-    let (a, b) = (opencrg::read_file(&a).unwrap(), opencrg::read_file(&b).unwrap());
-    assert_eq!((a.nu, a.nv(), a.road.start_z), (b.nu, b.nv(), b.road.start_z));
-    let (mut sq, mut n) = (0.0, 0);
-    for (x, y) in a.z.iter().zip(&b.z) {
-        if x.is_finite() && y.is_finite() {
-            sq += ((x - y) as f64).powi(2);
-            n += 1;
-        }
-    }
     // Heights in metres again: no offset between the grids (heights left in feet would be 3.3
     // times as high), and the same surface within 1.5 mm RMS: the millifoot rounding, and the
     // round trip through a projection centred 9,000 km away moves points by 0.4 mm, which moves
     // sett edges.
-    let rms = (sq / n as f64).sqrt();
-    let both = || a.z.iter().zip(&b.z).filter(|(x, y)| x.is_finite() && y.is_finite());
-    let mean = both().map(|(x, y)| (x - y) as f64).sum::<f64>() / n as f64;
+    let (n, mean, rms) = grid_difference(&a, &b);
     assert!(n > 100_000 && mean.abs() < 1e-4 && rms < 1.5e-3, "{n} nodes, mean {mean}, RMS {rms}");
 }
 

@@ -5,6 +5,8 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
+mod common;
+
 use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -153,19 +155,7 @@ fn small_survey(d: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let mut w = scan::LasWriter::create(&laz, &opts).unwrap();
     let mut p = scan::Points::default();
     while r.read(&mut p, 100_000).unwrap() > 0 {
-        let pts: Vec<scan::LasPoint> = (0..p.len())
-            .map(|i| scan::LasPoint {
-                x: p.x[i],
-                y: p.y[i],
-                z: p.z[i],
-                gps_time: p.gps_time[i],
-                intensity: p.intensity[i],
-                scan_angle_deg: p.scan_angle_deg[i],
-                source: p.source[i],
-                class: p.class[i],
-            })
-            .collect();
-        w.write(&pts).unwrap();
+        w.write(&common::las_points(&p)).unwrap();
     }
     w.finish().unwrap();
     (survey.join("truth/road.xodr"), las, laz)
