@@ -131,6 +131,23 @@ impl Points {
         self.x.is_empty()
     }
 
+    /// Keeps the points from `at` on whose `keep` is true, in every column decoded; returns how
+    /// many went.
+    fn keep_from(&mut self, at: usize, keep: &[bool]) -> usize {
+        retain_from(&mut self.x, at, keep);
+        retain_from(&mut self.y, at, keep);
+        retain_from(&mut self.z, at, keep);
+        retain_from(&mut self.intensity, at, keep);
+        retain_from(&mut self.class, at, keep);
+        retain_from(&mut self.return_number, at, keep);
+        retain_from(&mut self.number_of_returns, at, keep);
+        retain_from(&mut self.scan_angle_deg, at, keep);
+        retain_from(&mut self.source, at, keep);
+        retain_from(&mut self.gps_time, at, keep);
+        retain_from(&mut self.rgb, at, keep);
+        keep.iter().filter(|&&k| !k).count()
+    }
+
     fn clear(&mut self) {
         self.x.clear();
         self.y.clear();
@@ -680,19 +697,7 @@ fn noise(r: &[u8]) -> bool {
 /// were left out as noise.
 fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) -> usize {
     let stride = h.record_length as usize;
-    let f = h.point_format;
-    let new = f >= 6;
-    let gps_at = match f {
-        0 | 2 => None,
-        1 | 3 | 4 | 5 => Some(20),
-        _ => Some(22),
-    };
-    let rgb_at = match f {
-        2 => Some(20),
-        3 | 5 => Some(28),
-        7 | 8 | 10 => Some(30),
-        _ => None,
-    };
+    let new = h.point_format >= 6;
     // x, y and z in one pass over the records, into columns sized first (no capacity checks
     // per value); the other fields column by column, each pass a simple loop.
     let recs = || buf.chunks_exact(stride).take(n);
@@ -709,15 +714,32 @@ fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) ->
         (true, true) => recs().any(noise).then(|| recs().map(|r| !noise(r)).collect()),
         (true, false) => recs().any(legacy_noise).then(|| recs().map(|r| !legacy_noise(r)).collect()),
     };
-    let dropped = keep.as_ref().map_or(0, |k| k.iter().filter(|&&k| !k).count());
-    if fields.xyz_only {
-        if let Some(keep) = &keep {
-            for col in [&mut out.x, &mut out.y, &mut out.z] {
-                retain_from(col, at, keep);
-            }
-        }
-        return dropped;
+    if !fields.xyz_only {
+        decode_other(h, buf, n, out);
     }
+    match &keep {
+        Some(keep) => out.keep_from(at, keep),
+        None => 0,
+    }
+}
+
+/// The fields of `n` records of `buf` besides x, y and z, appended to their columns.
+fn decode_other(h: &Header, buf: &[u8], n: usize, out: &mut Points) {
+    let stride = h.record_length as usize;
+    let f = h.point_format;
+    let new = f >= 6;
+    let gps_at = match f {
+        0 | 2 => None,
+        1 | 3 | 4 | 5 => Some(20),
+        _ => Some(22),
+    };
+    let rgb_at = match f {
+        2 => Some(20),
+        3 | 5 => Some(28),
+        7 | 8 | 10 => Some(30),
+        _ => None,
+    };
+    let recs = || buf.chunks_exact(stride).take(n);
     out.intensity.extend(recs().map(|r| u16_at(r, 12)));
     if new {
         out.return_number.extend(recs().map(|r| r[14] & 0x0F));
@@ -739,26 +761,14 @@ fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) ->
     if let Some(a) = rgb_at {
         out.rgb.extend(recs().map(|r| [u16_at(r, a), u16_at(r, a + 2), u16_at(r, a + 4)]));
     }
-    if let Some(keep) = &keep {
-        let o = out;
-        for col in [&mut o.x, &mut o.y, &mut o.z, &mut o.gps_time] {
-            retain_from(col, at, keep);
-        }
-        for col in [&mut o.return_number, &mut o.number_of_returns, &mut o.class] {
-            retain_from(col, at, keep);
-        }
-        retain_from(&mut o.intensity, at, keep);
-        retain_from(&mut o.source, at, keep);
-        retain_from(&mut o.scan_angle_deg, at, keep);
-        if rgb_at.is_some() {
-            retain_from(&mut o.rgb, at, keep);
-        }
-    }
-    dropped
 }
 
-/// Keeps the values of `col` from `at` on whose `keep` is true.
+/// Keeps the values of `col` from `at` on whose `keep` is true, if it holds one for each
+/// (columns not decoded are empty).
 fn retain_from<T: Copy>(col: &mut Vec<T>, at: usize, keep: &[bool]) {
+    if col.len() != at + keep.len() {
+        return;
+    }
     let mut w = at;
     for (i, &k) in keep.iter().enumerate() {
         if k {
