@@ -119,13 +119,13 @@ impl StagedFiles {
         staged
     }
 
-    /// The (staged, final) paths noted so far.
-    pub fn files(&self) -> Vec<(PathBuf, PathBuf)> {
-        self.files.borrow().clone()
+    /// The final names noted so far.
+    pub fn finals(&self) -> Vec<PathBuf> {
+        self.files.borrow().iter().map(|(_, out)| out.clone()).collect()
     }
 
-    /// Renames every staged file that was written to its own name; returns those names.
-    pub fn commit(self) -> Result<Vec<PathBuf>> {
+    /// Renames every staged file that was written to its own name.
+    pub fn commit(self) -> Result<()> {
         let files = std::mem::take(&mut *self.files.borrow_mut());
         // What would make a rename fail, before any is done.
         for (staged, out) in &files {
@@ -136,7 +136,6 @@ impl StagedFiles {
                 bail!("{}: is a directory", out.display());
             }
         }
-        let mut done = Vec::new();
         for (k, (staged, out)) in files.iter().enumerate() {
             if !staged.exists() {
                 continue;
@@ -148,9 +147,8 @@ impl StagedFiles {
                 }
                 bail!("{}: cannot put the output in place: {e}", out.display());
             }
-            done.push(out.clone());
         }
-        Ok(done)
+        Ok(())
     }
 }
 

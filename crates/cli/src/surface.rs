@@ -131,14 +131,14 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id);
     // Every file is staged and put in place at the end: an error leaves none of them.
     let staged = crate::outdir::StagedFiles::default();
-    let (g, stale) = if a.tile > 0.0 {
+    // The CRG files (and tiles of an earlier, longer run past the last one written now).
+    let (g, written, stale) = if a.tile > 0.0 {
         let stem = a.out.with_extension("");
         let tile = |k: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));
         let (g, _) = b.write_tiles(a.tile, |k, _n| staged.stage(&tile(k))).map_err(context)?;
-        // Tiles of an earlier, longer run past the last one written now.
-        let n = staged.files().len();
-        let stale: Vec<PathBuf> = (n..).map(tile).take_while(|p| p.is_file()).collect();
-        (g, stale)
+        let written = staged.finals();
+        let stale: Vec<PathBuf> = (written.len()..).map(tile).take_while(|p| p.is_file()).collect();
+        (g, written, stale)
     } else {
         let g = b.finish().map_err(context)?;
         opencrg::write_file(&g.crg, staged.stage(&a.out), opencrg::Format::Krbi)?;
@@ -147,15 +147,13 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             let opts = opencrg::render::RenderOptions { title, ..Default::default() };
             opencrg::render::render(&g.crg, &staged.stage(png), &opts)?;
         }
-        (g, Vec::new())
+        (g, vec![a.out.clone()], Vec::new())
     };
     if let Some(png) = &a.coverage {
         let (w, h, rgb) = coverage_image(&g.coverage_map);
         opencrg::render::write_rgb_png(&staged.stage(png), w, h, &rgb)?;
     }
-    let n_extra = usize::from(a.preview.is_some()) + usize::from(a.coverage.is_some());
-    let mut written = staged.commit()?;
-    written.truncate(written.len() - n_extra);
+    staged.commit()?;
     for p in &stale {
         if let Err(e) = std::fs::remove_file(p) {
             eprintln!("roadscan: warning: {}: cannot remove this tile of an earlier run: {e}", p.display());

@@ -875,7 +875,7 @@ pub fn tile_count(s_range: (f64, f64), cell: f64, tile: f64) -> usize {
 /// were none; without an `s_range`): whole cells around them. Units of a build pass it as
 /// `s_range` to grid their tiles.
 pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), String> {
-    let (lo, hi) = s_seen.ok_or("no road-surface points within the grid (check the axis, the road id and the CRS; points count within 0.3 m of the axis' elevation and superelevation, --max-height)")?;
+    let (lo, hi) = s_seen.ok_or("no road-surface points within the grid (check the axis, the road id and the CRS; points count within crg's --max-height, 0.3 m by default, of the axis' elevation and superelevation)")?;
     Ok(((lo / cell).floor() * cell, (hi / cell).ceil() * cell))
 }
 
