@@ -334,23 +334,8 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
     let utm = d.join("utm.las");
     write_reprojected(&survey.join("scan.las"), &utm, 32634, 1.0);
     let axis = survey.join("truth/road.xodr");
-    let run = |input: &Path, out: &Path| {
-        roadscan(&[
-            "crg",
-            "--axis",
-            axis.to_str().unwrap(),
-            "--input",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--width-left",
-            "3",
-            "--width-right",
-            "3",
-            "--s-range",
-            "81..89",
-        ])
-    };
+    let part = ["--width-left", "3", "--width-right", "3", "--s-range", "81..89"];
+    let run = |input: &Path, out: &Path| crg_on(&axis, &[input], out, &part);
     let (a, b) = (d.join("eov.crg"), d.join("utm.crg"));
     let o = run(&survey.join("scan.las"), &a);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -374,22 +359,7 @@ fn crg_reprojects_points_in_another_crs_to_the_axis() {
         tail.split(' ').next().unwrap().parse().unwrap()
     };
     let both = d.join("both.crg");
-    let o = roadscan(&[
-        "crg",
-        "--axis",
-        plain.to_str().unwrap(),
-        "--input",
-        survey.join("scan.las").to_str().unwrap(),
-        utm.to_str().unwrap(),
-        "--out",
-        both.to_str().unwrap(),
-        "--width-left",
-        "3",
-        "--width-right",
-        "3",
-        "--s-range",
-        "81..89",
-    ]);
+    let o = crg_on(&plain, &[&survey.join("scan.las"), &utm], &both, &part);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("reprojecting from EPSG:32634 to EPSG:23700"), "{}", stderr(&o));
     let single = run(&survey.join("scan.las"), &d.join("single.crg"));
@@ -531,10 +501,7 @@ fn crg_leaves_all_its_files_or_none() {
     let (d, survey) = demo_survey("crg-staged", "50..60", "1000");
     let axis = survey.join("truth/road.xodr");
     let las = survey.join("scan.las");
-    let crg = |out: &Path, extra: &[&str]| {
-        let args = [&["crg", "--axis", axis.to_str().unwrap(), "--input", las.to_str().unwrap()][..], extra].concat();
-        roadscan(&[&args[..], &["--out", out.to_str().unwrap(), "-q"]].concat())
-    };
+    let crg = |out: &Path, extra: &[&str]| crg_on(&axis, &[&las], out, &[extra, &["-q"]].concat());
     let names = |dir: &Path| -> Vec<String> {
         let mut v: Vec<String> =
             std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -577,19 +544,7 @@ fn crg_takes_an_axis_with_approximate_elevation_given_max_height() {
     std::fs::write(&low, format!("{}{}{}", &text[..a], text[a..b].replace(" z=\"100\" ", " z=\"101\" "), &text[b..]))
         .unwrap();
     let run = |axis: &Path, out: &Path, extra: &[&str]| {
-        let args = [
-            "crg",
-            "--axis",
-            axis.to_str().unwrap(),
-            "--input",
-            las.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--s-range",
-            "51..59",
-            "-q",
-        ];
-        roadscan(&[&args[..], extra].concat())
+        crg_on(axis, &[&las], out, &[&["--s-range", "51..59", "-q"], extra].concat())
     };
     // By default, the few points within 0.3 m of that surface (on cars, kerbs) give a grid
     // of a few nodes: a warning says so, even with -q.
@@ -625,6 +580,14 @@ fn crg_takes_an_axis_with_approximate_elevation_given_max_height() {
     let rms = (sq / n as f64).sqrt();
     println!("{n} nodes, RMS {rms}, {both} covered in one only, {close} within 1 mm");
     assert!(n > 300_000 && close * 10 >= n * 9, "{n} nodes, {close} within 1 mm (RMS {rms})");
+}
+
+/// `roadscan crg` of the road in `axis` over the points of `inputs`, into `out`, with `more`
+/// arguments.
+fn crg_on(axis: &Path, inputs: &[&Path], out: &Path, more: &[&str]) -> Output {
+    let mut args = vec!["crg", "--axis", axis.to_str().unwrap(), "--out", out.to_str().unwrap(), "--input"];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    roadscan(&[&args[..], more].concat())
 }
 
 /// Nodes with heights in both CRG files (of the same grid), and the mean and RMS of their
@@ -676,19 +639,7 @@ fn crg_takes_points_in_feet_to_a_metre_axis() {
     let feet = d.join("feet.las");
     write_reprojected(&survey.join("scan.las"), &feet, 2994, 0.3048);
     assert_eq!(scan::LasReader::open(&feet).unwrap().header().crs.unit, Some(0.3048));
-    let run = |input: &Path, out: &Path| {
-        roadscan(&[
-            "crg",
-            "--axis",
-            axis.to_str().unwrap(),
-            "--input",
-            input.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--s-range",
-            "81..89",
-        ])
-    };
+    let run = |input: &Path, out: &Path| crg_on(&axis, &[input], out, &["--s-range", "81..89"]);
     let (a, b) = (d.join("metres.crg"), d.join("feet.crg"));
     let o = run(&survey.join("scan.las"), &a);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -707,18 +658,12 @@ fn crg_takes_points_in_feet_to_a_metre_axis() {
 fn crg_writes_a_coverage_map() {
     let (d, survey) = demo_survey("crg-coverage", "50..60", "1000");
     let (out, map) = (d.join("road.crg"), d.join("maps/coverage.png"));
-    let o = roadscan(&[
-        "crg",
-        "--axis",
-        survey.join("truth/road.xodr").to_str().unwrap(),
-        "--input",
-        survey.join("scan.las").to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--coverage",
-        map.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = crg_on(
+        &survey.join("truth/road.xodr"),
+        &[&survey.join("scan.las")],
+        &out,
+        &["--coverage", map.to_str().unwrap(), "-q"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     // A pixel per 10 x 10 nodes: along s, and across.
     let c = opencrg::read_file(&out).unwrap();
