@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::panic)] // tests fail loudly
 
+mod common;
+
 use scan::{LasReader, Points};
 
 /// The version minor that introduced point format `f`, and the format's record size.
@@ -128,22 +130,7 @@ fn read(bytes: &[u8], name: &str) -> (Points, LasReader) {
     let d = roadscan_tests::Scratch::new("scan-formats");
     let path = d.join(name);
     std::fs::write(&path, bytes).unwrap();
-    let mut r = LasReader::open(&path).unwrap_or_else(|e| panic!("{e}"));
-    let (mut all, mut p) = (Points::default(), Points::default());
-    while r.read(&mut p, 7).unwrap_or_else(|e| panic!("{e}")) > 0 {
-        all.x.extend(&p.x);
-        all.y.extend(&p.y);
-        all.z.extend(&p.z);
-        all.intensity.extend(&p.intensity);
-        all.class.extend(&p.class);
-        all.return_number.extend(&p.return_number);
-        all.number_of_returns.extend(&p.number_of_returns);
-        all.scan_angle_deg.extend(&p.scan_angle_deg);
-        all.source.extend(&p.source);
-        all.gps_time.extend(&p.gps_time);
-        all.rgb.extend(&p.rgb);
-    }
-    (all, r)
+    common::read_all(&path, 7)
 }
 
 #[test]

@@ -6,26 +6,9 @@
 
 mod common;
 
-use common::{dir, options, points};
+use common::{dir, options, points, read_all};
 use scan::{write_las, LasReader, Points};
 use std::path::Path;
-
-fn read_all(path: &Path, chunk: usize) -> (Points, LasReader) {
-    let mut r = LasReader::open(path).unwrap_or_else(|e| panic!("{e}"));
-    let mut all = Points::default();
-    let mut p = Points::default();
-    while r.read(&mut p, chunk).unwrap_or_else(|e| panic!("{e}")) > 0 {
-        all.x.extend(&p.x);
-        all.y.extend(&p.y);
-        all.z.extend(&p.z);
-        all.intensity.extend(&p.intensity);
-        all.class.extend(&p.class);
-        all.gps_time.extend(&p.gps_time);
-        all.source.extend(&p.source);
-        all.scan_angle_deg.extend(&p.scan_angle_deg);
-    }
-    (all, r)
-}
 
 #[test]
 fn our_las_and_laz_read_back_in_chunks() {

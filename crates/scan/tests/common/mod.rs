@@ -1,9 +1,9 @@
 //! Points shared by the scan tests.
 
-#![allow(dead_code, clippy::unwrap_used)] // each test file uses part of it
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)] // each test file uses part of it
 
 use roadscan_tests::Scratch;
-use scan::{LasOptions, LasPoint};
+use scan::{LasOptions, LasPoint, LasReader, Points};
 
 /// A fresh directory for one test, removed when dropped.
 pub fn dir(name: &str) -> Scratch {
@@ -29,4 +29,24 @@ pub fn points(n: usize) -> Vec<LasPoint> {
             class: [11, 64, 65, 6][i % 4],
         })
         .collect()
+}
+
+/// Every point of `path`, read in chunks of `chunk` (all columns), and the reader after it.
+pub fn read_all(path: &std::path::Path, chunk: usize) -> (Points, LasReader) {
+    let mut r = LasReader::open(path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut all, mut p) = (Points::default(), Points::default());
+    while r.read(&mut p, chunk).unwrap_or_else(|e| panic!("{e}")) > 0 {
+        all.x.extend(&p.x);
+        all.y.extend(&p.y);
+        all.z.extend(&p.z);
+        all.intensity.extend(&p.intensity);
+        all.class.extend(&p.class);
+        all.return_number.extend(&p.return_number);
+        all.number_of_returns.extend(&p.number_of_returns);
+        all.scan_angle_deg.extend(&p.scan_angle_deg);
+        all.source.extend(&p.source);
+        all.gps_time.extend(&p.gps_time);
+        all.rgb.extend(&p.rgb);
+    }
+    (all, r)
 }
