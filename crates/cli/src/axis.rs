@@ -104,10 +104,14 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     positive("min-length", a.min_length)?;
     positive("lane-width", a.lane_width)?;
     positive("step", a.step)?;
-    crate::create_parent(&a.out)?;
+    let outputs = crate::outdir::Outputs::new(
+        [&a.trajectory, &a.polyline, &a.osm, &a.xodr].into_iter().flatten().collect::<Vec<_>>(),
+    );
+    let staged = outputs.file(&a.out)?;
     let t0 = std::time::Instant::now();
     let (built, text, source) = fit(a)?;
-    voxel::write_atomic(&a.out, |w| w.write_all(text.as_bytes()))?;
+    voxel::write_atomic(&staged, |w| w.write_all(text.as_bytes()))?;
+    outputs.commit()?;
     let fit = &built.plan;
     let within = built.within(a.tolerance);
     let mut out = std::io::stdout().lock();

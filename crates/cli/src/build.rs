@@ -8,7 +8,7 @@
 //! `<surface><CRG>` links. Everything is written into a staging directory that replaces
 //! `--out` at the end, with a report and a manifest.
 
-use crate::outdir::Staging;
+use crate::outdir::Outputs;
 use crate::report::{self, Plots};
 use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
 use crate::{exit, positive};
@@ -150,6 +150,14 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Every file the build reads (never to be written over); `config`: its config file.
+    pub fn inputs(&self, config: Option<&Path>) -> Vec<PathBuf> {
+        let axis = match &self.axis {
+            Axis::File { path, .. } | Axis::Trajectory { path, .. } => path,
+        };
+        self.input.iter().chain([axis]).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
+    }
+
     /// The arguments `a` merged with its `--config` (the command line wins) and the defaults.
     pub fn from_args(a: &BuildArgs) -> Result<Settings> {
         let file = match &a.config {
@@ -246,9 +254,10 @@ pub fn run(a: &BuildArgs, quiet: bool) -> Result<u8> {
     if let Some(unit) = a.unit {
         return crate::units::run_unit(&s, unit, a.json, quiet);
     }
-    let staging = Staging::new(&s.out)?;
-    let built = build_into(&s, &staging.dir, quiet)?;
-    staging.commit()?;
+    let outputs = Outputs::new(s.inputs(a.config.as_deref()));
+    let dir = outputs.dir(&s.out, "manifest.json")?;
+    let built = build_into(&s, &dir, quiet)?;
+    outputs.commit()?;
     report_built(&s, &built, a.json, quiet, t0)
 }
 

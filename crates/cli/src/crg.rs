@@ -193,8 +193,11 @@ pub fn convert(input: &Path, output: &Path, format: &str, quiet: bool) -> Result
     let Some(format) = opencrg::Format::from_tag(format) else {
         bail!("--format must be KRBI, KDBI, LRFI, LDFI, LRBI or LDBI, got {format}");
     };
+    let outputs = crate::outdir::Outputs::new([input]);
+    let staged = outputs.file(output)?;
     let crg = read(input)?;
-    opencrg::write_file(&crg, output, format)?;
+    opencrg::write_file(&crg, &staged, format)?;
+    outputs.commit()?;
     if !quiet {
         eprintln!("roadscan: wrote {} ({}, {} x {} nodes)", output.display(), format.tag(), crg.nu, crg.nv());
     }
@@ -213,10 +216,13 @@ pub fn render(path: &Path, out: &Path, relative: &str, range_mm: Option<f64>, qu
             bail!("--range-mm must be a positive number, got {r}");
         }
     }
+    let outputs = crate::outdir::Outputs::new([path]);
+    let staged = outputs.file(out)?;
     let crg = read(path)?;
     let title = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let opts = RenderOptions { relative, range: range_mm.map(|r| r / 1000.0), title, ..Default::default() };
-    let info = opencrg::render::render(&crg, out, &opts)?;
+    let info = opencrg::render::render(&crg, &staged, &opts)?;
+    outputs.commit()?;
     if !quiet {
         eprintln!(
             "roadscan: wrote {} ({} x {} px, colour range +-{:.1} mm{})",

@@ -3,7 +3,7 @@
 
 use crate::build::{build_into, print_where, Axis, Settings};
 use crate::exit;
-use crate::outdir::Staging;
+use crate::outdir::Outputs;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,8 +21,9 @@ pub struct DemoArgs {
 
 pub fn run(a: &DemoArgs, quiet: bool) -> Result<u8> {
     let t0 = Instant::now();
-    let staging = Staging::new(&a.out)?;
-    let survey = staging.dir.join("survey");
+    let outputs = Outputs::new(Vec::<PathBuf>::new());
+    let dir = outputs.dir(&a.out, "manifest.json")?;
+    let survey = dir.join("survey");
     let t = Instant::now();
     let code = crate::run_args(&[
         "synth",
@@ -54,8 +55,8 @@ pub fn run(a: &DemoArgs, quiet: bool) -> Result<u8> {
         out: a.out.clone(),
         ..Settings::default()
     };
-    let built = build_into(&settings, &staging.dir, quiet).context("demo: the build")?;
-    staging.commit()?;
+    let built = build_into(&settings, &dir, quiet).context("demo: the build")?;
+    outputs.commit()?;
     if !quiet {
         print_where(&a.out, t0);
         eprintln!("  {}/{:<26} the survey itself and its truth", a.out.display(), "survey/");

@@ -35,6 +35,11 @@ impl AxisInputs {
         }
     }
 
+    /// Every file these arguments read (never to be written over).
+    pub fn files(&self) -> Vec<PathBuf> {
+        std::iter::once(self.axis.clone()).chain(self.input.iter().cloned()).collect()
+    }
+
     /// Opens the inputs against the axis file `odr` (read from `self.axis`).
     pub fn open(&self, odr: &opendrive::OpenDrive, quiet: bool) -> Result<Inputs> {
         Inputs::open(odr, &self.axis, self.crs.as_deref(), &self.input, quiet)

@@ -270,18 +270,6 @@ struct ScanArgs {
     traj_drift: [f64; 3],
 }
 
-/// Creates the directory `out` is to be written in when it is missing, before the work (a run
-/// of minutes should not fail at its end for want of it).
-pub(crate) fn create_parent(out: &std::path::Path) -> anyhow::Result<()> {
-    use anyhow::Context;
-    match out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create the directory", dir.display()))
-        }
-        None => Ok(()),
-    }
-}
-
 /// `v` when it is a positive number of metres, else an error naming the option `--name`.
 pub(crate) fn positive(name: &str, v: f64) -> anyhow::Result<f64> {
     if !(v.is_finite() && v > 0.0) {
@@ -374,6 +362,9 @@ fn synth(
         );
     }
     let t = std::time::Instant::now();
+    let scene_file = Some(std::path::Path::new(scene)).filter(|_| scene != "demo");
+    let outputs = outdir::Outputs::new(scene_file);
+    let staged = outputs.dir(out, "truth/features.json")?;
     let (sc, mut survey) = synth_scene(scene, road, s_range, seed)?;
     survey.scanner.points_per_rev = a.points_per_rev;
     survey.scanner.rate = a.rate;
@@ -383,7 +374,8 @@ fn synth(
     survey.scanner.roll = a.mount_roll_deg.to_radians();
     survey.trajectory_offset = a.traj_offset;
     survey.trajectory_drift = a.traj_drift;
-    let summary = sim::survey::run(&sc, &survey, out, laz).map_err(anyhow::Error::msg)?;
+    let summary = sim::survey::run(&sc, &survey, &staged, laz).map_err(anyhow::Error::msg)?;
+    outputs.commit()?;
     if !quiet {
         eprintln!(
             "roadscan: wrote {} points of {} rays ({} profiles) to {} in {:.1} s",
@@ -437,6 +429,8 @@ fn main() -> ExitCode {
     if std::env::var_os("RUST_BACKTRACE").is_none() {
         keep_panics();
     }
+    // Ctrl-C and SIGTERM remove what this run staged (a commit under way ends first).
+    let _ = ctrlc::set_handler(outdir::on_signal);
     let result = match std::panic::catch_unwind(|| dispatch(cli.command, cli.quiet)) {
         Ok(r) => r,
         Err(_) => {

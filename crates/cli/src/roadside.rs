@@ -100,10 +100,13 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     if a.out.extension().and_then(|e| e.to_str()) != Some("obj") {
         bail!("--out must name an .obj file, got {}", a.out.display());
     }
-    crate::create_parent(&a.out)?;
-    if let Some(glb) = &a.glb {
-        crate::create_parent(glb)?;
-    }
+    // Every file is staged and put in place at the end: an error leaves none of them.
+    let outputs = crate::outdir::Outputs::new(a.road.src.files());
+    let obj_out = outputs.file(&a.out)?;
+    outputs.file(&a.out.with_extension("mtl"))?;
+    outputs.file(&a.out.with_extension("json"))?;
+    outputs.file(&sibling(&a.out, ".voxels.csv"))?;
+    let glb_out = a.glb.as_deref().map(|p| outputs.file(p)).transpose()?;
     let opts = RoadsideOptions {
         buffer: a.road.buffer,
         s_range: a.road.s_range,
@@ -114,8 +117,9 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         part: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
-    let out = VoxelOut { obj: &a.out, glb: a.glb.as_deref(), colouring, axis: &a.road.src.axis };
+    let out = VoxelOut { obj: &obj_out, glb: glb_out.as_deref(), colouring, axis: &a.road.src.axis };
     let v = write_voxels(&side, &info, &out, a.road.buffer)?;
+    outputs.commit()?;
     let (mesh_secs, obj) = (v.secs, &v.obj);
     if !quiet {
         eprintln!(
@@ -240,8 +244,11 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         sections: None,
         part: None,
     };
+    let outputs = crate::outdir::Outputs::new(a.road.src.files());
+    let staged = outputs.dir(&a.out, "ribbons.json")?;
     let (side, info) = build(&a.road, opts, quiet)?;
-    write_ribbons(&side, &info, &a.out, cell, &a.road.src.axis)?;
+    write_ribbons(&side, &info, &staged, cell, &a.road.src.axis)?;
+    outputs.commit()?;
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
     if !quiet {
         eprintln!(

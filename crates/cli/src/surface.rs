@@ -91,10 +91,15 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     if a.tile > 0.0 && a.preview.is_some() {
         bail!("--preview renders one grid: leave it out with --tile (render tiles with roadscan render)");
     }
-    crate::create_parent(&a.out)?;
-    for png in [&a.preview, &a.coverage].into_iter().flatten() {
-        crate::create_parent(png)?;
-    }
+    // Every file is staged and put in place at the end: an error leaves none of them.
+    let outputs = crate::outdir::Outputs::new(a.src.files());
+    let (crg_out, preview, coverage) = if a.tile > 0.0 {
+        (None, None, a.coverage.as_deref().map(|p| outputs.file(p)).transpose()?)
+    } else {
+        let crg = outputs.file(&a.out)?;
+        let preview = a.preview.as_deref().map(|p| outputs.file(p)).transpose()?;
+        (Some(crg), preview, a.coverage.as_deref().map(|p| outputs.file(p)).transpose()?)
+    };
     let spill_dir = a.out.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
     let max_height = crate::positive("max-height", a.max_height)?;
     let opts = SurfaceOptions {
@@ -129,36 +134,35 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         });
     }
     let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id);
-    // Every file is staged and put in place at the end: an error leaves none of them.
-    let staged = crate::outdir::StagedFiles::default();
     // The CRG files (and tiles of an earlier, longer run past the last one written now).
-    let (g, written, stale) = if a.tile > 0.0 {
-        let stem = a.out.with_extension("");
-        let tile = |k: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));
-        let (g, _) = b.write_tiles(a.tile, |k, _n| staged.stage(&tile(k))).map_err(context)?;
-        let written = staged.finals();
-        let stale: Vec<PathBuf> = (written.len()..).map(tile).take_while(|p| p.is_file()).collect();
-        (g, written, stale)
-    } else {
-        let g = b.finish().map_err(context)?;
-        opencrg::write_file(&g.crg, staged.stage(&a.out), opencrg::Format::Krbi)?;
-        if let Some(png) = &a.preview {
-            let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let opts = opencrg::render::RenderOptions { title, ..Default::default() };
-            opencrg::render::render(&g.crg, &staged.stage(png), &opts)?;
+    let (g, written, stale) = match (&crg_out, a.tile > 0.0) {
+        (Some(crg_out), false) => {
+            let g = b.finish().map_err(context)?;
+            opencrg::write_file(&g.crg, crg_out, opencrg::Format::Krbi)?;
+            if let Some(png) = &preview {
+                let title = a.out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                let opts = opencrg::render::RenderOptions { title, ..Default::default() };
+                opencrg::render::render(&g.crg, png, &opts)?;
+            }
+            (g, vec![a.out.clone()], Vec::new())
         }
-        (g, vec![a.out.clone()], Vec::new())
+        _ => {
+            let stem = a.out.with_extension("");
+            let tile = |k: usize| PathBuf::from(format!("{}_{k:03}.crg", stem.display()));
+            let (g, staged) = b.write_tiles(a.tile, |k, _n| outputs.file_or_defer(&tile(k))).map_err(context)?;
+            let written: Vec<PathBuf> = (0..staged.len()).map(tile).collect();
+            let stale: Vec<PathBuf> = (written.len()..).map(tile).take_while(|p| p.is_file()).collect();
+            (g, written, stale)
+        }
     };
-    if let Some(png) = &a.coverage {
+    if let Some(png) = &coverage {
         let (w, h, rgb) = coverage_image(&g.coverage_map);
-        opencrg::render::write_rgb_png(&staged.stage(png), w, h, &rgb)?;
+        opencrg::render::write_rgb_png(png, w, h, &rgb)?;
     }
-    staged.commit()?;
     for p in &stale {
-        if let Err(e) = std::fs::remove_file(p) {
-            eprintln!("roadscan: warning: {}: cannot remove this tile of an earlier run: {e}", p.display());
-        }
+        outputs.remove(p)?;
     }
+    outputs.commit()?;
     if !stale.is_empty() && !quiet {
         eprintln!(
             "roadscan: removed {} tiles of an earlier run past the last one written ({} .. {})",

@@ -37,7 +37,8 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
     let half = crate::positive("half-width", a.half_width)?;
     crate::positive("tolerance", a.tolerance)?;
-    crate::create_parent(&a.out)?;
+    let outputs = crate::outdir::Outputs::new(a.src.files().into_iter().chain(a.crg.iter().cloned()));
+    let staged = outputs.file(&a.out)?;
     // CRGs first: a bad one fails before the points are read.
     let mut crgs = Vec::new();
     for p in &a.crg {
@@ -65,7 +66,8 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let inputs: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
     let sopts = SurveyOptions { elevation_tolerance: a.tolerance, ..Default::default() };
     let (odr, report) = survey_road(&axis, road, grid, &inputs, &sopts).map_err(anyhow::Error::msg)?;
-    write_checked(&odr, &a.out)?;
+    write_checked(&odr, &staged)?;
+    outputs.commit()?;
     let mut out = std::io::stdout().lock();
     if a.json {
         report_json(&mut out, &report, &odr)?;

@@ -24,7 +24,7 @@ use crate::build::{
     finish_into, grid_tiles, hash_inputs, on_road, read_points, roadside_options, surface_options, survey_of,
     write_json, Axis, AxisOf, Gathered, Settings, Stages,
 };
-use crate::outdir::Staging;
+use crate::outdir::Outputs;
 use crate::roadside::InputInfo;
 use anyhow::{bail, Context, Result};
 use pipeline::surface::{grid_extent, SurfaceUnit};
@@ -202,7 +202,7 @@ pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
         bail!("--unit-tiles must be at least 1");
     }
     let s = Settings::from_args(&a.build)?;
-    crate::outdir::replaceable(&s.out)?;
+    crate::outdir::Outputs::new(s.inputs(a.build.config.as_deref())).dir(&s.out, "manifest.json")?;
     let work = work_dir(&s.out);
     let axis = AxisOf::of(&s)?;
     let road = axis.road(&s)?;
@@ -503,8 +503,8 @@ impl Ctx<'_> {
         drop(inputs);
 
         // The tiles and their counts.
-        let staging = Staging::new(&s.out)?;
-        let dir = staging.dir.clone();
+        let outputs = Outputs::new(s.inputs(None));
+        let dir = outputs.dir(&s.out, "manifest.json")?;
         std::fs::create_dir_all(dir.join("crg")).with_context(|| format!("{}: cannot create", dir.display()))?;
         let (mut covered, mut nodes, mut estimated, mut filled, mut kept) = (0usize, 0usize, 0usize, 0usize, 0u64);
         let mut tile_paths = Vec::new();
@@ -546,7 +546,7 @@ impl Ctx<'_> {
         let st = Stages::new(3, quiet);
         let g = Gathered { axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
         let built = finish_into(s, &dir, st, t0, g)?;
-        staging.commit()?;
+        outputs.commit()?;
         if let Err(e) = std::fs::remove_dir_all(work) {
             eprintln!("roadscan: warning: {}: cannot remove the work directory: {e}", work.display());
         }

@@ -172,10 +172,13 @@ pub fn convert(input: &Path, output: &Path, version: &str, quiet: bool) -> Resul
     let Some(version) = opendrive::Version::parse(version) else {
         bail!("--version must be 1.6, 1.7 or 1.8, got {version}");
     };
+    let outputs = crate::outdir::Outputs::new([input]);
+    let staged = outputs.file(output)?;
     let mut odr = read(input)?;
     let notes = opendrive::convert::upgrade(&mut odr, version);
-    opendrive::write_file(&odr, output, &opendrive::WriteOptions { version })
+    opendrive::write_file(&odr, &staged, &opendrive::WriteOptions { version })
         .with_context(|| format!("writing {}", output.display()))?;
+    outputs.commit()?;
     if !quiet {
         const SHOWN: usize = 20;
         for n in notes.iter().take(SHOWN) {

@@ -298,10 +298,15 @@ fn crg_grids_a_virtual_survey_and_fails_cleanly() {
     let rms = (sq / n as f64).sqrt();
     // Sparse (profiles 5 cm apart) and with 1.7 m of setts in the range: 2.4 mm.
     assert!(n > 100_000 && rms < 0.003, "{n} nodes, RMS {rms}");
-    // Tiles of 4 m: road_000.crg .. road_002.crg, sharing boundary rows, in a directory made
-    // for them.
+    // Tiles of 4 m: road_000.crg .. road_002.crg, sharing boundary rows, in a directory of
+    // their own (which crg does not make: a mistyped directory is an error).
     let d = d.join("tiles");
     let tiles = d.join("tiled.crg");
+    let o =
+        roadscan(&["crg", "--axis", axis_s, "--input", las_s, "--out", tiles.to_str().unwrap(), "--tile", "4", "-q"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("tiles: no such directory"), "{}", stderr(&o));
+    std::fs::create_dir(&d).unwrap();
     let o =
         roadscan(&["crg", "--axis", axis_s, "--input", las_s, "--out", tiles.to_str().unwrap(), "--tile", "4", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -518,6 +523,7 @@ fn crg_leaves_all_its_files_or_none() {
     assert_eq!(names(&out), ["p.png"]);
     // Tiles of 2 m, then of 3 m: the second run's tiles only, the first's past them removed.
     let tiles = d.join("tiles");
+    std::fs::create_dir(&tiles).unwrap();
     let o = crg(&tiles.join("t.crg"), &["--tile", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let first = names(&tiles);
@@ -658,6 +664,7 @@ fn crg_takes_points_in_feet_to_a_metre_axis() {
 fn crg_writes_a_coverage_map() {
     let (d, survey) = demo_survey("crg-coverage", "50..60", "1000");
     let (out, map) = (d.join("road.crg"), d.join("maps/coverage.png"));
+    std::fs::create_dir(d.join("maps")).unwrap();
     let o = crg_on(
         &survey.join("truth/road.xodr"),
         &[&survey.join("scan.las")],

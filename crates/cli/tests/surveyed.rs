@@ -393,10 +393,9 @@ fn a_killed_demo_leaves_the_previous_products_intact() {
     // Kill it once its work directory holds part of the build's products.
     let t0 = std::time::Instant::now();
     let partial = |d: &Path| {
-        std::fs::read_dir(d)
-            .unwrap()
-            .flatten()
-            .any(|e| e.file_name().to_string_lossy().starts_with(".demo.tmp") && e.path().join("crg").exists())
+        std::fs::read_dir(d).unwrap().flatten().any(|e| {
+            e.file_name().to_string_lossy().starts_with(".roadscan-tmp-") && e.path().join("demo/crg").exists()
+        })
     };
     while !partial(&d) && t0.elapsed().as_secs() < 60 {
         std::thread::sleep(std::time::Duration::from_millis(20));
