@@ -351,7 +351,7 @@ fn check_plausible(road: &Road, out: &mut Vec<Diagnostic>) {
     let supers = &road.lateral_profile.superelevations;
     for (i, p) in supers.iter().enumerate() {
         let (v, at) = extreme(p, records(supers, i), Extreme::Value);
-        let sev = if !(v.abs() < SUPERELEVATION_ERROR) {
+        let sev = if v.is_nan() || v.abs() >= SUPERELEVATION_ERROR {
             Severity::Error
         } else if v.abs() > SUPERELEVATION_WARNING {
             Severity::Warning
@@ -388,7 +388,7 @@ fn check_plausible(road: &Road, out: &mut Vec<Diagnostic>) {
     }
     for (i, g) in road.plan_view.geometries.iter().enumerate() {
         let k = Curve::new(g).max_abs_curvature();
-        if !(k <= CURVATURE_ERROR) {
+        if k.is_nan() || k > CURVATURE_ERROR {
             out.push(implausible(
                 Severity::Error,
                 road,

@@ -377,6 +377,22 @@ mod tests {
     }
 
     #[test]
+    fn spiral_beyond_the_panel_budget_is_within_its_stated_bound() {
+        // Heading changes of 2.5e4 to 5e5 rad: the budget's 4096 panels do not cover them. The
+        // exact value: the same quadrature with every panel it needs.
+        for (k0, rate, ds) in [(0.0, 10.0, 100.0), (80.0, -1.0, 200.0), (-3.0, 0.5, -300.0), (200.0, 0.0, 500.0)] {
+            let k_max: f64 = f64::abs(k0).max(f64::abs(k0 + rate * ds));
+            let n = (ds.abs() * k_max / SPIRAL_PANEL_PHASE).ceil();
+            assert!(n > SPIRAL_MAX_PANELS, "{n}");
+            let exact = spiral_panels(k0, rate, 0.0, ds, n as usize);
+            let got = spiral_local(k0, rate, ds);
+            let k_cut = (SPIRAL_MAX_PANELS * f64::abs(rate)).sqrt().max(2.0 * SPIRAL_MAX_PANELS / ds.abs());
+            let err = (got.0 - exact.0).hypot(got.1 - exact.1);
+            assert!(err <= 2.0 / k_cut, "k0 {k0} rate {rate} ds {ds}: error {err} m, bound {} m", 2.0 / k_cut);
+        }
+    }
+
+    #[test]
     fn arc_is_exact_for_tiny_curvature() {
         let c = Curve::new(&geom(GeometryKind::Arc { curvature: 1e-12 }, 100.0));
         let p = c.pose(100.0);
