@@ -89,6 +89,10 @@ pub enum ErrorKind {
         /// The previous record's `s`.
         previous: f64,
     },
+    /// The input exceeds a limit that bounds the work or memory of reading it (nesting depth,
+    /// elements per byte, a length or station no road can have).
+    #[error("{0}")]
+    Limit(String),
     /// The model cannot be written (for example a NaN value in it).
     #[error("cannot write: {0}")]
     Write(String),

@@ -33,5 +33,6 @@ mod xml;
 pub use error::{Error, ErrorKind, Position, Result};
 pub use eval::{Pose, RoadEval, StCandidate, SurfaceTable};
 pub use model::*;
-pub use read::{read, read_file, read_with, ReadOptions};
+pub use read::{read, read_file, read_with, ReadOptions, MAX_STATION};
 pub use write::{format_f64, write, write_file, Version, WriteOptions};
+pub use xml::MAX_DEPTH;

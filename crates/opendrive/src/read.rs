@@ -37,6 +37,14 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<OpenDrive> {
     read(&text).map_err(|e| e.with_path(path))
 }
 
+/// Largest road length, geometry length or station along a road that is read, m: 10 000 km,
+/// a quarter of the equator. Longer is not a road but a broken or hostile file, and every
+/// consumer that tabulates a road by its length (frames, grids, checks) would be asked for
+/// work and memory in proportion; refused at read time, with the file, line and column.
+pub const MAX_STATION: f64 = 1e7;
+
+const STATION_REASON: &str = "more than 1e7 m (10 000 km) along a road: no road is that long";
+
 struct Cx<'a> {
     text: &'a str,
 }
@@ -111,6 +119,24 @@ impl<'c, 'e> Attrs<'c, 'e> {
         if x < 0.0 {
             let v = self.raw(name).unwrap_or_default();
             return Err(self.invalid(name, v, "must not be negative"));
+        }
+        Ok(x)
+    }
+    /// A station or length along a road, m: finite and within [`MAX_STATION`].
+    fn station(&mut self, name: &'static str) -> Result<f64> {
+        let x = self.f64(name)?;
+        if x.abs() > MAX_STATION {
+            let v = self.raw(name).unwrap_or_default();
+            return Err(self.invalid(name, v, STATION_REASON));
+        }
+        Ok(x)
+    }
+    /// A length along a road or a station from its start, m: in [0, [`MAX_STATION`]].
+    fn length(&mut self, name: &'static str) -> Result<f64> {
+        let x = self.non_negative(name)?;
+        if x > MAX_STATION {
+            let v = self.raw(name).unwrap_or_default();
+            return Err(self.invalid(name, v, STATION_REASON));
         }
         Ok(x)
     }
@@ -220,7 +246,7 @@ fn road(cx: &Cx, el: Raw) -> Result<Road> {
     let mut r = Road {
         id: a.string("id")?,
         name: a.opt_string("name"),
-        length: a.non_negative("length")?,
+        length: a.length("length")?,
         junction: a.string("junction")?,
         rule: a.opt_string("rule"),
         ..Default::default()
@@ -261,7 +287,7 @@ fn road(cx: &Cx, el: Raw) -> Result<Road> {
                         "shape" => {
                             let mut a = Attrs::new(cx, c);
                             p.shapes.push(Shape {
-                                s: a.f64("s")?,
+                                s: a.station("s")?,
                                 t: a.f64("t")?,
                                 a: a.f64("a")?,
                                 b: a.f64("b")?,
@@ -311,7 +337,7 @@ fn all_extras_attrs(el: Raw) -> Extras {
 
 fn poly3(cx: &Cx, el: Raw, s_name: &'static str) -> Result<Poly3> {
     let mut a = Attrs::new(cx, el);
-    Ok(Poly3 { s: a.f64(s_name)?, a: a.f64("a")?, b: a.f64("b")?, c: a.f64("c")?, d: a.f64("d")? })
+    Ok(Poly3 { s: a.station(s_name)?, a: a.f64("a")?, b: a.f64("b")?, c: a.f64("c")?, d: a.f64("d")? })
 }
 
 fn road_link(cx: &Cx, el: Raw) -> Result<RoadLink> {
@@ -379,11 +405,11 @@ fn plan_view(cx: &Cx, el: Raw) -> Result<PlanView> {
 
 fn geometry(cx: &Cx, el: Raw) -> Result<Geometry> {
     let mut a = Attrs::new(cx, el);
-    let s = a.non_negative("s")?;
+    let s = a.length("s")?;
     let x = a.f64("x")?;
     let y = a.f64("y")?;
     let hdg = a.f64("hdg")?;
-    let length = a.non_negative("length")?;
+    let length = a.length("length")?;
     let mut ex = extras(a);
     let mut kind = None;
     for c in el.elements() {
@@ -459,7 +485,7 @@ fn lanes(cx: &Cx, el: Raw) -> Result<Lanes> {
 
 fn lane_section(cx: &Cx, el: Raw) -> Result<LaneSection> {
     let mut a = Attrs::new(cx, el);
-    let mut sec = LaneSection { s: a.f64("s")?, single_side: a.opt_bool("singleSide")?, ..Default::default() };
+    let mut sec = LaneSection { s: a.station("s")?, single_side: a.opt_bool("singleSide")?, ..Default::default() };
     sec.extras = extras(a);
     for c in el.elements() {
         let side = match c.name {

@@ -13,7 +13,7 @@ pub enum Severity {
     Info,
     /// Readers may disagree or produce visible artefacts.
     Warning,
-    /// Violates the standard.
+    /// Violates the standard, or describes what no road can be (see [`check`]'s limits).
     Error,
 }
 
@@ -38,6 +38,10 @@ pub struct Diagnostic {
     pub s: Option<f64>,
     /// What is wrong, with the values.
     pub message: String,
+    /// The finding is a value no ordinary road has (superelevation, grade, lane width,
+    /// curvature beyond the limits of this module), not a rule of the standard: a survey's
+    /// report should count it as a failed check whatever its severity.
+    pub implausible: bool,
 }
 
 impl fmt::Display for Diagnostic {
@@ -71,7 +75,30 @@ impl Default for CheckOptions {
     }
 }
 
-/// Runs every check.
+/// |superelevation| above which a finding is an (implausible) warning, rad: 0.15 rad (8.6°) is
+/// above the steepest public-road banking (design codes stop at 0.12 to 0.14). Only a warning:
+/// banked tracks are legitimate maps (the sample esmini/velodrome.xodr banks at 60°).
+pub const SUPERELEVATION_WARNING: f64 = 0.15;
+/// |superelevation| from which it is an error, rad: 90°, where the road surface stands on edge
+/// or is upside down.
+pub const SUPERELEVATION_ERROR: f64 = std::f64::consts::FRAC_PI_2;
+/// |grade| (dz/ds) above which a finding is an (implausible) warning: 30 %, about the steepest
+/// public streets (Baldwin Street, 35 %, warns). No error: any finite grade is a surface (the
+/// sample esmini/tilted_crest.xodr climbs at 150 %).
+pub const GRADE_WARNING: f64 = 0.30;
+/// Lane width above which a finding is an (implausible) warning, m (widths below 0 are errors
+/// already; narrow border and shoulder lanes of real maps are fine).
+pub const LANE_WIDTH_WARNING: f64 = 6.0;
+/// |curvature| of the reference line above which it is an error, 1/m: a radius below 1 m,
+/// which no vehicle and no lane of width can follow (the sample maps reach 0.4 1/m). Such a
+/// record (a spiral to 1e300 1/m, say) is still evaluated, in bounded time.
+pub const CURVATURE_ERROR: f64 = 1.0;
+
+/// Runs every check. Besides the standard's rules, values no ordinary road has are findings,
+/// marked [`Diagnostic::implausible`]: superelevation, grade, lane width and reference-line
+/// curvature beyond the limits above (warnings where a real map may still have them, errors
+/// where no road can). Lengths and
+/// stations beyond [`crate::MAX_STATION`] do not get here: reading refuses them.
 pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut road_ids = HashSet::new();
@@ -84,6 +111,7 @@ pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
         }
         check_plan_view(road, options, &mut out);
         check_profiles(road, &mut out);
+        check_plausible(road, &mut out);
         check_lanes(road, &mut out);
         for o in &road.objects.objects {
             if let Some(other) = object_ids.insert(o.id.as_str(), road.id.as_str()) {
@@ -137,6 +165,7 @@ pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
                         road: None,
                         s: None,
                         message: format!("junction {} connection {} names road {r}, which does not exist", j.id, c.id),
+                        implausible: false,
                     });
                 }
             }
@@ -146,7 +175,11 @@ pub fn check(odr: &OpenDrive, options: &CheckOptions) -> Vec<Diagnostic> {
 }
 
 fn diag(severity: Severity, road: &Road, s: Option<f64>, message: String) -> Diagnostic {
-    Diagnostic { severity, road: Some(road.id.clone()), s, message }
+    Diagnostic { severity, road: Some(road.id.clone()), s, message, implausible: false }
+}
+
+fn implausible(severity: Severity, road: &Road, s: Option<f64>, message: String) -> Diagnostic {
+    Diagnostic { implausible: true, ..diag(severity, road, s, message) }
 }
 
 fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic>) {
@@ -266,6 +299,110 @@ fn check_profiles(road: &Road, out: &mut Vec<Diagnostic>) {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Extreme {
+    /// The cubic's value.
+    Value,
+    /// Its first derivative.
+    Slope,
+}
+
+/// The largest value (or slope) of a cubic record over [0, len] and where: at an end or where
+/// the next derivative vanishes inside. A non-finite or negative len is taken as 0.
+fn extreme(p: &Poly3, len: f64, what: Extreme) -> (f64, f64) {
+    let len = if len.is_finite() { len.max(0.0) } else { 0.0 };
+    let mut xs = vec![0.0, len];
+    match what {
+        Extreme::Value => {
+            // 3d·x² + 2c·x + b = 0.
+            let (a, b, c) = (3.0 * p.d, 2.0 * p.c, p.b);
+            if a != 0.0 {
+                let disc = b * b - 4.0 * a * c;
+                if disc >= 0.0 {
+                    xs.push((-b + disc.sqrt()) / (2.0 * a));
+                    xs.push((-b - disc.sqrt()) / (2.0 * a));
+                }
+            } else if b != 0.0 {
+                xs.push(-c / b);
+            }
+        }
+        Extreme::Slope => {
+            if p.d != 0.0 {
+                xs.push(-p.c / (3.0 * p.d));
+            }
+        }
+    }
+    let f = |x: f64| match what {
+        Extreme::Value => p.value(x),
+        Extreme::Slope => p.slope(x),
+    };
+    xs.into_iter().filter(|x| (0.0..=len).contains(x)).map(|x| (f(x), x)).fold((0.0, 0.0), |best, (v, x)| {
+        if v.abs() > best.0.abs() || v.is_nan() {
+            (v, x)
+        } else {
+            best
+        }
+    })
+}
+
+/// Values no road can have, or only an unusual one: superelevation, grade, curvature.
+fn check_plausible(road: &Road, out: &mut Vec<Diagnostic>) {
+    let records = |recs: &[Poly3], i: usize| recs.get(i + 1).map_or(road.length, |n| n.s) - recs[i].s;
+    let supers = &road.lateral_profile.superelevations;
+    for (i, p) in supers.iter().enumerate() {
+        let (v, at) = extreme(p, records(supers, i), Extreme::Value);
+        let sev = if v.is_nan() || v.abs() >= SUPERELEVATION_ERROR {
+            Severity::Error
+        } else if v.abs() > SUPERELEVATION_WARNING {
+            Severity::Warning
+        } else {
+            continue;
+        };
+        out.push(implausible(
+            sev,
+            road,
+            Some(p.s + at),
+            format!(
+                "superelevation {v:.4} rad ({:.1}°): {}",
+                v.to_degrees(),
+                if sev == Severity::Error {
+                    "the surface stands on edge or upside down".to_string()
+                } else {
+                    format!("beyond {SUPERELEVATION_WARNING} rad")
+                }
+            ),
+        ));
+    }
+    let elevs = &road.elevation_profile.elevations;
+    for (i, p) in elevs.iter().enumerate() {
+        let (g, at) = extreme(p, records(elevs, i), Extreme::Slope);
+        if g.abs() <= GRADE_WARNING {
+            continue;
+        }
+        out.push(implausible(
+            Severity::Warning,
+            road,
+            Some(p.s + at),
+            format!("grade {:.1} % (elevation slope {g:.4}): beyond {} %", 100.0 * g, 100.0 * GRADE_WARNING),
+        ));
+    }
+    for (i, g) in road.plan_view.geometries.iter().enumerate() {
+        let k = Curve::new(g).max_abs_curvature();
+        if k.is_nan() || k > CURVATURE_ERROR {
+            out.push(implausible(
+                Severity::Error,
+                road,
+                Some(g.s),
+                format!(
+                    "geometry {i} has curvature up to {k:.4e} 1/m (radius {:.3e} m): beyond {CURVATURE_ERROR} 1/m, \
+                     no vehicle follows a radius below 1 m",
+                    1.0 / k
+                ),
+            ));
+        }
+    }
+}
+
 fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
     let secs = &road.lanes.lane_sections;
     if secs.is_empty() {
@@ -324,6 +461,15 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
             for (k, w) in lane.widths.iter().enumerate() {
                 let w_end = lane.widths.get(k + 1).map_or(end - sec.s, |n| n.s);
                 let len = (w_end - w.s).max(0.0);
+                let (widest, at) = extreme(w, len, Extreme::Value);
+                if widest > LANE_WIDTH_WARNING {
+                    out.push(implausible(
+                        Severity::Warning,
+                        road,
+                        Some(sec.s + w.s + at),
+                        format!("lane {} is {widest:.3} m wide, more than {LANE_WIDTH_WARNING} m", lane.id),
+                    ));
+                }
                 // Sample the cubic, its ends and its interior extremes.
                 let mut xs: Vec<f64> = (0..=8).map(|j| len * j as f64 / 8.0).collect();
                 let (a, b, c) = (3.0 * w.d, 2.0 * w.c, w.b);

@@ -27,10 +27,36 @@ pub enum Node {
     CData(String),
 }
 
+/// Dropping a tree takes a loop, not a recursion: an element's descendants are emptied one
+/// by one from a stack, so no tree (however deep, read or built) can overflow the call stack
+/// when it is dropped.
+impl Drop for Element {
+    fn drop(&mut self) {
+        let deep = |n: &Node| matches!(n, Node::Element(e) if !e.children.is_empty());
+        if !self.children.iter().any(deep) {
+            return;
+        }
+        let mut stack: Vec<Element> = Vec::new();
+        let take = |children: &mut Vec<Node>, stack: &mut Vec<Element>| {
+            for n in children.drain(..) {
+                if let Node::Element(e) = n {
+                    if !e.children.is_empty() {
+                        stack.push(e);
+                    }
+                }
+            }
+        };
+        take(&mut self.children, &mut stack);
+        while let Some(mut e) = stack.pop() {
+            take(&mut e.children, &mut stack);
+        }
+    }
+}
+
 impl Element {
     /// A new element with a name and no content.
     pub fn new(name: impl Into<String>) -> Self {
-        Element { name: name.into(), ..Default::default() }
+        Element { name: name.into(), attributes: Vec::new(), children: Vec::new() }
     }
 
     /// The child elements.
@@ -77,18 +103,42 @@ pub(crate) struct Doc<'a> {
 struct NodeData<'a> {
     kind: Kind<'a>,
     first_child: u32,
-    last_child: u32,
     next_sibling: u32,
 }
 
 #[derive(Debug)]
 enum Kind<'a> {
-    Element { name: &'a str, pos: usize, attrs: (u32, u32) },
+    Element { name: &'a str, pos: u32, attrs: (u32, u32) },
     Text(String),
     CData(String),
 }
 
 const NONE: u32 = u32::MAX;
+
+/// Deepest element nesting read, counting the root as 1. OpenDRIVE's own elements nest at most
+/// 8 deep (OpenDRIVE/road/lanes/laneSection/right/lane/link/successor), vendor userData a few
+/// more; 256 is far above any real map and keeps every recursion over a read tree (copying,
+/// comparing, printing) well within the smallest thread stack.
+pub const MAX_DEPTH: usize = 256;
+
+/// Average bytes of file per element below which a file is refused: [`element_limit`]. The
+/// sample maps have 38 to 150 bytes per element; 8 bytes is `<a></a>` with its line break.
+pub const MIN_BYTES_PER_ELEMENT: usize = 8;
+
+/// Most elements a text of `len` bytes may hold: one per [`MIN_BYTES_PER_ELEMENT`] bytes, plus
+/// 256 for tiny files. This bounds the memory of the parse tree and of the elements the model
+/// keeps verbatim (about 120 bytes each together) to about 15 times the file's size.
+pub fn element_limit(len: usize) -> usize {
+    256 + len / MIN_BYTES_PER_ELEMENT
+}
+
+/// An element open during parsing.
+struct Open<'a> {
+    index: u32,
+    name: &'a str,
+    pos: usize,
+    last_child: u32,
+}
 
 impl<'a> Doc<'a> {
     /// The root element (the document's first node).
@@ -98,25 +148,29 @@ impl<'a> Doc<'a> {
 
     fn element(&self, index: u32) -> Raw<'_> {
         match &self.nodes[index as usize].kind {
-            Kind::Element { name, pos, attrs } => {
-                Raw { name, pos: *pos, attributes: &self.attrs[attrs.0 as usize..attrs.1 as usize], doc: self, index }
-            }
+            Kind::Element { name, pos, attrs } => Raw {
+                name,
+                pos: *pos as usize,
+                attributes: &self.attrs[attrs.0 as usize..attrs.1 as usize],
+                doc: self,
+                index,
+            },
             // Only element indices are handed out.
             _ => Raw { name: "", pos: 0, attributes: &[], doc: self, index },
         }
     }
 
-    fn push(&mut self, kind: Kind<'a>, parent: Option<u32>) -> u32 {
+    /// Appends a node as the last child of `parent` (whose last child so far the caller keeps).
+    fn push(&mut self, kind: Kind<'a>, parent: Option<&mut Open<'a>>) -> u32 {
         let idx = self.nodes.len() as u32;
-        self.nodes.push(NodeData { kind, first_child: NONE, last_child: NONE, next_sibling: NONE });
+        self.nodes.push(NodeData { kind, first_child: NONE, next_sibling: NONE });
         if let Some(p) = parent {
-            let last = self.nodes[p as usize].last_child;
-            if last == NONE {
-                self.nodes[p as usize].first_child = idx;
+            if p.last_child == NONE {
+                self.nodes[p.index as usize].first_child = idx;
             } else {
-                self.nodes[last as usize].next_sibling = idx;
+                self.nodes[p.last_child as usize].next_sibling = idx;
             }
-            self.nodes[p as usize].last_child = idx;
+            p.last_child = idx;
         }
         idx
     }
@@ -170,20 +224,22 @@ impl<'a> Raw<'a> {
     }
 
     /// An owned copy, for keeping in the model.
+    /// Recurses once per level: at most [`MAX_DEPTH`] deep. Vectors are sized exactly (no
+    /// growth slack: the copy of a file's elements costs what they hold).
     pub fn owned(&self) -> Element {
-        Element {
-            name: self.name.to_string(),
-            attributes: self.owned_attributes(),
-            children: self
-                .child_indices()
-                .map(|i| match &self.doc.nodes[i as usize].kind {
-                    Kind::Element { .. } => Node::Element(self.doc.element(i).owned()),
-                    Kind::Text(t) => Node::Text(t.clone()),
-                    Kind::CData(t) => Node::CData(t.clone()),
-                })
-                .collect(),
-        }
+        let mut children = Vec::with_capacity(self.child_indices().count());
+        children.extend(self.child_indices().map(|i| match &self.doc.nodes[i as usize].kind {
+            Kind::Element { .. } => Node::Element(self.doc.element(i).owned()),
+            Kind::Text(t) => Node::Text(t.clone()),
+            Kind::CData(t) => Node::CData(t.clone()),
+        }));
+        Element { name: self.name.to_string(), attributes: self.owned_attributes(), children }
     }
+}
+
+/// How often `byte` occurs in `text`.
+fn memchr_count(text: &str, byte: u8) -> usize {
+    text.as_bytes().iter().filter(|&&b| b == byte).count()
 }
 
 /// The part of `text` that `bytes` is a view of, if it is one.
@@ -206,9 +262,26 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
 
     let xml_err = |at: usize, msg: String| Error::at(ErrorKind::Xml(msg), Position::locate(text, at));
 
-    let mut doc = Doc { nodes: Vec::with_capacity(text.len() / 64), attrs: Vec::with_capacity(text.len() / 24) };
-    // Open elements: (node index, name, pos).
-    let mut stack: Vec<(u32, &str, usize)> = Vec::new();
+    if u32::try_from(text.len()).is_err() {
+        return Err(Error::new(ErrorKind::Limit(format!(
+            "the file is {} bytes long; OpenDRIVE files of 4 GiB or more are not read",
+            text.len()
+        ))));
+    }
+    let limit = element_limit(text.len());
+    // Start tags: a '<' before a name's first character (comments, declarations and end tags
+    // excluded), an upper bound of the elements; text nodes are rare in OpenDRIVE.
+    let tags = text
+        .as_bytes()
+        .windows(2)
+        .filter(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] >= 0x80))
+        .count();
+    let mut doc = Doc {
+        nodes: Vec::with_capacity(tags.min(limit) + 1),
+        attrs: Vec::with_capacity(memchr_count(text, b'=').min(text.len() / 24)),
+    };
+    let mut elements = 0usize;
+    let mut stack: Vec<Open> = Vec::new();
     let mut have_root = false;
     loop {
         let pos = reader.buffer_position() as usize;
@@ -221,6 +294,26 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
             Event::Start(start) | Event::Empty(start) => {
                 let name_bytes = start.name().into_inner();
                 let name = within(text, name_bytes).ok_or_else(|| xml_err(pos, "element name is not text".into()))?;
+                if stack.len() >= MAX_DEPTH {
+                    return Err(Error::at(
+                        ErrorKind::Limit(format!(
+                            "<{name}> is nested {} elements deep; more than {MAX_DEPTH} is not read",
+                            stack.len() + 1
+                        )),
+                        Position::locate(text, pos),
+                    ));
+                }
+                elements += 1;
+                if elements > limit {
+                    return Err(Error::at(
+                        ErrorKind::Limit(format!(
+                            "more than {limit} elements in {} bytes (at most one per {MIN_BYTES_PER_ELEMENT} bytes \
+                             on average is read)",
+                            text.len()
+                        )),
+                        Position::locate(text, pos),
+                    ));
+                }
                 if stack.is_empty() {
                     if have_root {
                         return Err(xml_err(pos, format!("second root element <{name}>")));
@@ -244,11 +337,11 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
                     doc.attrs.push((key, value));
                 }
                 let a1 = doc.attrs.len() as u32;
-                let parent = stack.last().map(|s| s.0);
-                let idx = doc.push(Kind::Element { name, pos, attrs: (a0, a1) }, parent);
+                // pos < text.len() <= u32::MAX, checked above.
+                let idx = doc.push(Kind::Element { name, pos: pos as u32, attrs: (a0, a1) }, stack.last_mut());
                 // An empty element closes at once; a start element waits for its end.
                 if !is_empty {
-                    stack.push((idx, name, pos));
+                    stack.push(Open { index: idx, name, pos, last_child: NONE });
                 }
             }
             Event::End(_) => {
@@ -260,19 +353,17 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
                     continue;
                 }
                 let s = t.unescape().map_err(|e| xml_err(pos, e.to_string()))?;
-                match stack.last() {
+                match stack.last_mut() {
                     Some(parent) => {
-                        let p = parent.0;
-                        doc.push(Kind::Text(s.into_owned()), Some(p));
+                        doc.push(Kind::Text(s.into_owned()), Some(parent));
                     }
                     None => return Err(xml_err(pos, "text outside the root element".into())),
                 }
             }
             Event::CData(c) => {
                 let s = String::from_utf8_lossy(&c.into_inner()).into_owned();
-                if let Some(parent) = stack.last() {
-                    let p = parent.0;
-                    doc.push(Kind::CData(s), Some(p));
+                if let Some(parent) = stack.last_mut() {
+                    doc.push(Kind::CData(s), Some(parent));
                 }
             }
             Event::Eof => break,
@@ -280,7 +371,7 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
         }
     }
     if let Some(open) = stack.last() {
-        return Err(xml_err(open.2, format!("<{}> is never closed (the file ends first)", open.1)));
+        return Err(xml_err(open.pos, format!("<{}> is never closed (the file ends first)", open.name)));
     }
     if !have_root {
         return Err(xml_err(0, "no root element".into()));

@@ -10,9 +10,47 @@
 //! steps; only the first point, or one that jumps, looks the nearest entry up in a 10 m grid
 //! index of the table.
 
-use opendrive::RoadEval;
+use opendrive::{Placement, RoadEval};
 
 const STEP: f64 = 0.05;
+
+/// Most entries a frame's table may have: 20 M, 1000 km of reference line at 5 cm, about
+/// 1.2 GB with its index. A road's declared length alone never sizes a table: see
+/// [`RoadFrame::covering`].
+pub const MAX_ENTRIES: usize = 20_000_000;
+
+/// Why a [`RoadFrame`] cannot be built.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// The part of the reference line needed would take more than [`MAX_ENTRIES`] entries.
+    TooLarge {
+        /// Road id.
+        road: String,
+        /// The road's declared length, m.
+        length: f64,
+        /// The s range the table would have to cover, m.
+        s_range: (f64, f64),
+    },
+    /// The bounding box or reach given is not finite or is inverted.
+    BadBox(String),
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrameError::TooLarge { road, length, s_range } => write!(
+                f,
+                "road {road} (length {length} m): its reference line from s={} to s={} m would take more than {} \
+                 table entries at {STEP} m",
+                s_range.0, s_range.1, MAX_ENTRIES
+            ),
+            FrameError::BadBox(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
 
 /// One entry of the reference-line table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,6 +74,9 @@ pub struct Station {
 pub struct RoadFrame {
     table: Vec<Station>,
     length: f64,
+    /// The s range the table covers (the whole road but for [`RoadFrame::covering`]); a foot
+    /// point outside it is `None`. Empty (start > end) when no part of the road is needed.
+    covered: (f64, f64),
     last: Option<usize>,
     /// Table entries by 10 m cell of the file frame: where a search starts or recovers.
     index: std::collections::HashMap<(i64, i64), Vec<u32>>,
@@ -51,13 +92,105 @@ const TANGENT_SLACK: f64 = 0.01;
 const CELL: f64 = 10.0;
 
 impl RoadFrame {
-    /// Tabulates the road's reference line.
+    /// Tabulates the road's whole reference line. The table's size comes from the declared
+    /// length alone: prefer [`RoadFrame::covering`] (only what the points can reach) or
+    /// [`RoadFrame::try_new`] (the whole road, refused beyond [`MAX_ENTRIES`]) for roads read
+    /// from files (the reader refuses lengths beyond `opendrive::MAX_STATION`, 1e7 m, which is
+    /// still 200 M entries).
     pub fn new(road: &RoadEval) -> RoadFrame {
+        Self::tabulate(road, 0.0, road.length())
+    }
+
+    /// [`RoadFrame::new`], or an error naming the road and its length when the table would
+    /// exceed [`MAX_ENTRIES`] (or the length is not finite).
+    pub fn try_new(road: &RoadEval) -> Result<RoadFrame, FrameError> {
         let length = road.length();
-        let n = (length / STEP).ceil().max(1.0) as usize;
+        Self::check_size(road, (0.0, length))?;
+        Ok(Self::tabulate(road, 0.0, length))
+    }
+
+    /// The frame for points within the map-frame box `bbox` = [min x, min y, max x, max y]
+    /// (as a LAS header gives it; `place` is the file's header `<offset>`, `HeaderOffset::default().placement()`
+    /// without one) that the caller keeps only within `reach` metres of the reference line (the
+    /// largest |t| of its band). The table covers only the s range of the reference line that
+    /// comes within `reach` of the box (found by bisecting s, pruning the intervals that
+    /// cannot reach it, so nothing reachable is missed: the work grows with the log of the
+    /// length and the road's length near the box), so a long road costs what the points'
+    /// extent needs. A point whose foot on the reference line lies outside that range
+    /// (then farther than `reach` from the line) projects to `None`. A box no part of the
+    /// road reaches gives a frame that projects every point to `None`. An error when the range
+    /// would still take more than [`MAX_ENTRIES`] entries, or the box or reach is not finite.
+    pub fn covering(road: &RoadEval, bbox: [f64; 4], place: &Placement, reach: f64) -> Result<RoadFrame, FrameError> {
+        let [x0, y0, x1, y1] = bbox;
+        let valid = bbox.iter().all(|v| v.is_finite()) && x0 <= x1 && y0 <= y1 && reach.is_finite() && reach >= 0.0;
+        if !valid {
+            return Err(FrameError::BadBox(format!(
+                "road {}: bounding box {bbox:?} with reach {reach} m: needs finite min <= max and reach >= 0",
+                road.road().id
+            )));
+        }
+        // The box in the file frame: the bounding box of its turned corners.
+        let corners = [[x0, y0], [x1, y0], [x0, y1], [x1, y1]].map(|[x, y]| place.to_file([x, y, 0.0]));
+        let fb = corners.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, c| {
+            [b[0].min(c[0]), b[1].min(c[1]), b[2].max(c[0]), b[3].max(c[1])]
+        });
+        let length = road.length();
+        // Bisect s: every point of [a, b] lies within (b - a)/2 along the line (so also
+        // straight) of the pose at its middle, so an interval whose middle is farther than
+        // reach + (b - a)/2 from the box holds nothing reachable. Intervals are split down to
+        // LEAF metres; the work is the depth (log2 of the length) times the intervals that
+        // survive, a few per metre of road near the box, and stops once the range exceeds
+        // MAX_ENTRIES.
+        const LEAF: f64 = 1.0;
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut stack = vec![(0.0, length)];
+        while let Some((a, b)) = stack.pop() {
+            let (m, half) = (0.5 * (a + b), 0.5 * (b - a));
+            let p = road.pose(m);
+            let dx = (fb[0] - p.x).max(p.x - fb[2]).max(0.0);
+            let dy = (fb[1] - p.y).max(p.y - fb[3]).max(0.0);
+            let d = dx.hypot(dy);
+            // A NaN pose holds nothing.
+            if d.is_nan() || d > reach + half + STEP {
+                continue;
+            }
+            if half <= 0.5 * LEAF {
+                lo = lo.min(a);
+                hi = hi.max(b);
+                Self::check_size(road, (lo, hi))?;
+                continue;
+            }
+            stack.push((m, b));
+            stack.push((a, m));
+        }
+        if lo > hi {
+            let mut f = Self::tabulate(road, 0.0, 0.0);
+            f.covered = (f64::INFINITY, f64::NEG_INFINITY);
+            return Ok(f);
+        }
+        let range = (lo.max(0.0), hi.min(length));
+        Self::check_size(road, range)?;
+        Ok(Self::tabulate(road, range.0, range.1))
+    }
+
+    fn check_size(road: &RoadEval, range: (f64, f64)) -> Result<(), FrameError> {
+        let entries = (range.1 - range.0) / STEP;
+        if entries.is_finite() && entries <= MAX_ENTRIES as f64 {
+            return Ok(());
+        }
+        Err(FrameError::TooLarge { road: road.road().id.clone(), length: road.length(), s_range: range })
+    }
+
+    /// Tabulates the reference line from s0 to s1 (s1 >= s0), at the whole road's stations
+    /// (multiples of the step from s = 0), so that a part projects as the whole.
+    fn tabulate(road: &RoadEval, s0: f64, s1: f64) -> RoadFrame {
+        let length = road.length();
+        let k = (s0 / STEP).floor().max(0.0);
+        let s0 = k * STEP;
+        let n = ((s1 - s0) / STEP).ceil().max(1.0) as usize;
         let table = (0..=n)
             .map(|i| {
-                let s = (i as f64 * STEP).min(length);
+                let s = ((k + i as f64) * STEP).min(s1);
                 let p = road.pose(s);
                 let (tangent, curvature) = ([p.hdg.cos(), p.hdg.sin()], p.curvature);
                 Station { s, x: p.x, y: p.y, tangent, curvature, radius: 1.0 / curvature }
@@ -73,12 +206,17 @@ impl RoadFrame {
             .fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |[a, b, c, d], st| {
                 [a.min(st.x), b.min(st.y), c.max(st.x), d.max(st.y)]
             });
-        RoadFrame { table, length, last: None, index, bounds }
+        RoadFrame { table, length, covered: (s0, s1), last: None, index, bounds }
     }
 
     /// Reference-line length, m.
     pub fn length(&self) -> f64 {
         self.length
+    }
+
+    /// The s range the table covers, m (empty, start > end, for a frame no point reaches).
+    pub fn covered(&self) -> (f64, f64) {
+        self.covered
     }
 
     /// Largest |curvature| of the reference line (of the table), 1/m.
@@ -128,10 +266,11 @@ impl RoadFrame {
         self.on_road(self.table[i].s + ds, t)
     }
 
-    /// (s, t) when s lies on the road (to a nanometre), `None` beyond its ends.
+    /// (s, t) when s lies on the road's covered part (to a nanometre), `None` beyond its ends.
     #[inline(always)]
     fn on_road(&self, s: f64, t: f64) -> Option<(f64, f64)> {
-        (s >= -1e-9 && s <= self.length + 1e-9).then_some((s.clamp(0.0, self.length), t))
+        let (a, b) = self.covered;
+        (s >= a - 1e-9 && s <= b + 1e-9).then(|| (s.max(a).min(b), t))
     }
 
     /// [`RoadFrame::project_from`] for callers that keep only points with t within `band`:
@@ -296,6 +435,83 @@ mod tests {
             let i = f.nearest(x, y);
             let d = (f.table[i].x - x).powi(2) + (f.table[i].y - y).powi(2);
             assert!((d - brute(x, y)).abs() < 1e-9, "({x}, {y}): {d} vs {}", brute(x, y));
+        }
+    }
+
+    /// A straight road along +x, read at 1 km and then lengthened in memory (the reader refuses
+    /// more than 1e7 m).
+    fn straight(length: f64) -> opendrive::OpenDrive {
+        let text = r#"<OpenDRIVE><header revMajor="1" revMinor="6"/><road id="r7" length="1000" junction="-1">
+            <planView><geometry s="0" x="0" y="0" hdg="0" length="1000"><line/></geometry></planView>
+            <lanes><laneSection s="0"><center><lane id="0" type="none"/></center></laneSection></lanes></road></OpenDRIVE>"#;
+        let mut odr = opendrive::read(text).unwrap_or_default();
+        odr.roads[0].length = length;
+        odr.roads[0].plan_view.geometries[0].length = length;
+        odr
+    }
+
+    #[test]
+    fn a_long_road_is_tabulated_only_where_the_points_are() {
+        // A 1e9 m road: a whole table was 20 G entries (1.1 TB); capacity overflow at 1e308.
+        for length in [1e9, 1e308] {
+            let odr = straight(length);
+            let road = RoadEval::new(&odr.roads[0]);
+            match RoadFrame::try_new(&road) {
+                Err(e @ FrameError::TooLarge { .. }) => {
+                    let m = e.to_string();
+                    assert!(m.contains("road r7") && m.contains(&format!("length {length} m")), "{m}");
+                }
+                other => panic!("{length}: {other:?}"),
+            }
+            let place = opendrive::HeaderOffset::default().placement();
+            let mut f =
+                RoadFrame::covering(&road, [100.0, -10.0, 200.0, 10.0], &place, 10.0).unwrap_or_else(|e| panic!("{e}"));
+            let (a, b) = f.covered();
+            assert!(a <= 90.0 && b >= 210.0 && f.table.len() < 5_000, "{a}..{b}, {} entries", f.table.len());
+            let (s, t) = f.project(150.0, 3.0).unwrap_or_default();
+            assert!((s - 150.0).abs() < 1e-9 && (t - 3.0).abs() < 1e-9, "{s} {t}");
+            // Nothing of the road near: every point is off it.
+            let mut far =
+                RoadFrame::covering(&road, [0.0, 500.0, 10.0, 510.0], &place, 10.0).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(far.project(5.0, 5005.0), None);
+            assert!(far.covered().0 > far.covered().1);
+        }
+        let road_odr = straight(1e9);
+        let road = RoadEval::new(&road_odr.roads[0]);
+        // A box along 5e6 m of it still needs 1e8 entries: refused, naming the road.
+        let big =
+            RoadFrame::covering(&road, [0.0, -1.0, 5e6, 1.0], &opendrive::HeaderOffset::default().placement(), 1.0);
+        assert!(matches!(big, Err(FrameError::TooLarge { ref road, .. }) if road == "r7"), "{big:?}");
+        let bad =
+            RoadFrame::covering(&road, [f64::NAN, 0.0, 1.0, 1.0], &opendrive::HeaderOffset::default().placement(), 1.0);
+        assert!(matches!(bad, Err(FrameError::BadBox(_))), "{bad:?}");
+    }
+
+    #[test]
+    fn a_covering_frame_projects_as_the_whole_one_within_its_reach() {
+        let odr = opendrive::read(sim::scene::DEMO_XODR).unwrap_or_default();
+        let road = RoadEval::new(&odr.roads[0]);
+        let whole = RoadFrame::new(&road);
+        // A header offset, so that the box is turned into the file frame.
+        let place = opendrive::HeaderOffset { x: 650_000.0, y: 240_000.0, z: 0.0, hdg: 0.3 }.placement();
+        let pts: Vec<[f64; 3]> = (0..400)
+            .map(|i| {
+                let (s, t) = (40.0 + i as f64 * 0.05, (i % 21) as f64 * 0.5 - 5.0);
+                place.to_map(road.sth_to_xyz(s, t, 0.0))
+            })
+            .collect();
+        let bbox = pts.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, p| {
+            [b[0].min(p[0]), b[1].min(p[1]), b[2].max(p[0]), b[3].max(p[1])]
+        });
+        let part = RoadFrame::covering(&road, bbox, &place, 6.0).unwrap_or_else(|e| panic!("{e}"));
+        assert!(part.table.len() * 2 < whole.table.len(), "{} of {}", part.table.len(), whole.table.len());
+        let (mut l1, mut l2) = (None, None);
+        for p in &pts {
+            let [x, y, _] = place.to_file(*p);
+            let a = whole.project_from(&mut l1, x, y);
+            let b = part.project_from(&mut l2, x, y);
+            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_else(|| panic!("({x}, {y}) not covered")));
+            assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "{a:?} {b:?}");
         }
     }
 

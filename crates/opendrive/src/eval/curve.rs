@@ -160,18 +160,88 @@ fn sinc(x: f64) -> f64 {
     }
 }
 
+/// Most quadrature panels one spiral evaluation takes: a heading change of 8192 rad (1300
+/// turns) at full accuracy, far beyond any road's record. Beyond it see [`spiral_local`].
+const SPIRAL_MAX_PANELS: f64 = 4096.0;
+
 /// ∫₀^ds (cos φ(u), sin φ(u)) du with φ(u) = k0·u + rate·u²/2: a clothoid in its start frame.
+///
+/// The work is bounded whatever the values: at most [`SPIRAL_MAX_PANELS`] panels. Where the
+/// whole record would need more (only for curvatures and lengths no road has, which
+/// [`crate::validate`] reports), the parts where |κ| exceeds a threshold K are not integrated:
+/// the curvature is linear in u, so those parts are at most two end pieces on which |κ| is
+/// monotonic, and by the Tait-Kneser theorem such a piece lies inside its osculating circle at
+/// its least-curved end (radius ≤ 1/K). The piece's displacement is taken as that circle's
+/// centre, within 1/K of the truth. K is the least threshold whose remaining part fits the
+/// panel budget, so the error is at most 2/K (K ≥ 8192/|ds| and K ≥ √(4096·|rate|)).
 fn spiral_local(k0: f64, rate: f64, ds: f64) -> (f64, f64) {
     if ds == 0.0 {
         return (0.0, 0.0);
     }
     let k_max = k0.abs().max((k0 + rate * ds).abs());
-    let n = ((ds.abs() * k_max) / SPIRAL_PANEL_PHASE).ceil().max(1.0) as usize;
-    let h = ds / n as f64;
+    let n = ((ds.abs() * k_max) / SPIRAL_PANEL_PHASE).ceil().max(1.0);
+    if n <= SPIRAL_MAX_PANELS {
+        return spiral_panels(k0, rate, 0.0, ds, n as usize);
+    }
+    let (lo, hi) = if ds > 0.0 { (0.0, ds) } else { (ds, 0.0) };
+    // Constant curvature: the arc's closed form.
+    if rate == 0.0 {
+        let half = 0.5 * k0 * ds;
+        let chord = ds * sinc(half);
+        return (chord * half.cos(), chord * half.sin());
+    }
+    // The threshold: the part with |κ| ≤ K is at most 2K/|rate| long and |ds| long, and takes
+    // length·K/2 panels.
+    let k_cut = (SPIRAL_MAX_PANELS * rate.abs()).sqrt().max(2.0 * SPIRAL_MAX_PANELS / ds.abs());
+    let phi = |u: f64| u * (k0 + 0.5 * rate * u);
+    let kappa = |u: f64| k0 + rate * u;
+    // Where κ = ±K, in increasing u.
+    let (mut u_a, mut u_b) = ((-k_cut - k0) / rate, (k_cut - k0) / rate);
+    if u_a > u_b {
+        std::mem::swap(&mut u_a, &mut u_b);
+    }
+    let (m0, m1) = (u_a.clamp(lo, hi), u_b.clamp(lo, hi));
+    // From lo to hi: a strongly curved piece [lo, m0], the middle [m0, m1], another [m1, hi].
+    let (mut x, mut y) = (0.0, 0.0);
+    // Centre of the osculating circle at u, from the point at u: the left normal over κ.
+    let to_centre = |u: f64| {
+        let (sn, c) = phi(u).sin_cos();
+        let k = kappa(u);
+        (-sn / k, c / k)
+    };
+    if m0 > lo {
+        // |κ| falls towards m0: the piece ends at m0, starts near the centre there.
+        let (cx, cy) = to_centre(m0);
+        x -= cx;
+        y -= cy;
+    }
+    if m1 > m0 {
+        let n = ((m1 - m0) * k_cut / SPIRAL_PANEL_PHASE).ceil().clamp(1.0, SPIRAL_MAX_PANELS) as usize;
+        let (px, py) = spiral_panels(k0, rate, m0, m1, n);
+        x += px;
+        y += py;
+    }
+    if hi > m1 {
+        // |κ| grows from m1: the piece winds in towards the centre at m1.
+        let (cx, cy) = to_centre(m1);
+        x += cx;
+        y += cy;
+    }
+    // The integral from 0 to ds: lo..hi is 0..ds or, backwards, its negative.
+    if ds > 0.0 {
+        (x, y)
+    } else {
+        (-x, -y)
+    }
+}
+
+/// ∫ from a to b of (cos φ, sin φ) by `n` Gauss-Legendre panels.
+fn spiral_panels(k0: f64, rate: f64, a: f64, b: f64, n: usize) -> (f64, f64) {
+    let h = (b - a) / n as f64;
     let (mut x, mut y) = (0.0, 0.0);
     for i in 0..n {
-        let a = i as f64 * h;
-        let (px, py) = gl10_pair(a, a + h, |u| {
+        let p = a + i as f64 * h;
+        let (px, py) = gl10_pair(p, p + h, |u| {
             let (s, c) = (u * (k0 + 0.5 * rate * u)).sin_cos();
             (c, s)
         });
@@ -304,6 +374,22 @@ mod tests {
         assert!((p.x - 79.932_570_28).abs() < 1e-8 && (p.y - 1.497_591_01).abs() < 1e-8, "{p:?}");
         assert!((p.hdg - 0.15).abs() < 1e-15);
         assert!((p.curvature - 0.01).abs() < 1e-15);
+    }
+
+    #[test]
+    fn spiral_beyond_the_panel_budget_is_within_its_stated_bound() {
+        // Heading changes of 2.5e4 to 5e5 rad: the budget's 4096 panels do not cover them. The
+        // exact value: the same quadrature with every panel it needs.
+        for (k0, rate, ds) in [(0.0, 10.0, 100.0), (80.0, -1.0, 200.0), (-3.0, 0.5, -300.0), (200.0, 0.0, 500.0)] {
+            let k_max: f64 = f64::abs(k0).max(f64::abs(k0 + rate * ds));
+            let n = (ds.abs() * k_max / SPIRAL_PANEL_PHASE).ceil();
+            assert!(n > SPIRAL_MAX_PANELS, "{n}");
+            let exact = spiral_panels(k0, rate, 0.0, ds, n as usize);
+            let got = spiral_local(k0, rate, ds);
+            let k_cut = (SPIRAL_MAX_PANELS * f64::abs(rate)).sqrt().max(2.0 * SPIRAL_MAX_PANELS / ds.abs());
+            let err = (got.0 - exact.0).hypot(got.1 - exact.1);
+            assert!(err <= 2.0 / k_cut, "k0 {k0} rate {rate} ds {ds}: error {err} m, bound {} m", 2.0 / k_cut);
+        }
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub use road::{
     ElevationProfile, LateralProfile, LinkTarget, PlanView, Road, RoadCrg, RoadLink, RoadType, Shape, Surface,
 };
 
-pub use crate::xml::Element;
+pub use crate::xml::{Element, Node};
 
 /// Attributes and child elements the model does not interpret, kept to be written back.
 #[derive(Debug, Clone, Default, PartialEq)]
