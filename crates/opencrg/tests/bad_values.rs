@@ -1,6 +1,7 @@
 //! Real samples with one bad value each (mutated in memory, written to a scratch file): every
 //! one is a typed error naming the file and the line (header) or the line/byte (data), never a
-//! panic, and never an allocation from a declared count.
+//! panic, and never an allocation from a declared count. Then: render and write never hang or
+//! allocate absurdly on what the reader still accepts.
 
 #![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
 
@@ -324,4 +325,37 @@ fn every_bad_value_is_a_typed_error_with_its_place() {
         }
     }
     assert!(failed.is_empty(), "{} of {} cases failed: {failed:?}", failed.len(), cases.len());
+}
+
+/// The finest grid the reader accepts (1 µm along u) renders and writes quickly, with a mark
+/// box reaching far beyond it, and reads back the same.
+#[test]
+fn finest_accepted_grid_renders_and_writes() {
+    let Some(s) = sample("crg-txt", "handmade_straight.crg") else { return };
+    let dir = Scratch::new("crg-bad-values-fine");
+    let m = drop_lines(&s, "REFERENCE_LINE_END");
+    let (m, _) = set_line(&m, "REFERENCE_LINE_INCREMENT", "REFERENCE_LINE_INCREMENT = 1e-6");
+    let p = dir.join("fine.crg");
+    std::fs::write(&p, &m).unwrap();
+    let crg = opencrg::read_file(&p).unwrap();
+    assert_eq!((crg.nu, crg.du()), (23, 1e-6));
+    let t = std::time::Instant::now();
+    let opts = opencrg::render::RenderOptions {
+        marks: vec![[0.0, 1e9, -1.0, 1.0], [-1e12, 1e12, -1e9, 1e9]],
+        ..Default::default()
+    };
+    let (img, info) = opencrg::render::render_rgb(&crg, &opts).unwrap();
+    assert_eq!(img.len(), info.width * info.height * 3);
+    assert!(t.elapsed().as_secs_f64() < 2.0, "render took {:?}", t.elapsed());
+    for format in [opencrg::Format::Lrfi, opencrg::Format::Krbi] {
+        let q = dir.join("back.crg");
+        opencrg::write_file(&crg, &q, format).unwrap();
+        let back = opencrg::read_file(&q).unwrap();
+        assert_eq!((back.nu, back.du(), back.nv()), (crg.nu, crg.du(), crg.nv()), "{format:?}");
+        // LRFI keeps 9 characters of a negative value.
+        assert!(
+            back.z.iter().zip(&crg.z).all(|(a, b)| (a - b).abs() < 1e-6 || (a.is_nan() && b.is_nan())),
+            "{format:?}"
+        );
+    }
 }
