@@ -31,6 +31,44 @@ pub enum ErrorKind {
     /// `$ROAD_CRG_FILE` includes form a loop or nest too deep.
     #[error("include loop: {0}")]
     IncludeLoop(String),
+    /// A header value (`$ROAD_CRG`, `$ROAD_CRG_OPTS`, `$ROAD_CRG_MODS`, a `D:` position) is not a
+    /// number, not finite, or outside the range the reader can use. `text` is the value as
+    /// written (so NaN shows as NaN), or as computed from other keys.
+    #[error("{key} = {text}: {problem}")]
+    HeaderValue {
+        /// The key, upper case.
+        key: String,
+        /// The value as written.
+        text: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A value of the data section cannot be used. Rows and columns are 1-based: row 1 is the
+    /// first cross section, column 1 the first `D:` channel.
+    #[error("row {row}, column {column}: {problem}")]
+    DataValue {
+        /// Row (cross section), 1-based.
+        row: usize,
+        /// Column (`D:` channel in file order), 1-based.
+        column: usize,
+        /// What is wrong, with the value as written.
+        problem: String,
+    },
+    /// A text data line holds more or fewer values than the row layout needs: the rest of the
+    /// grid would shift.
+    #[error("row {row}: the line holds {found} value(s), {expected} expected ({channels} channels per row, {per_line} per line)")]
+    RowLength {
+        /// Row (cross section), 1-based.
+        row: usize,
+        /// Values found on the line.
+        found: usize,
+        /// Values the line must hold.
+        expected: usize,
+        /// Channels per row (`D:` lines).
+        channels: usize,
+        /// Values per 80-character line of the format.
+        per_line: usize,
+    },
     /// A value cannot be written in the requested format.
     #[error("cannot write: {0}")]
     Write(String),
@@ -59,6 +97,9 @@ impl Error {
     pub(crate) fn at_byte(kind: ErrorKind, byte: u64) -> Self {
         Error(Box::new(Inner { path: None, line: None, byte: Some(byte), kind }))
     }
+    pub(crate) fn at_line_byte(kind: ErrorKind, line: usize, byte: u64) -> Self {
+        Error(Box::new(Inner { path: None, line: Some(line), byte: Some(byte), kind }))
+    }
     /// Attaches the file name (unless one is already attached, e.g. by an included file).
     pub fn with_path(mut self, path: impl Into<PathBuf>) -> Self {
         if self.0.path.is_none() {
@@ -70,11 +111,12 @@ impl Error {
     pub fn path(&self) -> Option<&Path> {
         self.0.path.as_deref()
     }
-    /// 1-based header line, when the error is in the header.
+    /// 1-based line: of the header, or of text data (also for a header key or data separator
+    /// that a later check names).
     pub fn line(&self) -> Option<usize> {
         self.0.line
     }
-    /// Byte offset in the file, when the error is in the data section.
+    /// Byte offset in the file, when the error is in the data section (text or binary).
     pub fn byte(&self) -> Option<u64> {
         self.0.byte
     }

@@ -12,5 +12,5 @@ mod write;
 pub use error::{Error, ErrorKind, Result};
 pub use eval::{EvalOptions, Surface};
 pub use model::*;
-pub use read::{read_bytes, read_file, read_with, ReadOptions};
+pub use read::{read_bytes, read_file, read_with, ReadOptions, MIN_INCREMENT};
 pub use write::{write, write_file, write_file_rows, write_rows};

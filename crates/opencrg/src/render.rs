@@ -191,6 +191,11 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
         if !(i0.is_finite() && i1.is_finite() && j0.is_finite() && j1.is_finite()) || i1 < 0.0 || j1 < 0.0 {
             continue;
         }
+        // Only the pixels of the image are walked (one column or row outside stands for an edge
+        // beyond it): a box far outside the grid, or a very fine grid, costs no more than the
+        // image.
+        let (i0, i1) = (i0.max(-1.0), i1.min(w as f64));
+        let (j0, j1) = (j0.max(-1.0), j1.min(h as f64));
         let at = |i: f64, j: f64| -> Option<(usize, usize)> {
             let (i, j) = (i as isize, j as isize);
             if i < 0 || j < 0 || i as usize >= w || j as usize >= h {
