@@ -437,6 +437,7 @@ pub(crate) fn roadside_options(s: &Settings, part: Option<(f64, f64)>) -> Roadsi
         ribbons: Some(RibbonOptions { cell: s.ribbon_cell, ..Default::default() }),
         sections: Some(SectionOptions { half_width: s.half_width, ..Default::default() }),
         part,
+        points_box: None,
     }
 }
 
@@ -561,11 +562,15 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let context = on_road(s, road);
     let offset = axis.odr.header.offset;
-    let mut side = RoadsideBuilder::new(road, offset, &roadside_options(s, None)).map_err(&context)?;
+    let points_box = inputs.points_box();
+    let mut side = RoadsideBuilder::new(road, offset, &RoadsideOptions { points_box, ..roadside_options(s, None) })
+        .map_err(&context)?;
     // Declared before the surface builder, which borrows it later: dropped after it.
     #[allow(clippy::needless_late_init)] // the drop order needs it
     let plain: opendrive::OpenDrive;
-    let mut surface = SurfaceBuilder::new(road, offset, surface_options(s, dir, None, s.s_range));
+    let mut surface =
+        SurfaceBuilder::new(road, offset, SurfaceOptions { points_box, ..surface_options(s, dir, None, s.s_range) })
+            .map_err(&context)?;
     let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
     let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
     let side = side.finish().map_err(&context)?;

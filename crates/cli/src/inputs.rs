@@ -197,6 +197,29 @@ impl Inputs {
         self.readers.iter().map(|(i, r, _, _)| (*i, r.header().point_count)).collect()
     }
 
+    /// The map-frame box [min x, min y, max x, max y] of the inputs' header bounds, widened by
+    /// 2 m and a thousandth of its size (bounds rounded to the stored resolution); `None`
+    /// where a header's bounds are not finite or an input is reprojected (its bounds are in
+    /// another CRS), and the road frame then covers the whole road.
+    pub fn points_box(&self) -> Option<[f64; 4]> {
+        let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        for (_, r, rp, _) in &self.readers {
+            let h = r.header();
+            if rp.is_some() || !h.min.iter().chain(&h.max).all(|v| v.is_finite()) {
+                return None;
+            }
+            if h.point_count == 0 {
+                continue;
+            }
+            b = [b[0].min(h.min[0]), b[1].min(h.min[1]), b[2].max(h.max[0]), b[3].max(h.max[1])];
+        }
+        if !(b[0] <= b[2] && b[1] <= b[3]) {
+            return None;
+        }
+        let m = 2.0 + 1e-3 * (b[2] - b[0]).max(b[3] - b[1]);
+        Some([b[0] - m, b[1] - m, b[2] + m, b[3] + m])
+    }
+
     /// Drops the inputs whose header bounds miss the box `lo..hi` (map x, y): they hold no
     /// point in it. Reprojected inputs stay (their bounds are in another CRS). Reading the
     /// others, a point outside its header's bounds is an error: the choice relied on them.

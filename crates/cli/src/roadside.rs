@@ -71,6 +71,7 @@ pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<
     let road = r.src.road(&odr)?;
     let inputs = r.src.open(&odr, quiet)?;
     let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
+    let opts = RoadsideOptions { points_box: inputs.points_box(), ..opts };
     let mut b = RoadsideBuilder::new(road, odr.header.offset, &opts)
         .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.src.axis.display(), road.id))?;
     let progress = !quiet && std::io::stderr().is_terminal();
@@ -115,6 +116,7 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
         ribbons: None,
         sections: None,
         part: None,
+        points_box: None,
     };
     let (side, info) = build(&a.road, opts, quiet)?;
     let out = VoxelOut { obj: &obj_out, glb: glb_out.as_deref(), colouring, axis: &a.road.src.axis };
@@ -243,6 +245,7 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         ribbons: Some(ropts),
         sections: None,
         part: None,
+        points_box: None,
     };
     let outputs = crate::outdir::Outputs::new(a.road.src.files());
     let staged = outputs.dir(&a.out, "ribbons.json")?;

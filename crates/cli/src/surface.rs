@@ -111,10 +111,12 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         max_height,
         estimator,
         spill_dir,
+        points_box: inputs.points_box(),
         ..Default::default()
     };
     let t = std::time::Instant::now();
-    let mut b = SurfaceBuilder::new(road, odr.header.offset, opts);
+    let mut b = SurfaceBuilder::new(road, odr.header.offset, opts)
+        .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id))?;
     let progress = !quiet && std::io::stderr().is_terminal();
     inputs.stream(progress, |p| b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg))?;
     let read_secs = t.elapsed().as_secs_f64();

@@ -350,9 +350,12 @@ impl Ctx<'_> {
         let shown = (part.0.max(plan.s_range.0), part.1.min(plan.s_range.1));
         let inputs = self.inputs_for(shown)?;
         let offset = axis.odr.header.offset;
-        let mut side = RoadsideBuilder::new(road, offset, &roadside_options(s, Some(part))).map_err(&context)?;
+        let points_box = inputs.points_box();
+        let opts = pipeline::RoadsideOptions { points_box, ..roadside_options(s, Some(part)) };
+        let mut side = RoadsideBuilder::new(road, offset, &opts).map_err(&context)?;
         let unit = Some(SurfaceUnit::Count(part.0, part.1));
-        let mut surface = SurfaceBuilder::new(road, offset, surface_options(s, work, unit, s.s_range));
+        let opts = pipeline::SurfaceOptions { points_box, ..surface_options(s, work, unit, s.s_range) };
+        let mut surface = SurfaceBuilder::new(road, offset, opts).map_err(&context)?;
         let mut st = Stages::new(1, quiet);
         let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
         let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
@@ -433,7 +436,8 @@ impl Ctx<'_> {
         std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         let unit = SurfaceUnit::Tiles { tile: s.tile, first: tiles.0, end: tiles.1 };
         let mut surface =
-            SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)));
+            SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)))
+                .map_err(&context)?;
         let mut st = Stages::new(2, quiet);
         let mut secs = 0.0;
         if range.0 <= grid.1 {

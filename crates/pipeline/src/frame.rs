@@ -173,6 +173,20 @@ impl RoadFrame {
         Ok(Self::tabulate(road, range.0, range.1))
     }
 
+    /// [`RoadFrame::covering`] the points' map-frame box where it is known, else the whole
+    /// road ([`RoadFrame::try_new`]).
+    pub fn for_points(
+        road: &RoadEval,
+        bbox: Option<[f64; 4]>,
+        place: &Placement,
+        reach: f64,
+    ) -> Result<RoadFrame, FrameError> {
+        match bbox {
+            Some(b) => Self::covering(road, b, place, reach),
+            None => Self::try_new(road),
+        }
+    }
+
     fn check_size(road: &RoadEval, range: (f64, f64)) -> Result<(), FrameError> {
         let entries = (range.1 - range.0) / STEP;
         if entries.is_finite() && entries <= MAX_ENTRIES as f64 {
@@ -185,6 +199,8 @@ impl RoadFrame {
     /// (multiples of the step from s = 0), so that a part projects as the whole.
     fn tabulate(road: &RoadEval, s0: f64, s1: f64) -> RoadFrame {
         let length = road.length();
+        // A part ends on a station of the whole table too (or at the road's end).
+        let s1 = if s1 < length { ((s1 / STEP).ceil() * STEP).min(length) } else { s1 };
         let k = (s0 / STEP).floor().max(0.0);
         let s0 = k * STEP;
         let n = ((s1 - s0) / STEP).ceil().max(1.0) as usize;

@@ -53,6 +53,9 @@ pub struct RoadsideOptions {
     /// as in the whole `s_range`, so the units' parts add up ([`Roadside::merge_part`]) to
     /// what one builder of all the points makes, in memory that follows the part's length.
     pub part: Option<(f64, f64)>,
+    /// The points' map-frame box where known: the road frame covers only the reference line
+    /// near it (see `SurfaceOptions::points_box`).
+    pub points_box: Option<[f64; 4]>,
 }
 
 impl Default for RoadsideOptions {
@@ -65,6 +68,7 @@ impl Default for RoadsideOptions {
             ribbons: None,
             sections: None,
             part: None,
+            points_box: None,
         }
     }
 }
@@ -150,12 +154,13 @@ impl<'a> RoadsideBuilder<'a> {
         opts: &RoadsideOptions,
     ) -> Result<RoadsideBuilder<'a>, String> {
         let eval = RoadEval::new(road);
-        let frame = RoadFrame::new(&eval);
-        let kappa_max = frame.max_curvature();
         let place = offset.unwrap_or_default().placement();
         if !(opts.buffer.is_finite() && opts.buffer > 0.0) {
             return Err(format!("buffer {}: must be a positive number of metres", opts.buffer));
         }
+        let reach = opts.buffer + opts.sections.as_ref().map_or(0.0, |s| s.half_width) + 1.0;
+        let frame = RoadFrame::for_points(&eval, opts.points_box, &place, reach).map_err(|e| e.to_string())?;
+        let kappa_max = frame.max_curvature();
         let s_range = opts.s_range.unwrap_or((0.0, eval.length()));
         if !(s_range.0 >= 0.0 && s_range.1 <= eval.length() + 1e-9 && s_range.1 > s_range.0) {
             return Err(format!("s range {}..{}: road {} is {} m long", s_range.0, s_range.1, road.id, eval.length()));

@@ -131,6 +131,10 @@ pub struct SurfaceOptions {
     pub spill_after: usize,
     /// A work unit of a distributed build (None: the whole grid).
     pub unit: Option<SurfaceUnit>,
+    /// The points' map-frame box [min x, min y, max x, max y] where known (e.g. from LAS
+    /// headers): the road frame then tabulates only the part of the reference line near it,
+    /// so a long road costs what the survey covers. Points outside it may be missed.
+    pub points_box: Option<[f64; 4]>,
 }
 
 /// A work unit's share of the gridding. Units of a build split the work so that, added up,
@@ -180,6 +184,7 @@ impl Default for SurfaceOptions {
             spill_dir: None,
             spill_after: 1_000_000,
             unit: None,
+            points_box: None,
         }
     }
 }
@@ -504,11 +509,16 @@ static SPILL_DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsi
 
 impl<'a> SurfaceBuilder<'a> {
     /// Grids the surface of `road` (of a file with header `<offset>` `offset`).
-    pub fn new(road: &'a opendrive::Road, offset: Option<HeaderOffset>, opts: SurfaceOptions) -> SurfaceBuilder<'a> {
+    pub fn new(
+        road: &'a opendrive::Road,
+        offset: Option<HeaderOffset>,
+        opts: SurfaceOptions,
+    ) -> Result<SurfaceBuilder<'a>, String> {
         let eval = RoadEval::new(road);
-        let frame = RoadFrame::new(&eval);
         let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval));
         let place = offset.unwrap_or_default().placement();
+        let reach = v_range.0.abs().max(v_range.1.abs()) + opts.radius + opts.cell + 1.0;
+        let frame = RoadFrame::for_points(&eval, opts.points_box, &place, reach).map_err(|e| e.to_string())?;
         let n = SPILL_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = opts
             .spill_dir
@@ -539,7 +549,7 @@ impl<'a> SurfaceBuilder<'a> {
             }
             _ => (i64::MIN, i64::MAX),
         };
-        SurfaceBuilder {
+        Ok(SurfaceBuilder {
             proj,
             opts,
             slabs,
@@ -549,7 +559,7 @@ impl<'a> SurfaceBuilder<'a> {
             slab_range,
             progress: None,
             target: None,
-        }
+        })
     }
 
     /// Grids against `road`, which has the same reference line as the road the points were
@@ -899,7 +909,11 @@ pub fn grid_surface(
     points: &[[f64; 3]],
     opts: SurfaceOptions,
 ) -> Result<SurfaceGrid, String> {
-    let mut b = SurfaceBuilder::new(road, offset, opts);
+    let bbox = points.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, p| {
+        [b[0].min(p[0]), b[1].min(p[1]), b[2].max(p[0]), b[3].max(p[1])]
+    });
+    let points_box = opts.points_box.or(Some(bbox).filter(|b| b[0] <= b[2]));
+    let mut b = SurfaceBuilder::new(road, offset, SurfaceOptions { points_box, ..opts })?;
     for chunk in points.chunks(1 << 16) {
         let x: Vec<f64> = chunk.iter().map(|p| p[0]).collect();
         let y: Vec<f64> = chunk.iter().map(|p| p[1]).collect();

@@ -28,7 +28,7 @@ fn survey(seed: u64, s0: f64, s1: f64) -> (Scene, Vec<[f64; 3]>) {
 /// A builder of the demo road's surface offered `pts` in chunks of 10,000, as a reader hands
 /// them.
 fn offered<'a>(scene: &'a Scene, pts: &[[f64; 3]], opts: SurfaceOptions) -> pipeline::SurfaceBuilder<'a> {
-    let mut b = pipeline::SurfaceBuilder::new(&scene.odr.roads[0], scene.odr.header.offset, opts);
+    let mut b = pipeline::SurfaceBuilder::new(&scene.odr.roads[0], scene.odr.header.offset, opts).unwrap();
     for c in pts.chunks(10_000) {
         let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
             (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
@@ -374,4 +374,26 @@ fn the_coverage_map_counts_the_nodes_with_heights_block_by_block() {
         }
     }
     assert_eq!(seen, [true; 3], "empty, partial and full blocks");
+}
+
+/// A road frame tabulated only near the points' box grids the same bits as one over the
+/// whole road: the part's stations are the whole table's.
+#[test]
+fn a_frame_covering_the_points_box_grids_the_same_bits_as_the_whole_road() {
+    let (scene, pts) = survey(4, 60.0, 66.0);
+    let b = pts.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, p| {
+        [b[0].min(p[0]), b[1].min(p[1]), b[2].max(p[0]), b[3].max(p[1])]
+    });
+    let opts = SurfaceOptions { s_range: Some((60.0, 66.0)), ..Default::default() };
+    let whole = offered(&scene, &pts, opts.clone()).finish().unwrap();
+    let part = offered(&scene, &pts, SurfaceOptions { points_box: Some(b), ..opts }).finish().unwrap();
+    assert_eq!(whole.crg.nu, part.crg.nu);
+    let bits = |g: &SurfaceGrid| {
+        (0..g.crg.nu)
+            .flat_map(|u| (0..g.crg.nv()).map(move |v| (u, v)))
+            .map(|(u, v)| g.crg.z_at(u, v).to_bits())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(bits(&whole), bits(&part));
+    assert_eq!(whole.points, part.points);
 }
