@@ -70,7 +70,7 @@ pub struct BuildArgs {
     pub out: Option<PathBuf>,
     /// Part of the road, A..B in metres of s (default: all of it; the CRG covers the surface
     /// points found).
-    #[arg(long, value_parser = crate::parse_range)]
+    #[arg(long, value_parser = crate::parse_range, allow_hyphen_values = true)]
     #[serde(default, deserialize_with = "range")]
     pub s_range: Option<(f64, f64)>,
     /// CRG cell size, m [default: 0.01].

@@ -122,7 +122,7 @@ enum Command {
         #[arg(long)]
         road: Option<String>,
         /// Part of the road to survey, A..B in metres of s (default: all of it).
-        #[arg(long, value_parser = parse_range)]
+        #[arg(long, value_parser = parse_range, allow_hyphen_values = true)]
         s_range: Option<(f64, f64)>,
         /// Output directory (created).
         #[arg(long)]
@@ -423,8 +423,43 @@ fn panic_message() -> String {
     v.iter().rfind(|m| !passed_on(m)).or(v.last()).cloned().unwrap_or_else(|| "panic".to_string())
 }
 
+/// The command line's grammar: every verb takes negative numbers as values (`--offset -1.6`).
+fn command() -> clap::Command {
+    use clap::CommandFactory;
+    Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true))
+}
+
+/// Parses the command line; help and version print as clap prints them, a usage error as one
+/// line (exit 2).
+fn parse_args() -> Result<Cli, u8> {
+    use clap::error::ErrorKind;
+    use clap::FromArgMatches;
+    match command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m)) {
+        Ok(cli) => Ok(cli),
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            Err(exit::OK)
+        }
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            Err(exit::FAILURE)
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string();
+            let verb = std::env::args().nth(1).filter(|v| !v.starts_with('-'));
+            let help = verb.map_or("roadscan --help".to_string(), |v| format!("roadscan {v} --help"));
+            eprintln!("roadscan: error: {first} (see {help})");
+            Err(exit::FAILURE)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse_args() {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     // With RUST_BACKTRACE set, Rust's own hook prints panics and their backtraces.
     if std::env::var_os("RUST_BACKTRACE").is_none() {
         keep_panics();
@@ -509,7 +544,10 @@ On Slurm, with N units a stage (the plan has 2N+2), one job array a stage:
 
 /// Runs a verb given as arguments (without the program name), as `demo` chains them.
 pub(crate) fn run_args(args: &[&str]) -> anyhow::Result<u8> {
-    let cli = Cli::try_parse_from(std::iter::once("roadscan").chain(args.iter().copied()))
+    use clap::FromArgMatches;
+    let cli = command()
+        .try_get_matches_from(std::iter::once("roadscan").chain(args.iter().copied()))
+        .and_then(|m| Cli::from_arg_matches(&m))
         .map_err(|e| anyhow::anyhow!("internal: roadscan {}: {e}", args.join(" ")))?;
     dispatch(cli.command, true)
 }

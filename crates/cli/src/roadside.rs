@@ -16,7 +16,7 @@ pub struct RoadArgs {
     #[arg(long, default_value_t = 50.0)]
     pub buffer: f64,
     /// Part of the road, A..B in metres of s (default: all of it).
-    #[arg(long, value_parser = crate::parse_range)]
+    #[arg(long, value_parser = crate::parse_range, allow_hyphen_values = true)]
     pub s_range: Option<(f64, f64)>,
 }
 

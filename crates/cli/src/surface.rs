@@ -14,7 +14,7 @@ pub struct CrgArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Part of the road, A..B in metres of s (default: the s extent of the surface points).
-    #[arg(long, value_parser = crate::parse_range)]
+    #[arg(long, value_parser = crate::parse_range, allow_hyphen_values = true)]
     pub s_range: Option<(f64, f64)>,
     /// Grid width left of the reference line, m (default: the road's outermost lane border).
     #[arg(long)]
