@@ -17,7 +17,11 @@
 //! - the GPS time type (week seconds or adjusted standard time) is reported;
 //! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored.
 //!
-//! LAZ is decoded by the `laz` crate, chunks in parallel when the file has a chunk table.
+//! LAZ is decoded by the `laz` crate, chunks in parallel. The laszip VLR, the chunk table
+//! (its offset, count and entries) and the layer sizes of every layered chunk are checked
+//! against the file first, so no count the crate allocates by exceeds what the file backs; a
+//! chunk holding more than 64 MiB of records is decoded sequentially (the parallel decoder holds
+//! a chunk's rest).
 
 use crate::Error;
 use std::io::{Read, Seek, SeekFrom};
@@ -177,6 +181,9 @@ struct Laz {
     /// How many points are decoded at once: several LAZ chunks, which the parallel decoder
     /// decodes side by side; the reader serves them as asked.
     batch: usize,
+    /// Whether the parallel decoder may be used: the chunk table is sound and no chunk holds
+    /// more than [`BATCH_BYTES`] of records (the parallel decoder holds the rest of a chunk).
+    parallel: bool,
     /// The decoder, built at the first read, and the fields it decodes.
     decoder: Option<(Box<dyn LazDecoder + Send>, Fields)>,
 }
@@ -339,6 +346,8 @@ impl LasReader {
         let mut vlrs = Vec::new();
         let mut vlr_data: Vec<(String, u16, Vec<u8>)> = Vec::new();
         let mut at = header_size;
+        // Where the laszip VLR's data start.
+        let mut laszip_at = None;
         file.seek(SeekFrom::Start(at)).map_err(io)?;
         for i in 0..n_vlrs {
             if at + 54 > offset_to_points {
@@ -360,48 +369,59 @@ impl LasReader {
             file.read_exact(&mut data).map_err(io)?;
             let user = text(&vh[2..18]);
             let record = u16_at(&vh, 18);
+            if user == "laszip encoded" && record == 22204 && laszip_at.is_none() {
+                laszip_at = Some(at + 54);
+            }
             vlrs.push((user.clone(), record, data.len()));
             vlr_data.push((user, record, data));
             at += 54 + len;
         }
         let crs = crs_from_vlrs(&vlr_data, global_encoding & 0x10 != 0 || point_format >= 6, &mut warnings);
 
-        // Points present: LAS by the file size, LAZ as far as the decoder gets.
+        // Points present: LAS by the file size, LAZ by its chunk table (checked against the
+        // file before the decoder sees it).
         let stride = record_length as u64;
-        let point_count = if compressed {
-            header_point_count
+        let (point_count, source) = if compressed {
+            let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
+                return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
+            };
+            let vlr_at = laszip_at.unwrap_or(header_size);
+            let info = laz_info(data, vlr_at, record_length).map_err(|(b, m)| fail(Some(b), m))?;
+            let layout = LazLayout::check(&mut file, file_len, offset_to_points, &info, header_point_count).map_err(
+                |e| match e {
+                    Checked::Io(e) => io(e),
+                    Checked::Bad(b, m) => fail(Some(b), m),
+                },
+            )?;
+            if layout.point_count < header_point_count {
+                warnings.push(format!(
+                    "header says {header_point_count} points, the LAZ chunk table holds at most {}; reading {}",
+                    layout.point_count, layout.point_count
+                ));
+            }
+            // laspy reads the same bytes with the same checks (its lazrs is this crate).
+            let vlr = laz::LazVlr::from_buffer(data).map_err(|e| fail(Some(vlr_at), format!("laszip VLR: {e}")))?;
+            // Four chunks of the usual 50,000 points at a time (variable chunks: as many), two
+            // for each of two cores, and at most 64 MiB of decoded records.
+            let batch = match info.chunk_size {
+                None => 200_000,
+                Some(c) => (4 * c as usize).min(1 << 20),
+            }
+            .min((BATCH_BYTES / stride as usize).max(1));
+            let point_count = layout.point_count;
+            (point_count, Source::Laz(Laz { vlr, batch, parallel: layout.parallel, decoder: None }))
         } else {
             let fit = (file_len - offset_to_points) / stride;
-            if header_point_count > fit {
+            let count = if header_point_count > fit {
                 warnings.push(format!(
                     "header says {header_point_count} points, the file holds {fit} whole records after byte {offset_to_points}; reading {fit}"
                 ));
                 fit
             } else {
                 header_point_count
-            }
-        };
-        file.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
-        let source = if compressed {
-            let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
-                return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
             };
-            let vlr = laz::LazVlr::from_buffer(data).map_err(|e| fail(None, format!("laszip VLR: {e}")))?;
-            if vlr.items_size() != stride {
-                return Err(fail(
-                    Some(105),
-                    format!("laszip VLR describes {}-byte points, the header {record_length}", vlr.items_size()),
-                ));
-            }
-            // Four chunks of the usual 50,000 points at a time (variable chunks: as many), two
-            // for each of two cores.
-            let batch = match vlr.chunk_size() {
-                0 | u32::MAX => 200_000,
-                c => (4 * c as usize).min(1 << 20),
-            };
-            Source::Laz(Laz { vlr, batch, decoder: None })
-        } else {
-            Source::Raw(std::io::BufReader::with_capacity(1 << 20, file))
+            file.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
+            (count, Source::Raw(std::io::BufReader::with_capacity(1 << 20, file)))
         };
         let header = Header {
             version,
@@ -509,7 +529,8 @@ impl LasReader {
                     let (mut d, fields, skip) = match z.decoder.take() {
                         Some((d, fields)) => (d, fields, 0),
                         None => {
-                            let d = laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, self.fields)?;
+                            let d =
+                                laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, z.parallel, self.fields)?;
                             (d, self.fields, first)
                         }
                     };
@@ -568,6 +589,7 @@ fn laz_decoder(
     path: &Path,
     offset_to_points: u64,
     vlr: &laz::LazVlr,
+    parallel: bool,
     fields: Fields,
 ) -> Result<Box<dyn LazDecoder + Send>, Error> {
     let io = |e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
@@ -583,13 +605,237 @@ fn laz_decoder(
         f.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
         Ok(std::io::BufReader::with_capacity(1 << 20, f))
     };
-    Ok(match laz::ParLasZipDecompressor::selective(open()?, vlr.clone(), selection) {
-        Ok(d) => Box::new(d),
-        // No chunk table: the sequential decoder.
-        Err(_) => Box::new(laz::LasZipDecompressor::selective(open()?, vlr.clone(), selection).map_err(|e| {
+    let par = if parallel { laz::ParLasZipDecompressor::selective(open()?, vlr.clone(), selection).ok() } else { None };
+    Ok(match par {
+        Some(d) => Box::new(d),
+        // Chunks too large to hold one (or the point-wise compressor): the sequential decoder.
+        None => Box::new(laz::LasZipDecompressor::selective(open()?, vlr.clone(), selection).map_err(|e| {
             Error::Format { path: path.to_path_buf(), byte: Some(offset_to_points), message: format!("LAZ: {e}") }
         })?),
     })
+}
+
+/// At most this many bytes of decoded LAZ records are held at once: the reader's batch, and a
+/// chunk the parallel decoder keeps the rest of (larger chunks are decoded sequentially).
+const BATCH_BYTES: usize = 64 << 20;
+
+/// The laszip VLR (22204), read and checked here before the `laz` crate sees it.
+#[derive(Debug, Clone, PartialEq)]
+struct LazInfo {
+    /// 1: point-wise (one stream, no chunks), 2: point-wise chunked, 3: layered chunked.
+    compressor: u16,
+    /// Points per chunk; `None` for variable chunks (the table gives each chunk's count).
+    chunk_size: Option<u32>,
+    /// Bytes of a decoded record.
+    items_size: u64,
+    /// Layer sizes (u32 each) at the start of a layered chunk, after its first point and count.
+    layers: u64,
+}
+
+/// Reads and checks the laszip VLR `d` (its data at byte `at` of the file): a known compressor,
+/// every item of its own size, the sizes summing to the header's `record_length`. The error is
+/// (byte, message).
+fn laz_info(d: &[u8], at: u64, record_length: u16) -> Result<LazInfo, (u64, String)> {
+    if d.len() < 34 {
+        return Err((at, format!("laszip VLR of {} bytes (34 and 6 per item needed)", d.len())));
+    }
+    let compressor = u16_at(d, 0);
+    if !(1..=3).contains(&compressor) {
+        return Err((at, format!("laszip VLR: compressor {compressor} (1, 2 or 3 are read)")));
+    }
+    let chunk_size = match u32_at(d, 12) {
+        0 | u32::MAX => None,
+        c => Some(c),
+    };
+    let n = u16_at(d, 32) as usize;
+    if d.len() != 34 + 6 * n {
+        return Err((at + 32, format!("laszip VLR lists {n} items in {} bytes (needs {})", d.len(), 34 + 6 * n)));
+    }
+    let (mut items_size, mut layers) = (0u64, 0u64);
+    for k in 0..n {
+        let (ty, size) = (u16_at(d, 34 + 6 * k), u16_at(d, 36 + 6 * k));
+        // (size the item must have (None: any, extra bytes), layers in a layered chunk).
+        let (want, l) = match ty {
+            0 => (None, 0),
+            6 => (Some(20), 0),
+            7 => (Some(8), 0),
+            8 => (Some(6), 0),
+            9 | 13 => (Some(29), 1),
+            10 => (Some(30), 9),
+            11 => (Some(6), 1),
+            12 => (Some(8), 2),
+            14 => (None, size as u64),
+            _ => return Err((at + 34 + 6 * k as u64, format!("laszip VLR: item {k} of unknown type {ty}"))),
+        };
+        if want.is_some_and(|w| w != size) || size == 0 {
+            return Err((at + 36 + 6 * k as u64, format!("laszip VLR: item {k} (type {ty}) of {size} bytes")));
+        }
+        if (compressor == 3) != (10..=14).contains(&ty) {
+            return Err((
+                at + 34 + 6 * k as u64,
+                format!("laszip VLR: item type {ty} does not go with compressor {compressor}"),
+            ));
+        }
+        items_size += size as u64;
+        layers += l;
+    }
+    if items_size != record_length as u64 {
+        return Err((105, format!("laszip VLR describes {items_size}-byte points, the header {record_length}")));
+    }
+    Ok(LazInfo { compressor, chunk_size, items_size, layers })
+}
+
+/// Why a LAZ layout check failed.
+enum Checked {
+    Io(std::io::Error),
+    /// The byte of the bad field, and what is wrong.
+    Bad(u64, String),
+}
+
+impl From<std::io::Error> for Checked {
+    fn from(e: std::io::Error) -> Checked {
+        Checked::Io(e)
+    }
+}
+
+/// What the LAZ chunk table allows.
+#[derive(Debug, Clone, PartialEq)]
+struct LazLayout {
+    /// Points the chunks can hold: the header's count, cut to the table's.
+    point_count: u64,
+    /// Whether the parallel decoder may be used (see [`Laz::parallel`]).
+    parallel: bool,
+}
+
+impl LazLayout {
+    /// Checks the chunk table of the LAZ points that start at `data_start` (the 8-byte offset
+    /// to the table, then the chunks) against the file, as the `laz` crate will read it: the
+    /// offset (or, as the crate does when it is not past the data start, the file's last 8
+    /// bytes) inside the file, the chunk count within what the bytes between can hold (every
+    /// chunk starts with a raw point), every chunk's byte count inside them, and the layer
+    /// sizes at the start of every layered chunk inside its chunk. So no count the crate
+    /// allocates by exceeds what the file backs.
+    fn check(
+        file: &mut std::fs::File,
+        file_len: u64,
+        data_start: u64,
+        info: &LazInfo,
+        header_point_count: u64,
+    ) -> Result<LazLayout, Checked> {
+        let bad = |at: u64, m: String| Err(Checked::Bad(at, m));
+        if info.compressor == 1 {
+            // One stream of points, no chunks and no table: decoded sequentially, as far as the
+            // data go.
+            return Ok(LazLayout { point_count: header_point_count, parallel: false });
+        }
+        let read_i64 = |file: &mut std::fs::File, at: u64| -> std::io::Result<Option<i64>> {
+            if at + 8 > file_len {
+                return Ok(None);
+            }
+            let mut b = [0u8; 8];
+            file.seek(SeekFrom::Start(at))?;
+            file.read_exact(&mut b)?;
+            Ok(Some(i64::from_le_bytes(b)))
+        };
+        let Some(first) = read_i64(file, data_start)? else {
+            return bad(data_start, "LAZ point data shorter than the 8-byte offset to the chunk table".into());
+        };
+        let (field, table) = if first > data_start as i64 {
+            (data_start, first as u64)
+        } else {
+            // Not updated by the writer: the crate looks in the file's last 8 bytes.
+            match read_i64(file, file_len.saturating_sub(8))? {
+                Some(last) if last > data_start as i64 => (file_len - 8, last as u64),
+                _ => {
+                    return bad(
+                        data_start,
+                        format!("no LAZ chunk table (offset {first}, nor one in the file's last 8 bytes): the points cannot be decoded"),
+                    )
+                }
+            }
+        };
+        let chunks_start = data_start + 8;
+        if table < chunks_start || table.saturating_add(8) > file_len {
+            return bad(
+                field,
+                format!(
+                    "LAZ chunk table offset {table} outside the compressed points (bytes {chunks_start}..{file_len})"
+                ),
+            );
+        }
+        let mut head = [0u8; 8];
+        file.seek(SeekFrom::Start(table))?;
+        file.read_exact(&mut head)?;
+        let count = u32_at(&head, 4) as u64;
+        // Every chunk starts with its first point, raw; a layered one then with its count and
+        // layer sizes.
+        let min_chunk = info.items_size + if info.compressor == 3 { 4 + 4 * info.layers } else { 0 };
+        let area = table - chunks_start;
+        let most = area / min_chunk.max(1);
+        if count > most {
+            return bad(
+                table + 4,
+                format!(
+                    "LAZ chunk table counts {count} chunks; the {area} bytes of compressed points before it hold at most {most}"
+                ),
+            );
+        }
+        if count == 0 {
+            return if header_point_count == 0 {
+                Ok(LazLayout { point_count: 0, parallel: false })
+            } else {
+                bad(table + 4, format!("LAZ chunk table lists no chunks for {header_point_count} points"))
+            };
+        }
+        // The entries, as the crate decodes them, from at most the bytes an entry can take
+        // (two 32-bit numbers, arithmetic coded) or the rest of the file.
+        let len = (file_len - table).min(8 + 16 * count + 64);
+        let mut bytes = vec![0u8; len as usize];
+        file.seek(SeekFrom::Start(table))?;
+        file.read_exact(&mut bytes)?;
+        let variable = info.chunk_size.is_none();
+        let entries = match laz::laszip::ChunkTable::read(&mut std::io::Cursor::new(&bytes), variable) {
+            Ok(t) => t,
+            Err(e) => return bad(table + 8, format!("LAZ chunk table of {count} chunks unreadable: {e}")),
+        };
+        let (mut at, mut points, mut biggest) = (chunks_start, 0u64, 0u64);
+        let mut head = vec![0u8; min_chunk as usize];
+        for (i, e) in entries.as_ref().iter().enumerate() {
+            // A negative 32-bit count reads as a huge one.
+            let n = info.chunk_size.map_or(e.point_count, u64::from);
+            if e.byte_count < min_chunk || e.byte_count > table - at || n > u32::MAX as u64 {
+                return bad(
+                    table,
+                    format!(
+                        "LAZ chunk table: chunk {i} at byte {at} of {} bytes and {n} points (the chunks end at byte {table}; a chunk has at least {min_chunk} bytes)",
+                        e.byte_count
+                    ),
+                );
+            }
+            if info.compressor == 3 {
+                // The first point, the point count, then the layer sizes: the decoder
+                // allocates each layer before reading it.
+                file.seek(SeekFrom::Start(at))?;
+                file.read_exact(&mut head)?;
+                let sizes_at = (info.items_size + 4) as usize;
+                let layers: u64 = (0..info.layers as usize).map(|l| u32_at(&head, sizes_at + 4 * l) as u64).sum();
+                if min_chunk + layers > e.byte_count {
+                    return bad(
+                        at + sizes_at as u64,
+                        format!(
+                            "LAZ chunk {i}: its layers of {layers} bytes do not fit in its {} bytes",
+                            e.byte_count - min_chunk
+                        ),
+                    );
+                }
+            }
+            at += e.byte_count;
+            points = points.saturating_add(n);
+            biggest = biggest.max(n);
+        }
+        let parallel = biggest.saturating_mul(info.items_size) <= BATCH_BYTES as u64;
+        Ok(LazLayout { point_count: header_point_count.min(points), parallel })
+    }
 }
 
 /// What one pass over a file found: for `roadscan info`.
