@@ -15,7 +15,10 @@
 //!   from the GeoTIFF keys (projected before geographic), with the linear unit (metre, foot, US
 //!   survey foot) and a vertical CRS when given;
 //! - the GPS time type (week seconds or adjusted standard time) is reported;
-//! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored.
+//! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored; a packet
+//!   start (header) or a point's packet outside the file is a warning, as are EVLRs (start,
+//!   count, lengths) the file cannot hold and points by return that do not sum to the point
+//!   count (`summarize` also compares them with the points' return numbers).
 //!
 //! LAZ is decoded by the `laz` crate, chunks in parallel. The laszip VLR, the chunk table
 //! (its offset, count and entries) and the layer sizes of every layered chunk are checked
@@ -82,6 +85,9 @@ pub struct Header {
     pub software: String,
     /// The VLRs read: (user id, record id, data length).
     pub vlrs: Vec<(String, u16, usize)>,
+    /// Points by return as the header states them (5 counts, 15 in LAS 1.4; zeros when the
+    /// writer left them out).
+    pub points_by_return: Vec<u64>,
 }
 
 impl Header {
@@ -233,6 +239,22 @@ pub struct LasReader {
     fields: Fields,
     /// Points left out as noise (see [`LasReader::set_drop_noise`]).
     dropped: u64,
+    /// Of a waveform format with its packets in this file: the bytes of packet data there are,
+    /// the points whose packet lies outside them, and the first such point.
+    waves: Option<Waves>,
+}
+
+/// Where the waveform data packets of the points may lie, and the points whose do not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Waves {
+    /// Byte of the point's packet offset and size in a record.
+    at: usize,
+    /// Bytes of packet data in the file (after the record header at the waveform start).
+    len: u64,
+    /// Points whose packet (with a descriptor) lies outside them.
+    bad: u64,
+    /// Index of the first of them.
+    first: u64,
 }
 
 impl std::fmt::Debug for LasReader {
@@ -381,6 +403,26 @@ impl LasReader {
         // Points present: LAS by the file size, LAZ by its chunk table (checked against the
         // file before the decoder sees it).
         let stride = record_length as u64;
+        // What follows the points: the waveform data packets and the EVLRs, and the points by
+        // return; each fault a warning (nothing here is needed to read the points).
+        let points_end = if compressed {
+            offset_to_points + 8
+        } else {
+            offset_to_points + header_point_count.min((file_len - offset_to_points) / stride) * stride
+        };
+        let waves = check_tail(&mut file, file_len, &head, points_end, point_format, &mut warnings).map_err(io)?;
+        let points_by_return: Vec<u64> = if version.1 >= 4 {
+            (0..15).map(|k| u64_at(&head, 255 + 8 * k)).collect()
+        } else {
+            (0..5).map(|k| u32_at(&head, 111 + 4 * k) as u64).collect()
+        };
+        let by_return = points_by_return.iter().fold(0u64, |a, &n| a.saturating_add(n));
+        if by_return != 0 && by_return != header_point_count {
+            warnings.push(format!(
+                "the points by return ({}) sum to {by_return}, the header's point count is {header_point_count}",
+                points_by_return.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ));
+        }
         let (point_count, source) = if compressed {
             let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
                 return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
@@ -440,6 +482,7 @@ impl LasReader {
             system: text(&head[26..58]),
             software: text(&head[58..90]),
             vlrs,
+            points_by_return,
         };
         Ok(LasReader {
             path,
@@ -451,6 +494,7 @@ impl LasReader {
             buf_at: 0,
             fields: Fields { xyz_only: false, noise: false },
             dropped: 0,
+            waves,
         })
     }
 
@@ -576,7 +620,20 @@ impl LasReader {
                 at
             }
         };
-        self.dropped += decode(&self.header, &self.buf[at * stride..(at + n) * stride], n, self.fields, out) as u64;
+        let records = &self.buf[at * stride..(at + n) * stride];
+        if let Some(w) = &mut self.waves {
+            for (i, r) in records.chunks_exact(stride).enumerate() {
+                // Descriptor index 0: no packet.
+                let (index, offset, size) = (r[w.at - 1], u64_at(r, w.at), u32_at(r, w.at + 8) as u64);
+                if index != 0 && !matches!(offset.checked_add(size), Some(end) if end <= w.len) {
+                    if w.bad == 0 {
+                        w.first = first + i as u64;
+                    }
+                    w.bad += 1;
+                }
+            }
+        }
+        self.dropped += decode(&self.header, records, n, self.fields, out) as u64;
         self.read += n as u64;
         Ok(n)
     }
@@ -613,6 +670,77 @@ fn laz_decoder(
             Error::Format { path: path.to_path_buf(), byte: Some(offset_to_points), message: format!("LAZ: {e}") }
         })?),
     })
+}
+
+/// Checks what follows the points against the file, as warnings: the start of the waveform
+/// data packets (LAS 1.3+) and the EVLRs (LAS 1.4: start and count, each EVLR's length);
+/// returns where the packets of a waveform format's points may lie when they are in the file.
+/// `head` is the header, `points_end` the byte the points reach.
+fn check_tail(
+    file: &mut std::fs::File,
+    file_len: u64,
+    head: &[u8],
+    points_end: u64,
+    point_format: u8,
+    warnings: &mut Vec<String>,
+) -> std::io::Result<Option<Waves>> {
+    let minor = head[25];
+    let mut waves = None;
+    if minor >= 3 {
+        let start = u64_at(head, 227);
+        let internal = u16_at(head, 6) & 0x02 != 0;
+        let wave_at = match point_format {
+            4 => Some(29),
+            5 => Some(35),
+            9 => Some(31),
+            10 => Some(37),
+            _ => None,
+        };
+        if start != 0 || (internal && wave_at.is_some()) {
+            if start < points_end || start.saturating_add(60) > file_len {
+                warnings.push(format!(
+                    "the waveform data packets start at byte {start} (header byte 227), outside the {file_len}-byte file after the points (byte {points_end})"
+                ));
+            } else if let (true, Some(at)) = (internal, wave_at) {
+                waves = Some(Waves { at, len: file_len - start - 60, bad: 0, first: 0 });
+            }
+        }
+    }
+    if minor >= 4 {
+        let (start, count) = (u64_at(head, 235), u32_at(head, 243) as u64);
+        if count > 0 {
+            if start < points_end || start.saturating_add(60) > file_len {
+                warnings.push(format!(
+                    "header says {count} EVLRs from byte {start} (header byte 235), outside the {file_len}-byte file after the points (byte {points_end})"
+                ));
+            } else {
+                // Each EVLR: a 60-byte header whose bytes 20..28 give its data length.
+                let (mut at, mut k) = (start, 0u64);
+                let mut h = [0u8; 60];
+                while k < count && at.saturating_add(60) <= file_len {
+                    file.seek(SeekFrom::Start(at))?;
+                    file.read_exact(&mut h)?;
+                    let len = u64_at(&h, 20);
+                    match (at + 60).checked_add(len) {
+                        Some(end) if end <= file_len => at = end,
+                        _ => {
+                            warnings.push(format!(
+                                "EVLR {k} at byte {at} says {len} bytes of data, past the end of the {file_len}-byte file"
+                            ));
+                            break;
+                        }
+                    }
+                    k += 1;
+                }
+                if k < count && at.saturating_add(60) > file_len {
+                    warnings.push(format!(
+                        "header says {count} EVLRs from byte {start}, {k} fit in the {file_len}-byte file; the rest are ignored"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(waves)
 }
 
 /// At most this many bytes of decoded LAZ records are held at once: the reader's batch, and a
@@ -859,6 +987,8 @@ pub struct Summary {
 pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
     let mut p = Points::default();
     let mut counts = [0u64; 256];
+    // Points by return number 1-15, as read.
+    let mut returns = [0u64; 15];
     let mut s = Summary {
         points: 0,
         min: [f64::INFINITY; 3],
@@ -875,6 +1005,9 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
                 s.max[k] = s.max[k].max(v);
             }
             counts[p.class[i] as usize] += 1;
+            if let Some(c) = p.return_number.get(i).and_then(|&r| returns.get_mut((r as usize).wrapping_sub(1))) {
+                *c += 1;
+            }
             let t = p.gps_time[i];
             if t.is_finite() {
                 s.gps = (s.gps.0.min(t), s.gps.1.max(t));
@@ -897,6 +1030,26 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
                 ));
             }
         }
+    }
+    // The header's points by return against those read, when it gives them and every point
+    // was read.
+    let stated = &h.points_by_return;
+    if stated.iter().any(|&n| n > 0) && s.points == h.header_point_count {
+        let read = &returns[..stated.len()];
+        if read != stated.as_slice() {
+            let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            s.problems.push(format!(
+                "the header's points by return ({}) differ from the points' return numbers ({})",
+                list(stated),
+                list(read)
+            ));
+        }
+    }
+    if let Some(w) = r.waves.filter(|w| w.bad > 0) {
+        s.problems.push(format!(
+            "{} points (the first is point {}) have a waveform data packet outside the {} bytes of packet data in the file",
+            w.bad, w.first, w.len
+        ));
     }
     if h.crs.source == "none" {
         s.problems.push(
