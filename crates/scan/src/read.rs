@@ -128,6 +128,10 @@ pub struct Points {
     pub gps_time: Vec<f64>,
     /// Red, green, blue (empty in formats without colour).
     pub rgb: Vec<[u16; 3]>,
+    /// Index in the file of the chunk's first record.
+    first: u64,
+    /// When records were left out as noise: for each point, its record's index in the chunk.
+    kept: Vec<u32>,
 }
 
 impl Points {
@@ -139,6 +143,12 @@ impl Points {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.x.is_empty()
+    }
+
+    /// Index in the file of point `i` of a chunk read by [`LasReader::read`] (the points left
+    /// out as noise counted): for errors that name a point.
+    pub fn file_index(&self, i: usize) -> u64 {
+        self.first + self.kept.get(i).map_or(i as u64, |&k| k as u64)
     }
 
     /// Keeps the points from `at` on whose `keep` is true, in every column decoded; returns how
@@ -170,6 +180,7 @@ impl Points {
         self.source.clear();
         self.gps_time.clear();
         self.rgb.clear();
+        self.kept.clear();
     }
 }
 
@@ -620,6 +631,7 @@ impl LasReader {
                 at
             }
         };
+        out.first = first;
         let records = &self.buf[at * stride..(at + n) * stride];
         if let Some(w) = &mut self.waves {
             for (i, r) in records.chunks_exact(stride).enumerate() {
@@ -1117,7 +1129,11 @@ fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) ->
         decode_other(h, buf, n, out);
     }
     match &keep {
-        Some(keep) => out.keep_from(at, keep),
+        Some(keep) => {
+            // Which records the points are, by index among the records decoded here.
+            out.kept.extend(keep.iter().enumerate().filter(|(_, &k)| k).map(|(j, _)| (at + j) as u32));
+            out.keep_from(at, keep)
+        }
         None => 0,
     }
 }
