@@ -16,9 +16,9 @@
 //!   survey foot) and a vertical CRS when given;
 //! - the GPS time type (week seconds or adjusted standard time) is reported;
 //! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored; a packet
-//!   start (header) or a point's packet outside the file is a warning, as are EVLRs (start,
-//!   count, lengths) the file cannot hold and points by return that do not sum to the point
-//!   count (`summarize` also compares them with the points' return numbers).
+//!   start (header) or a point's packet outside the file is a problem `summarize` reports, as
+//!   are EVLRs (start, count, lengths) the file cannot hold and points by return that do not
+//!   sum to the point count or differ from the points' return numbers.
 //!
 //! LAZ is decoded by the `laz` crate, chunks in parallel. The laszip VLR, the chunk table
 //! (its offset, count and entries) and the layer sizes of every layered chunk are checked
@@ -253,6 +253,9 @@ pub struct LasReader {
     /// Of a waveform format with its packets in this file: the bytes of packet data there are,
     /// the points whose packet lies outside them, and the first such point.
     waves: Option<Waves>,
+    /// Faults of what the points do not need (EVLRs, waveform packets, points by return):
+    /// problems for `summarize`, not warnings of every read.
+    notes: Vec<String>,
 }
 
 /// Where the waveform data packets of the points may lie, and the points whose do not.
@@ -415,13 +418,14 @@ impl LasReader {
         // file before the decoder sees it).
         let stride = record_length as u64;
         // What follows the points: the waveform data packets and the EVLRs, and the points by
-        // return; each fault a warning (nothing here is needed to read the points).
+        // return; each fault a note for `summarize` (nothing here is needed to read the points).
         let points_end = if compressed {
             offset_to_points + 8
         } else {
             offset_to_points + header_point_count.min((file_len - offset_to_points) / stride) * stride
         };
-        let waves = check_tail(&mut file, file_len, &head, points_end, point_format, &mut warnings).map_err(io)?;
+        let mut notes = Vec::new();
+        let waves = check_tail(&mut file, file_len, &head, points_end, point_format, &mut notes).map_err(io)?;
         let points_by_return: Vec<u64> = if version.1 >= 4 {
             (0..15).map(|k| u64_at(&head, 255 + 8 * k)).collect()
         } else {
@@ -429,7 +433,7 @@ impl LasReader {
         };
         let by_return = points_by_return.iter().fold(0u64, |a, &n| a.saturating_add(n));
         if by_return != 0 && by_return != header_point_count {
-            warnings.push(format!(
+            notes.push(format!(
                 "the points by return ({}) sum to {by_return}, the header's point count is {header_point_count}",
                 points_by_return.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
             ));
@@ -506,6 +510,7 @@ impl LasReader {
             fields: Fields { xyz_only: false, noise: false },
             dropped: 0,
             waves,
+            notes,
         })
     }
 
@@ -684,7 +689,7 @@ fn laz_decoder(
     })
 }
 
-/// Checks what follows the points against the file, as warnings: the start of the waveform
+/// Checks what follows the points against the file, as notes: the start of the waveform
 /// data packets (LAS 1.3+) and the EVLRs (LAS 1.4: start and count, each EVLR's length);
 /// returns where the packets of a waveform format's points may lie when they are in the file.
 /// `head` is the header, `points_end` the byte the points reach.
@@ -694,7 +699,7 @@ fn check_tail(
     head: &[u8],
     points_end: u64,
     point_format: u8,
-    warnings: &mut Vec<String>,
+    notes: &mut Vec<String>,
 ) -> std::io::Result<Option<Waves>> {
     let minor = head[25];
     let mut waves = None;
@@ -710,7 +715,7 @@ fn check_tail(
         };
         if start != 0 || (internal && wave_at.is_some()) {
             if start < points_end || start.saturating_add(60) > file_len {
-                warnings.push(format!(
+                notes.push(format!(
                     "the waveform data packets start at byte {start} (header byte 227), outside the {file_len}-byte file after the points (byte {points_end})"
                 ));
             } else if let (true, Some(at)) = (internal, wave_at) {
@@ -722,7 +727,7 @@ fn check_tail(
         let (start, count) = (u64_at(head, 235), u32_at(head, 243) as u64);
         if count > 0 {
             if start < points_end || start.saturating_add(60) > file_len {
-                warnings.push(format!(
+                notes.push(format!(
                     "header says {count} EVLRs from byte {start} (header byte 235), outside the {file_len}-byte file after the points (byte {points_end})"
                 ));
             } else {
@@ -736,7 +741,7 @@ fn check_tail(
                     match (at + 60).checked_add(len) {
                         Some(end) if end <= file_len => at = end,
                         _ => {
-                            warnings.push(format!(
+                            notes.push(format!(
                                 "EVLR {k} at byte {at} says {len} bytes of data, past the end of the {file_len}-byte file"
                             ));
                             break;
@@ -745,7 +750,7 @@ fn check_tail(
                     k += 1;
                 }
                 if k < count && at.saturating_add(60) > file_len {
-                    warnings.push(format!(
+                    notes.push(format!(
                         "header says {count} EVLRs from byte {start}, {k} fit in the {file_len}-byte file; the rest are ignored"
                     ));
                 }
@@ -1007,7 +1012,7 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
         max: [f64::NEG_INFINITY; 3],
         classes: Vec::new(),
         gps: (f64::INFINITY, f64::NEG_INFINITY),
-        problems: r.warnings().to_vec(),
+        problems: r.warnings().iter().chain(&r.notes).cloned().collect(),
     };
     while r.read(&mut p, 1 << 16)? > 0 {
         s.points += p.len() as u64;
