@@ -299,4 +299,50 @@ mod tests {
         .map(|(x2, y2)| assert!(x2[0].to_bits() == x[0].to_bits() && y2[0].to_bits() == y[0].to_bits()))
         .unwrap();
     }
+
+    /// Wrong CRS strings are errors naming the string, never a panic; what parses reprojects
+    /// a point without one either.
+    #[test]
+    fn wrong_crs_strings_are_errors() {
+        let long = format!("+proj=utm +zone=33 {}", "+x=1 ".repeat(100_000));
+        for s in [
+            "",
+            " ",
+            "EPSG:",
+            "EPSG:0",
+            "EPSG:-1",
+            "EPSG:4294967296",
+            "EPSG:99999",
+            "epsg:abc",
+            "+",
+            "+proj",
+            "+proj=",
+            "+proj=nonsense",
+            "+proj=utm +zone=999",
+            "+proj=utm +zone=-3",
+            "+proj=tmerc +k=0",
+            "+proj=lcc +lat_1=91 +lat_2=-91",
+            "+proj=longlat +a=-1",
+            "+proj=longlat +ellps=nope",
+            "+proj=omerc",
+            "+proj=tmerc +lat_0=NaN",
+            "+proj=tmerc +x_0=inf",
+            "é",
+            "\u{0}",
+            &long,
+        ] {
+            let Ok(def) = CrsDef::parse(s) else { continue };
+            // A projected CRS that parses: a point through it gives numbers or an error.
+            if let (Ok(wgs), false) = (CrsDef::from_epsg(4326), def.is_geographic()) {
+                if let Ok(r) = Reprojection::new(wgs, def) {
+                    let (mut x, mut y) = ([19.0], [47.5]);
+                    let _ = r.apply(&mut x, &mut y);
+                }
+            }
+        }
+        for s in ["", "EPSG:", "epsg:abc", "+proj", "EPSG:4294967296"] {
+            let e = CrsDef::parse(s).err().unwrap_or_default();
+            assert!(e.contains(s.trim()) && !e.is_empty(), "'{s}': {e}");
+        }
+    }
 }

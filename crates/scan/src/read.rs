@@ -15,9 +15,16 @@
 //!   from the GeoTIFF keys (projected before geographic), with the linear unit (metre, foot, US
 //!   survey foot) and a vertical CRS when given;
 //! - the GPS time type (week seconds or adjusted standard time) is reported;
-//! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored.
+//! - waveform formats (4, 5, 9, 10): the points are read, the wave packets ignored; a packet
+//!   start (header) or a point's packet outside the file is a problem `summarize` reports, as
+//!   are EVLRs (start, count, lengths) the file cannot hold and points by return that do not
+//!   sum to the point count or differ from the points' return numbers.
 //!
-//! LAZ is decoded by the `laz` crate, chunks in parallel when the file has a chunk table.
+//! LAZ is decoded by the `laz` crate, chunks in parallel. The laszip VLR, the chunk table
+//! (its offset, count and entries) and the layer sizes of every layered chunk are checked
+//! against the file first, so no count the crate allocates by exceeds what the file backs; a
+//! chunk holding more than 64 MiB of records is decoded sequentially (the parallel decoder holds
+//! a chunk's rest).
 
 use crate::Error;
 use std::io::{Read, Seek, SeekFrom};
@@ -78,6 +85,9 @@ pub struct Header {
     pub software: String,
     /// The VLRs read: (user id, record id, data length).
     pub vlrs: Vec<(String, u16, usize)>,
+    /// Points by return as the header states them (5 counts, 15 in LAS 1.4; zeros when the
+    /// writer left them out).
+    pub points_by_return: Vec<u64>,
 }
 
 impl Header {
@@ -118,6 +128,10 @@ pub struct Points {
     pub gps_time: Vec<f64>,
     /// Red, green, blue (empty in formats without colour).
     pub rgb: Vec<[u16; 3]>,
+    /// Index in the file of the chunk's first record.
+    first: u64,
+    /// When records were left out as noise: for each point, its record's index in the chunk.
+    kept: Vec<u32>,
 }
 
 impl Points {
@@ -129,6 +143,12 @@ impl Points {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.x.is_empty()
+    }
+
+    /// Index in the file of point `i` of a chunk read by [`LasReader::read`] (the points left
+    /// out as noise counted): for errors that name a point.
+    pub fn file_index(&self, i: usize) -> u64 {
+        self.first + self.kept.get(i).map_or(i as u64, |&k| k as u64)
     }
 
     /// Keeps the points from `at` on whose `keep` is true, in every column decoded; returns how
@@ -160,6 +180,7 @@ impl Points {
         self.source.clear();
         self.gps_time.clear();
         self.rgb.clear();
+        self.kept.clear();
     }
 }
 
@@ -177,6 +198,9 @@ struct Laz {
     /// How many points are decoded at once: several LAZ chunks, which the parallel decoder
     /// decodes side by side; the reader serves them as asked.
     batch: usize,
+    /// Whether the parallel decoder may be used: the chunk table is sound and no chunk holds
+    /// more than [`BATCH_BYTES`] of records (the parallel decoder holds the rest of a chunk).
+    parallel: bool,
     /// The decoder, built at the first read, and the fields it decodes.
     decoder: Option<(Box<dyn LazDecoder + Send>, Fields)>,
 }
@@ -226,6 +250,25 @@ pub struct LasReader {
     fields: Fields,
     /// Points left out as noise (see [`LasReader::set_drop_noise`]).
     dropped: u64,
+    /// Of a waveform format with its packets in this file: the bytes of packet data there are,
+    /// the points whose packet lies outside them, and the first such point.
+    waves: Option<Waves>,
+    /// Faults of what the points do not need (EVLRs, waveform packets, points by return):
+    /// problems for `summarize`, not warnings of every read.
+    notes: Vec<String>,
+}
+
+/// Where the waveform data packets of the points may lie, and the points whose do not.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Waves {
+    /// Byte of the point's packet offset and size in a record.
+    at: usize,
+    /// Bytes of packet data in the file (after the record header at the waveform start).
+    len: u64,
+    /// Points whose packet (with a descriptor) lies outside them.
+    bad: u64,
+    /// Index of the first of them.
+    first: u64,
 }
 
 impl std::fmt::Debug for LasReader {
@@ -339,6 +382,8 @@ impl LasReader {
         let mut vlrs = Vec::new();
         let mut vlr_data: Vec<(String, u16, Vec<u8>)> = Vec::new();
         let mut at = header_size;
+        // Where the laszip VLR's data start.
+        let mut laszip_at = None;
         file.seek(SeekFrom::Start(at)).map_err(io)?;
         for i in 0..n_vlrs {
             if at + 54 > offset_to_points {
@@ -360,48 +405,80 @@ impl LasReader {
             file.read_exact(&mut data).map_err(io)?;
             let user = text(&vh[2..18]);
             let record = u16_at(&vh, 18);
+            if user == "laszip encoded" && record == 22204 && laszip_at.is_none() {
+                laszip_at = Some(at + 54);
+            }
             vlrs.push((user.clone(), record, data.len()));
             vlr_data.push((user, record, data));
             at += 54 + len;
         }
         let crs = crs_from_vlrs(&vlr_data, global_encoding & 0x10 != 0 || point_format >= 6, &mut warnings);
 
-        // Points present: LAS by the file size, LAZ as far as the decoder gets.
+        // Points present: LAS by the file size, LAZ by its chunk table (checked against the
+        // file before the decoder sees it).
         let stride = record_length as u64;
-        let point_count = if compressed {
-            header_point_count
+        // What follows the points: the waveform data packets and the EVLRs, and the points by
+        // return; each fault a note for `summarize` (nothing here is needed to read the points).
+        let points_end = if compressed {
+            offset_to_points + 8
+        } else {
+            offset_to_points + header_point_count.min((file_len - offset_to_points) / stride) * stride
+        };
+        let mut notes = Vec::new();
+        let waves = check_tail(&mut file, file_len, &head, points_end, point_format, &mut notes).map_err(io)?;
+        let points_by_return: Vec<u64> = if version.1 >= 4 {
+            (0..15).map(|k| u64_at(&head, 255 + 8 * k)).collect()
+        } else {
+            (0..5).map(|k| u32_at(&head, 111 + 4 * k) as u64).collect()
+        };
+        let by_return = points_by_return.iter().fold(0u64, |a, &n| a.saturating_add(n));
+        if by_return != 0 && by_return != header_point_count {
+            notes.push(format!(
+                "the points by return ({}) sum to {by_return}, the header's point count is {header_point_count}",
+                points_by_return.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let (point_count, source) = if compressed {
+            let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
+                return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
+            };
+            let vlr_at = laszip_at.unwrap_or(header_size);
+            let info = laz_info(data, vlr_at, record_length).map_err(|(b, m)| fail(Some(b), m))?;
+            let layout = LazLayout::check(&mut file, file_len, offset_to_points, &info, header_point_count).map_err(
+                |e| match e {
+                    Checked::Io(e) => io(e),
+                    Checked::Bad(b, m) => fail(Some(b), m),
+                },
+            )?;
+            if layout.point_count < header_point_count {
+                warnings.push(format!(
+                    "header says {header_point_count} points, the LAZ chunk table holds at most {}; reading {}",
+                    layout.point_count, layout.point_count
+                ));
+            }
+            // laspy reads the same bytes with the same checks (its lazrs is this crate).
+            let vlr = laz::LazVlr::from_buffer(data).map_err(|e| fail(Some(vlr_at), format!("laszip VLR: {e}")))?;
+            // Four chunks of the usual 50,000 points at a time (variable chunks: as many), two
+            // for each of two cores, and at most 64 MiB of decoded records.
+            let batch = match info.chunk_size {
+                None => 200_000,
+                Some(c) => (4 * c as usize).min(1 << 20),
+            }
+            .min((BATCH_BYTES / stride as usize).max(1));
+            let point_count = layout.point_count;
+            (point_count, Source::Laz(Laz { vlr, batch, parallel: layout.parallel, decoder: None }))
         } else {
             let fit = (file_len - offset_to_points) / stride;
-            if header_point_count > fit {
+            let count = if header_point_count > fit {
                 warnings.push(format!(
                     "header says {header_point_count} points, the file holds {fit} whole records after byte {offset_to_points}; reading {fit}"
                 ));
                 fit
             } else {
                 header_point_count
-            }
-        };
-        file.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
-        let source = if compressed {
-            let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
-                return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
             };
-            let vlr = laz::LazVlr::from_buffer(data).map_err(|e| fail(None, format!("laszip VLR: {e}")))?;
-            if vlr.items_size() != stride {
-                return Err(fail(
-                    Some(105),
-                    format!("laszip VLR describes {}-byte points, the header {record_length}", vlr.items_size()),
-                ));
-            }
-            // Four chunks of the usual 50,000 points at a time (variable chunks: as many), two
-            // for each of two cores.
-            let batch = match vlr.chunk_size() {
-                0 | u32::MAX => 200_000,
-                c => (4 * c as usize).min(1 << 20),
-            };
-            Source::Laz(Laz { vlr, batch, decoder: None })
-        } else {
-            Source::Raw(std::io::BufReader::with_capacity(1 << 20, file))
+            file.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
+            (count, Source::Raw(std::io::BufReader::with_capacity(1 << 20, file)))
         };
         let header = Header {
             version,
@@ -420,6 +497,7 @@ impl LasReader {
             system: text(&head[26..58]),
             software: text(&head[58..90]),
             vlrs,
+            points_by_return,
         };
         Ok(LasReader {
             path,
@@ -431,6 +509,8 @@ impl LasReader {
             buf_at: 0,
             fields: Fields { xyz_only: false, noise: false },
             dropped: 0,
+            waves,
+            notes,
         })
     }
 
@@ -509,7 +589,8 @@ impl LasReader {
                     let (mut d, fields, skip) = match z.decoder.take() {
                         Some((d, fields)) => (d, fields, 0),
                         None => {
-                            let d = laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, self.fields)?;
+                            let d =
+                                laz_decoder(&self.path, self.header.offset_to_points, &z.vlr, z.parallel, self.fields)?;
                             (d, self.fields, first)
                         }
                     };
@@ -555,7 +636,21 @@ impl LasReader {
                 at
             }
         };
-        self.dropped += decode(&self.header, &self.buf[at * stride..(at + n) * stride], n, self.fields, out) as u64;
+        out.first = first;
+        let records = &self.buf[at * stride..(at + n) * stride];
+        if let Some(w) = &mut self.waves {
+            for (i, r) in records.chunks_exact(stride).enumerate() {
+                // Descriptor index 0: no packet.
+                let (index, offset, size) = (r[w.at - 1], u64_at(r, w.at), u32_at(r, w.at + 8) as u64);
+                if index != 0 && !matches!(offset.checked_add(size), Some(end) if end <= w.len) {
+                    if w.bad == 0 {
+                        w.first = first + i as u64;
+                    }
+                    w.bad += 1;
+                }
+            }
+        }
+        self.dropped += decode(&self.header, records, n, self.fields, out) as u64;
         self.read += n as u64;
         Ok(n)
     }
@@ -568,6 +663,7 @@ fn laz_decoder(
     path: &Path,
     offset_to_points: u64,
     vlr: &laz::LazVlr,
+    parallel: bool,
     fields: Fields,
 ) -> Result<Box<dyn LazDecoder + Send>, Error> {
     let io = |e: std::io::Error| Error::Io { path: path.to_path_buf(), message: e.to_string() };
@@ -583,13 +679,308 @@ fn laz_decoder(
         f.seek(SeekFrom::Start(offset_to_points)).map_err(io)?;
         Ok(std::io::BufReader::with_capacity(1 << 20, f))
     };
-    Ok(match laz::ParLasZipDecompressor::selective(open()?, vlr.clone(), selection) {
-        Ok(d) => Box::new(d),
-        // No chunk table: the sequential decoder.
-        Err(_) => Box::new(laz::LasZipDecompressor::selective(open()?, vlr.clone(), selection).map_err(|e| {
+    let par = if parallel { laz::ParLasZipDecompressor::selective(open()?, vlr.clone(), selection).ok() } else { None };
+    Ok(match par {
+        Some(d) => Box::new(d),
+        // Chunks too large to hold one (or the point-wise compressor): the sequential decoder.
+        None => Box::new(laz::LasZipDecompressor::selective(open()?, vlr.clone(), selection).map_err(|e| {
             Error::Format { path: path.to_path_buf(), byte: Some(offset_to_points), message: format!("LAZ: {e}") }
         })?),
     })
+}
+
+/// Checks what follows the points against the file, as notes: the start of the waveform
+/// data packets (LAS 1.3+) and the EVLRs (LAS 1.4: start and count, each EVLR's length);
+/// returns where the packets of a waveform format's points may lie when they are in the file.
+/// `head` is the header, `points_end` the byte the points reach.
+fn check_tail(
+    file: &mut std::fs::File,
+    file_len: u64,
+    head: &[u8],
+    points_end: u64,
+    point_format: u8,
+    notes: &mut Vec<String>,
+) -> std::io::Result<Option<Waves>> {
+    let minor = head[25];
+    let mut waves = None;
+    if minor >= 3 {
+        let start = u64_at(head, 227);
+        let internal = u16_at(head, 6) & 0x02 != 0;
+        let wave_at = match point_format {
+            4 => Some(29),
+            5 => Some(35),
+            9 => Some(31),
+            10 => Some(37),
+            _ => None,
+        };
+        if start != 0 || (internal && wave_at.is_some()) {
+            if start < points_end || start.saturating_add(60) > file_len {
+                notes.push(format!(
+                    "the waveform data packets start at byte {start} (header byte 227), outside the {file_len}-byte file after the points (byte {points_end})"
+                ));
+            } else if let (true, Some(at)) = (internal, wave_at) {
+                waves = Some(Waves { at, len: file_len - start - 60, bad: 0, first: 0 });
+            }
+        }
+    }
+    if minor >= 4 {
+        let (start, count) = (u64_at(head, 235), u32_at(head, 243) as u64);
+        if count > 0 {
+            if start < points_end || start.saturating_add(60) > file_len {
+                notes.push(format!(
+                    "header says {count} EVLRs from byte {start} (header byte 235), outside the {file_len}-byte file after the points (byte {points_end})"
+                ));
+            } else {
+                // Each EVLR: a 60-byte header whose bytes 20..28 give its data length.
+                let (mut at, mut k) = (start, 0u64);
+                let mut h = [0u8; 60];
+                while k < count && at.saturating_add(60) <= file_len {
+                    file.seek(SeekFrom::Start(at))?;
+                    file.read_exact(&mut h)?;
+                    let len = u64_at(&h, 20);
+                    match (at + 60).checked_add(len) {
+                        Some(end) if end <= file_len => at = end,
+                        _ => {
+                            notes.push(format!(
+                                "EVLR {k} at byte {at} says {len} bytes of data, past the end of the {file_len}-byte file"
+                            ));
+                            break;
+                        }
+                    }
+                    k += 1;
+                }
+                if k < count && at.saturating_add(60) > file_len {
+                    notes.push(format!(
+                        "header says {count} EVLRs from byte {start}, {k} fit in the {file_len}-byte file; the rest are ignored"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(waves)
+}
+
+/// At most this many bytes of decoded LAZ records are held at once: the reader's batch, and a
+/// chunk the parallel decoder keeps the rest of (larger chunks are decoded sequentially).
+const BATCH_BYTES: usize = 64 << 20;
+
+/// The laszip VLR (22204), read and checked here before the `laz` crate sees it.
+#[derive(Debug, Clone, PartialEq)]
+struct LazInfo {
+    /// 1: point-wise (one stream, no chunks), 2: point-wise chunked, 3: layered chunked.
+    compressor: u16,
+    /// Points per chunk; `None` for variable chunks (the table gives each chunk's count).
+    chunk_size: Option<u32>,
+    /// Bytes of a decoded record.
+    items_size: u64,
+    /// Layer sizes (u32 each) at the start of a layered chunk, after its first point and count.
+    layers: u64,
+}
+
+/// Reads and checks the laszip VLR `d` (its data at byte `at` of the file): a known compressor,
+/// every item of its own size, the sizes summing to the header's `record_length`. The error is
+/// (byte, message).
+fn laz_info(d: &[u8], at: u64, record_length: u16) -> Result<LazInfo, (u64, String)> {
+    if d.len() < 34 {
+        return Err((at, format!("laszip VLR of {} bytes (34 and 6 per item needed)", d.len())));
+    }
+    let compressor = u16_at(d, 0);
+    if !(1..=3).contains(&compressor) {
+        return Err((at, format!("laszip VLR: compressor {compressor} (1, 2 or 3 are read)")));
+    }
+    let chunk_size = match u32_at(d, 12) {
+        0 | u32::MAX => None,
+        c => Some(c),
+    };
+    let n = u16_at(d, 32) as usize;
+    if d.len() != 34 + 6 * n {
+        return Err((at + 32, format!("laszip VLR lists {n} items in {} bytes (needs {})", d.len(), 34 + 6 * n)));
+    }
+    let (mut items_size, mut layers) = (0u64, 0u64);
+    for k in 0..n {
+        let (ty, size) = (u16_at(d, 34 + 6 * k), u16_at(d, 36 + 6 * k));
+        // (size the item must have (None: any, extra bytes), layers in a layered chunk).
+        let (want, l) = match ty {
+            0 => (None, 0),
+            6 => (Some(20), 0),
+            7 => (Some(8), 0),
+            8 => (Some(6), 0),
+            9 | 13 => (Some(29), 1),
+            10 => (Some(30), 9),
+            11 => (Some(6), 1),
+            12 => (Some(8), 2),
+            14 => (None, size as u64),
+            _ => return Err((at + 34 + 6 * k as u64, format!("laszip VLR: item {k} of unknown type {ty}"))),
+        };
+        if want.is_some_and(|w| w != size) || size == 0 {
+            return Err((at + 36 + 6 * k as u64, format!("laszip VLR: item {k} (type {ty}) of {size} bytes")));
+        }
+        if (compressor == 3) != (10..=14).contains(&ty) {
+            return Err((
+                at + 34 + 6 * k as u64,
+                format!("laszip VLR: item type {ty} does not go with compressor {compressor}"),
+            ));
+        }
+        items_size += size as u64;
+        layers += l;
+    }
+    if items_size != record_length as u64 {
+        return Err((105, format!("laszip VLR describes {items_size}-byte points, the header {record_length}")));
+    }
+    Ok(LazInfo { compressor, chunk_size, items_size, layers })
+}
+
+/// Why a LAZ layout check failed.
+enum Checked {
+    Io(std::io::Error),
+    /// The byte of the bad field, and what is wrong.
+    Bad(u64, String),
+}
+
+impl From<std::io::Error> for Checked {
+    fn from(e: std::io::Error) -> Checked {
+        Checked::Io(e)
+    }
+}
+
+/// What the LAZ chunk table allows.
+#[derive(Debug, Clone, PartialEq)]
+struct LazLayout {
+    /// Points the chunks can hold: the header's count, cut to the table's.
+    point_count: u64,
+    /// Whether the parallel decoder may be used (see [`Laz::parallel`]).
+    parallel: bool,
+}
+
+impl LazLayout {
+    /// Checks the chunk table of the LAZ points that start at `data_start` (the 8-byte offset
+    /// to the table, then the chunks) against the file, as the `laz` crate will read it: the
+    /// offset (or, as the crate does when it is not past the data start, the file's last 8
+    /// bytes) inside the file, the chunk count within what the bytes between can hold (every
+    /// chunk starts with a raw point), every chunk's byte count inside them, and the layer
+    /// sizes at the start of every layered chunk inside its chunk. So no count the crate
+    /// allocates by exceeds what the file backs.
+    fn check(
+        file: &mut std::fs::File,
+        file_len: u64,
+        data_start: u64,
+        info: &LazInfo,
+        header_point_count: u64,
+    ) -> Result<LazLayout, Checked> {
+        let bad = |at: u64, m: String| Err(Checked::Bad(at, m));
+        if info.compressor == 1 {
+            // One stream of points, no chunks and no table: decoded sequentially, as far as the
+            // data go.
+            return Ok(LazLayout { point_count: header_point_count, parallel: false });
+        }
+        let read_i64 = |file: &mut std::fs::File, at: u64| -> std::io::Result<Option<i64>> {
+            if at + 8 > file_len {
+                return Ok(None);
+            }
+            let mut b = [0u8; 8];
+            file.seek(SeekFrom::Start(at))?;
+            file.read_exact(&mut b)?;
+            Ok(Some(i64::from_le_bytes(b)))
+        };
+        let Some(first) = read_i64(file, data_start)? else {
+            return bad(data_start, "LAZ point data shorter than the 8-byte offset to the chunk table".into());
+        };
+        let (field, table) = if first > data_start as i64 {
+            (data_start, first as u64)
+        } else {
+            // Not updated by the writer: the crate looks in the file's last 8 bytes.
+            match read_i64(file, file_len.saturating_sub(8))? {
+                Some(last) if last > data_start as i64 => (file_len - 8, last as u64),
+                _ => {
+                    return bad(
+                        data_start,
+                        format!("no LAZ chunk table (offset {first}, nor one in the file's last 8 bytes): the points cannot be decoded"),
+                    )
+                }
+            }
+        };
+        let chunks_start = data_start + 8;
+        if table < chunks_start || table.saturating_add(8) > file_len {
+            return bad(
+                field,
+                format!(
+                    "LAZ chunk table offset {table} outside the compressed points (bytes {chunks_start}..{file_len})"
+                ),
+            );
+        }
+        let mut head = [0u8; 8];
+        file.seek(SeekFrom::Start(table))?;
+        file.read_exact(&mut head)?;
+        let count = u32_at(&head, 4) as u64;
+        // Every chunk starts with its first point, raw; a layered one then with its count and
+        // layer sizes.
+        let min_chunk = info.items_size + if info.compressor == 3 { 4 + 4 * info.layers } else { 0 };
+        let area = table - chunks_start;
+        let most = area / min_chunk.max(1);
+        if count > most {
+            return bad(
+                table + 4,
+                format!(
+                    "LAZ chunk table counts {count} chunks; the {area} bytes of compressed points before it hold at most {most}"
+                ),
+            );
+        }
+        if count == 0 {
+            return if header_point_count == 0 {
+                Ok(LazLayout { point_count: 0, parallel: false })
+            } else {
+                bad(table + 4, format!("LAZ chunk table lists no chunks for {header_point_count} points"))
+            };
+        }
+        // The entries, as the crate decodes them, from at most the bytes an entry can take
+        // (two 32-bit numbers, arithmetic coded) or the rest of the file.
+        let len = (file_len - table).min(8 + 16 * count + 64);
+        let mut bytes = vec![0u8; len as usize];
+        file.seek(SeekFrom::Start(table))?;
+        file.read_exact(&mut bytes)?;
+        let variable = info.chunk_size.is_none();
+        let entries = match laz::laszip::ChunkTable::read(&mut std::io::Cursor::new(&bytes), variable) {
+            Ok(t) => t,
+            Err(e) => return bad(table + 8, format!("LAZ chunk table of {count} chunks unreadable: {e}")),
+        };
+        let (mut at, mut points, mut biggest) = (chunks_start, 0u64, 0u64);
+        let mut head = vec![0u8; min_chunk as usize];
+        for (i, e) in entries.as_ref().iter().enumerate() {
+            // A negative 32-bit count reads as a huge one.
+            let n = info.chunk_size.map_or(e.point_count, u64::from);
+            if e.byte_count < min_chunk || e.byte_count > table - at || n > u32::MAX as u64 {
+                return bad(
+                    table,
+                    format!(
+                        "LAZ chunk table: chunk {i} at byte {at} of {} bytes and {n} points (the chunks end at byte {table}; a chunk has at least {min_chunk} bytes)",
+                        e.byte_count
+                    ),
+                );
+            }
+            if info.compressor == 3 {
+                // The first point, the point count, then the layer sizes: the decoder
+                // allocates each layer before reading it.
+                file.seek(SeekFrom::Start(at))?;
+                file.read_exact(&mut head)?;
+                let sizes_at = (info.items_size + 4) as usize;
+                let layers: u64 = (0..info.layers as usize).map(|l| u32_at(&head, sizes_at + 4 * l) as u64).sum();
+                if min_chunk + layers > e.byte_count {
+                    return bad(
+                        at + sizes_at as u64,
+                        format!(
+                            "LAZ chunk {i}: its layers of {layers} bytes do not fit in its {} bytes",
+                            e.byte_count - min_chunk
+                        ),
+                    );
+                }
+            }
+            at += e.byte_count;
+            points = points.saturating_add(n);
+            biggest = biggest.max(n);
+        }
+        let parallel = biggest.saturating_mul(info.items_size) <= BATCH_BYTES as u64;
+        Ok(LazLayout { point_count: header_point_count.min(points), parallel })
+    }
 }
 
 /// What one pass over a file found: for `roadscan info`.
@@ -613,13 +1004,15 @@ pub struct Summary {
 pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
     let mut p = Points::default();
     let mut counts = [0u64; 256];
+    // Points by return number 1-15, as read.
+    let mut returns = [0u64; 15];
     let mut s = Summary {
         points: 0,
         min: [f64::INFINITY; 3],
         max: [f64::NEG_INFINITY; 3],
         classes: Vec::new(),
         gps: (f64::INFINITY, f64::NEG_INFINITY),
-        problems: r.warnings().to_vec(),
+        problems: r.warnings().iter().chain(&r.notes).cloned().collect(),
     };
     while r.read(&mut p, 1 << 16)? > 0 {
         s.points += p.len() as u64;
@@ -629,6 +1022,9 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
                 s.max[k] = s.max[k].max(v);
             }
             counts[p.class[i] as usize] += 1;
+            if let Some(c) = p.return_number.get(i).and_then(|&r| returns.get_mut((r as usize).wrapping_sub(1))) {
+                *c += 1;
+            }
             let t = p.gps_time[i];
             if t.is_finite() {
                 s.gps = (s.gps.0.min(t), s.gps.1.max(t));
@@ -651,6 +1047,26 @@ pub fn summarize(r: &mut LasReader) -> Result<Summary, Error> {
                 ));
             }
         }
+    }
+    // The header's points by return against those read, when it gives them and every point
+    // was read.
+    let stated = &h.points_by_return;
+    if stated.iter().any(|&n| n > 0) && s.points == h.header_point_count {
+        let read = &returns[..stated.len()];
+        if read != stated.as_slice() {
+            let list = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            s.problems.push(format!(
+                "the header's points by return ({}) differ from the points' return numbers ({})",
+                list(stated),
+                list(read)
+            ));
+        }
+    }
+    if let Some(w) = r.waves.filter(|w| w.bad > 0) {
+        s.problems.push(format!(
+            "{} points (the first is point {}) have a waveform data packet outside the {} bytes of packet data in the file",
+            w.bad, w.first, w.len
+        ));
     }
     if h.crs.source == "none" {
         s.problems.push(
@@ -718,7 +1134,11 @@ fn decode(h: &Header, buf: &[u8], n: usize, fields: Fields, out: &mut Points) ->
         decode_other(h, buf, n, out);
     }
     match &keep {
-        Some(keep) => out.keep_from(at, keep),
+        Some(keep) => {
+            // Which records the points are, by index among the records decoded here.
+            out.kept.extend(keep.iter().enumerate().filter(|(_, &k)| k).map(|(j, _)| (at + j) as u32));
+            out.keep_from(at, keep)
+        }
         None => 0,
     }
 }

@@ -175,3 +175,87 @@ fn every_point_format_reads_its_fields_where_the_specification_puts_them() {
         }
     }
 }
+
+/// The problems `info` reports for `bytes` (LAS), after reading every point.
+fn problems(bytes: &[u8], name: &str) -> Vec<String> {
+    let d = roadscan_tests::Scratch::new(&format!("scan-tails-{name}"));
+    let path = d.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    let mut r = LasReader::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    // What the points do not need is no warning of every read (crg, voxel), only info's.
+    assert!(r.warnings().iter().all(|w| w.contains("CRS")), "{name}: {:?}", r.warnings());
+    let s = scan::summarize(&mut r).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.points, 30, "{name}: every point is read");
+    s.problems.into_iter().filter(|p| !p.contains("no CRS")).collect()
+}
+
+/// Asserts that exactly one problem is reported and that it holds every `parts`.
+fn one_problem(bytes: &[u8], name: &str, parts: &[&str]) {
+    let p = problems(bytes, name);
+    assert!(p.len() == 1 && parts.iter().all(|s| p[0].contains(s)), "{name}: {p:?}");
+}
+
+#[test]
+fn info_reports_bad_evlrs_waveform_offsets_and_lying_return_counts() {
+    // LAS 1.4, format 6: 30 points, 10 each of returns 1, 2 and 3; the points end at `end`.
+    let good = las(4, 6, 30, 0, 0);
+    let end = good.len();
+    assert!(problems(&good, "good.las").is_empty());
+    let set = |b: &mut Vec<u8>, at: usize, v: &[u8]| b[at..at + v.len()].copy_from_slice(v);
+
+    // EVLRs: the start outside the file; one EVLR whose length runs past the end; a count of
+    // 2^32 - 1 with one EVLR present.
+    let mut b = good.clone();
+    set(&mut b, 235, &(1u64 << 40).to_le_bytes());
+    set(&mut b, 243, &2u32.to_le_bytes());
+    one_problem(&b, "evlr-start.las", &["2 EVLRs from byte 1099511627776", "header byte 235"]);
+    let mut evlr = vec![0u8; 60];
+    evlr[20..28].copy_from_slice(&10u64.to_le_bytes());
+    evlr.extend([7u8; 10]);
+    let mut b = good.clone();
+    b.extend(&evlr);
+    set(&mut b, 235, &(end as u64).to_le_bytes());
+    set(&mut b, 243, &1u32.to_le_bytes());
+    assert!(problems(&b, "evlr.las").is_empty());
+    set(&mut b, end + 20, &(1u64 << 40).to_le_bytes());
+    one_problem(&b, "evlr-length.las", &[&format!("EVLR 0 at byte {end} says 1099511627776 bytes")]);
+    set(&mut b, end + 20, &10u64.to_le_bytes());
+    set(&mut b, 243, &u32::MAX.to_le_bytes());
+    one_problem(&b, "evlr-count.las", &["header says 4294967295 EVLRs", "1 fit"]);
+
+    // Points by return: summing to the count but not the points' (lying); not summing to it.
+    let by_return = |counts: &[u64]| {
+        let mut b = good.clone();
+        for (k, n) in counts.iter().enumerate() {
+            set(&mut b, 255 + 8 * k, &n.to_le_bytes());
+        }
+        b
+    };
+    assert!(problems(&by_return(&[10, 10, 10]), "returns.las").is_empty());
+    one_problem(&by_return(&[30]), "lying.las", &["points by return (30, 0, 0", "return numbers (10, 10, 10, 0"]);
+    let p = problems(&by_return(&[100, 10, 10]), "sum.las");
+    assert!(p.iter().any(|p| p.contains("sum to 120, the header's point count is 30")), "{p:?}");
+
+    // LAS 1.3 format 4, waveform packets in the file (global encoding bit 1): the start
+    // outside the file; a packet past the packet data.
+    let mut b = las(3, 4, 30, 0, 0);
+    let end = b.len();
+    let stride = 57;
+    let offset = end - 30 * stride;
+    set(&mut b, 6, &2u16.to_le_bytes());
+    for i in 0..30 {
+        // Descriptor 1, packet i at byte 3 i, 4 bytes.
+        b[offset + i * stride + 28] = 1;
+        set(&mut b, offset + i * stride + 29, &(3 * i as u64).to_le_bytes());
+        set(&mut b, offset + i * stride + 37, &4u32.to_le_bytes());
+    }
+    let mut w = b.clone();
+    set(&mut w, 227, &(1u64 << 50).to_le_bytes());
+    one_problem(&w, "wave-start.las", &["waveform data packets start at byte 1125899906842624"]);
+    b.extend(vec![0u8; 60 + 100]);
+    set(&mut b, 227, &(end as u64).to_le_bytes());
+    assert!(problems(&b, "waves.las").is_empty());
+    set(&mut b, offset + 5 * stride + 29, &u64::MAX.to_le_bytes());
+    set(&mut b, offset + 7 * stride + 29, &97u64.to_le_bytes());
+    one_problem(&b, "wave-offset.las", &["2 points (the first is point 5)", "outside the 100 bytes"]);
+}

@@ -213,6 +213,7 @@ fn noise_classes_and_withheld_points_are_left_out_when_asked() {
         bytes[at + i * stride + 15] |= 0x04;
     }
     std::fs::write(&las, &bytes).unwrap();
+    let noise_at = |i: usize| matches!(pts[i].class, 7 | 18);
     let kept = |withheld: bool| -> Vec<f64> {
         let noise = |i: usize| matches!(pts[i].class, 7 | 18) || (withheld && i.is_multiple_of(5));
         (0..pts.len()).filter(|&i| !noise(i)).map(|i| pts[i].x).collect()
@@ -225,6 +226,11 @@ fn noise_classes_and_withheld_points_are_left_out_when_asked() {
             let (mut x, mut class, mut p) = (Vec::new(), Vec::new(), Points::default());
             while r.read(&mut p, chunk).unwrap() > 0 {
                 assert!(p.y.len() == p.x.len() && p.z.len() == p.x.len());
+                // Each point knows its index in the file (for errors that name it).
+                for i in 0..p.len() {
+                    let k = p.file_index(i) as usize;
+                    assert!((p.x[i] - pts[k].x).abs() < 1e-3 && !noise_at(k), "point {i} is not record {k}");
+                }
                 x.extend(&p.x);
                 class.extend(&p.class);
             }
