@@ -479,7 +479,7 @@ pub(crate) fn read_points(
                     let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
                     let cols =
                         PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
-                    side.add(cols).map_err(anyhow::Error::msg)?;
+                    side.add(cols).map_err(anyhow::Error::from)?;
                 }
                 surface.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)
             },

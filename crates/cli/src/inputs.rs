@@ -240,6 +240,7 @@ impl Inputs {
     ) -> Result<Vec<(usize, u64)>> {
         let (total, check_bounds, quiet) = (self.total(), self.check_bounds, self.quiet);
         let mut readers = self.readers;
+        let paths: Vec<PathBuf> = readers.iter().map(|r| r.1.path().to_path_buf()).collect();
         let mut done = 0u64;
         let mut counts: Vec<(usize, u64)> = readers.iter().map(|r| (r.0, 0)).collect();
         let counts_ref = &mut counts;
@@ -290,7 +291,7 @@ impl Inputs {
             });
             for p in rx {
                 let (k, p) = p?;
-                f(&p)?;
+                f(&p).map_err(|e| in_file(e, &paths[k], &p))?;
                 done += p.len() as u64;
                 counts_ref[k].1 += p.len() as u64;
                 progress(done, total);
@@ -299,6 +300,17 @@ impl Inputs {
             Ok(())
         })?;
         Ok(counts)
+    }
+}
+
+/// An error of the work on a chunk of the points of `path`: a point named by its index in the
+/// file, or else the file named.
+fn in_file(e: anyhow::Error, path: &Path, p: &Points) -> anyhow::Error {
+    match e.downcast_ref::<pipeline::roadside::AddError>() {
+        Some(pipeline::roadside::AddError { point: Some(i), message }) => {
+            anyhow::anyhow!("{}: point {}: {message}", path.display(), p.file_index(*i))
+        }
+        _ => e.context(path.display().to_string()),
     }
 }
 

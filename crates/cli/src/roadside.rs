@@ -78,7 +78,7 @@ pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<
     inputs.stream(progress, |p| {
         let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
         let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
-        b.add(cols).map_err(anyhow::Error::msg)
+        b.add(cols).map_err(anyhow::Error::from)
     })?;
     Ok((b.finish().map_err(anyhow::Error::msg)?, info))
 }

@@ -73,6 +73,31 @@ impl Default for RoadsideOptions {
     }
 }
 
+/// An error of [`RoadsideBuilder::add`]: about one point (its index in the chunk) or the chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddError {
+    /// The point's index in the chunk offered.
+    pub point: Option<usize>,
+    pub message: String,
+}
+
+impl AddError {
+    fn chunk(message: impl Into<String>) -> AddError {
+        AddError { point: None, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for AddError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.point {
+            Some(i) => write!(f, "point {i} of the chunk: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for AddError {}
+
 /// A chunk of points as columns (map frame, m); all as long as `x`.
 #[derive(Debug, Clone, Copy)]
 pub struct PointColumns<'p> {
@@ -205,14 +230,15 @@ impl<'a> RoadsideBuilder<'a> {
         })
     }
 
-    /// Offers a chunk of points; an error names a point the voxel grid cannot place.
-    pub fn add(&mut self, p: PointColumns<'_>) -> Result<(), String> {
+    /// Offers a chunk of points; an error names a point the voxel grid cannot place (by its
+    /// index in the chunk, for the caller to name it in its file).
+    pub fn add(&mut self, p: PointColumns<'_>) -> Result<(), AddError> {
         let n = p.x.len();
         if [p.y.len(), p.z.len(), p.intensity.len(), p.class.len(), p.rgb.map_or(n, |c| c.len())]
             .iter()
             .any(|&l| l != n)
         {
-            return Err("point columns of different lengths".into());
+            return Err(AddError::chunk("point columns of different lengths"));
         }
         let (frame, road, place, (s0, s1), buffer) = (&self.frame, &self.road, self.place, self.s_range, self.buffer);
         let (p0, p1) = self.part;
@@ -235,7 +261,7 @@ impl<'a> RoadsideBuilder<'a> {
                 && kappa * (t.abs() + NEAR) <= 0.5
         };
         let project = || {
-            crate::par::runs(n, 8192, |range| -> Result<Run, String> {
+            crate::par::runs(n, 8192, |range| -> Result<Run, AddError> {
                 let mut last = None;
                 let mut profile = road.profile_cursor();
                 let mut anchor: Option<(f64, f64)> = None;
@@ -260,7 +286,10 @@ impl<'a> RoadsideBuilder<'a> {
                     let h = if want_st { fz - profile.elevation(s) } else { 0.0 };
                     kept.push((i as u32, s, t, h));
                     if let Some(g) = &lattice {
-                        keys.push(g.key(p.x[i], p.y[i], p.z[i]).map_err(|e| format!("point {i} of the chunk: {e}"))?);
+                        keys.push(
+                            g.key(p.x[i], p.y[i], p.z[i])
+                                .map_err(|e| AddError { point: Some(i), message: e.to_string() })?,
+                        );
                     }
                 }
                 Ok((kept, keys))
@@ -279,8 +308,8 @@ impl<'a> RoadsideBuilder<'a> {
             (fill.join(), runs)
         });
         let (filled, runs) = runs;
-        filled.map_err(|_| "the voxel thread failed".to_string())??;
-        let runs = runs?;
+        filled.map_err(|_| AddError::chunk("the voxel thread failed"))?.map_err(AddError::chunk)?;
+        let runs = runs.map_err(AddError::chunk)?;
         self.offered += n as u64;
         let (mut kept, mut keys) = (Vec::new(), Vec::new());
         for r in runs {
