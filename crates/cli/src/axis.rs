@@ -10,6 +10,9 @@ use scan::{CrsDef, Reprojection};
 use std::io::Write;
 use std::path::PathBuf;
 
+/// The most vertices an `--xodr` road is sampled into (a 200 km road at 0.1 m).
+const MAX_SAMPLES: usize = 2_000_000;
+
 /// The arguments of `axis`.
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("source").required(true).args(["trajectory", "polyline", "osm", "xodr"])))]
@@ -204,6 +207,15 @@ fn read_source(a: &AxisArgs) -> Result<(Polyline, String)> {
     if let (Some(p), Some(id)) = (&a.xodr, &a.road) {
         let odr = opendrive::read_file(p)?;
         let road = odr.road(id).with_context(|| format!("{}: no road {id}", p.display()))?;
+        let samples = road.length / a.step;
+        if samples > MAX_SAMPLES as f64 {
+            bail!(
+                "{}: road {id} is {} m long: --step {} m would sample it {samples:.0} times (at most {MAX_SAMPLES}); give a larger --step",
+                p.display(),
+                road.length,
+                a.step
+            );
+        }
         let xyz = pipeline::axis::sample_road(&odr, road, a.step);
         let crs = odr.header.geo_reference.as_ref().map(|g| g.trim().to_string()).filter(|g| CrsDef::parse(g).is_ok());
         return Ok((Polyline { xyz, crs }, format!("{} road {id}", p.display())));

@@ -160,9 +160,14 @@ impl Settings {
 
     /// The arguments `a` merged with its `--config` (the command line wins) and the defaults.
     pub fn from_args(a: &BuildArgs) -> Result<Settings> {
-        let file = match &a.config {
+        let (file, text) = match &a.config {
             Some(p) => read_config(p)?,
-            None => BuildArgs::default(),
+            None => (BuildArgs::default(), String::new()),
+        };
+        // A bad value from the config file is named where it is written.
+        let in_config = |name: &str, e: anyhow::Error| match (&a.config, config_line(&text, name)) {
+            (Some(p), Some(line)) => anyhow::anyhow!("{}:{line}: {name}: {e:#}", p.display()),
+            _ => e,
         };
         let input = if a.input.is_empty() { file.input } else { a.input.clone() };
         if input.is_empty() {
@@ -184,7 +189,9 @@ impl Settings {
             (Some(_), Some(_)) => bail!("give --axis or --trajectory, not both"),
             (None, None) => bail!("no axis: give --axis road.xodr or --trajectory trajectory.csv"),
         };
-        let num = |name: &str, v: Option<f64>, f: Option<f64>, default: f64| positive(name, v.or(f).unwrap_or(default));
+        let num = |name: &str, v: Option<f64>, f: Option<f64>, default: f64| {
+            positive(name, v.or(f).unwrap_or(default)).map_err(|e| if v.is_none() { in_config(name, e) } else { e })
+        };
         let d = Settings::default();
         let s = Settings {
             input,
@@ -229,10 +236,16 @@ impl Settings {
 }
 
 /// The config file `path`, its relative paths made relative to its directory.
-fn read_config(path: &Path) -> Result<BuildArgs> {
+fn read_config(path: &Path) -> Result<(BuildArgs, String)> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut c: BuildArgs = toml::from_str(&text).map_err(|e| {
-        anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end().replace('\n', " ").replace("  ", " "))
+        let at = e.span().map_or(String::new(), |r| {
+            let before = &text.as_bytes()[..r.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            format!(":{line}:{column}")
+        });
+        anyhow::anyhow!("{}{at}: {}", path.display(), e.message().trim_end().replace('\n', " "))
     })?;
     let dir = path.parent().unwrap_or(Path::new(""));
     let resolve = |p: &mut PathBuf| {
@@ -244,7 +257,14 @@ fn read_config(path: &Path) -> Result<BuildArgs> {
     c.axis.iter_mut().for_each(resolve);
     c.trajectory.iter_mut().for_each(resolve);
     c.out.iter_mut().for_each(resolve);
-    Ok(c)
+    Ok((c, text))
+}
+
+/// The line (from 1) of the config text where `key` is given, if any.
+fn config_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with('=')))
+        .map(|i| i + 1)
 }
 
 /// Runs `build`.

@@ -389,6 +389,10 @@ fn synth(
     Ok(exit::OK)
 }
 
+pub(crate) fn is_las(path: &std::path::Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("las") || e.eq_ignore_ascii_case("laz"))
+}
+
 fn is_crg(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("crg"))
 }

@@ -129,6 +129,16 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
         (count(opendrive::validate::Severity::Error), count(opendrive::validate::Severity::Warning));
     checks.push(json!({"name": "road.xodr: roadscan check (geometry continuity, lanes, links)", "pass": errors == 0,
         "detail": format!("{errors} errors, {warnings} warnings")}));
+    // Values no ordinary road has (a 50-degree superelevation, a 9 m lane): a failed check of
+    // the survey, whatever check's severity.
+    let odd: Vec<String> = diags.iter().filter(|d| d.implausible).map(|d| d.to_string()).collect();
+    checks.push(
+        json!({"name": "road.xodr: plausible superelevation, grade, lane widths and curvature", "pass": odd.is_empty(),
+        "detail": if odd.is_empty() { "all within the limits of roadscan check".to_string() } else {
+            let more = if odd.len() > 5 { format!("; and {} more", odd.len() - 5) } else { String::new() };
+            format!("{}{more}", odd[..odd.len().min(5)].join("; "))
+        }}),
+    );
     let crg_errors: Vec<String> = f.tiles.iter().flat_map(|t| t.errors.iter().cloned()).collect();
     checks.push(json!({"name": "CRG tiles: roadscan check (header, folding on curves)", "pass": crg_errors.is_empty(),
         "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") }}));

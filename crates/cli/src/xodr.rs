@@ -8,6 +8,12 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 fn read(path: &Path) -> Result<opendrive::OpenDrive> {
+    if crate::is_las(path) {
+        bail!(
+            "{}: a LAS/LAZ file, where an OpenDRIVE (.xodr) or OpenCRG (.crg) file is read; `roadscan info` summarises point clouds",
+            path.display()
+        );
+    }
     Ok(opendrive::read_file(path)?)
 }
 
@@ -108,6 +114,15 @@ pub fn eval(path: &Path, step: f64, roads: &[String]) -> Result<u8> {
     }
     let selected: Vec<&opendrive::Road> =
         odr.roads.iter().filter(|r| roads.is_empty() || roads.contains(&r.id)).collect();
+    // What a user would read or plot; a step of micrometres on a long road is a mistake.
+    const MAX_LINES: f64 = 1e8;
+    let lines: f64 = selected.iter().map(|r| r.length / step).sum();
+    if lines > MAX_LINES {
+        bail!(
+            "{}: --step {step} m would print {lines:.0} samples (at most {MAX_LINES:.0}); give a larger --step",
+            path.display()
+        );
+    }
     let mut out = BufWriter::new(std::io::stdout().lock());
     writeln!(out, "# file {} roads {}", path.display(), selected.len())?;
     writeln!(out, "# road s x y z hdg | laneOffset | lane_id:t_outer_border ...")?;
