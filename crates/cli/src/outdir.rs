@@ -123,10 +123,10 @@ impl Outputs {
         if out.is_dir() {
             bail!("{}: is a directory; give a file name", out.display());
         }
-        let staged = holder.join(name);
+        let staged = holder.join(&name);
         self.targets.borrow_mut().push(Target {
             staged: staged.clone(),
-            out: absolute(out),
+            out: parent_of(&holder).join(&name),
             dir: false,
             remove: false,
         });
@@ -156,8 +156,13 @@ impl Outputs {
     /// last one written now); not an input of the run.
     pub fn remove(&self, out: &Path) -> Result<()> {
         let (holder, name) = self.target(out)?;
-        let staged = holder.join(name);
-        self.targets.borrow_mut().push(Target { staged, out: absolute(out), dir: false, remove: true });
+        let staged = holder.join(&name);
+        self.targets.borrow_mut().push(Target {
+            staged,
+            out: parent_of(&holder).join(&name),
+            dir: false,
+            remove: true,
+        });
         Ok(())
     }
 
@@ -191,9 +196,14 @@ impl Outputs {
                 }
             }
         }
-        let staged = holder.join(name);
+        let staged = holder.join(&name);
         std::fs::create_dir(&staged).with_context(|| format!("{}: cannot create the directory", staged.display()))?;
-        self.targets.borrow_mut().push(Target { staged: staged.clone(), out: absolute(out), dir: true, remove: false });
+        self.targets.borrow_mut().push(Target {
+            staged: staged.clone(),
+            out: parent_of(&holder).join(&name),
+            dir: true,
+            remove: false,
+        });
         Ok(staged)
     }
 
@@ -222,7 +232,8 @@ impl Outputs {
                 }
             }
         }
-        let abs = absolute(out);
+        // Outputs are kept by the canonical directory they are in (as their staging is).
+        let abs = parent_of(&holder).join(&name);
         if self.targets.borrow().iter().any(|t| t.out == abs) {
             bail!("{}: named as an output twice", out.display());
         }
@@ -302,6 +313,25 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+impl Journal {
+    /// Whether this journal, found in the staging directory `holder`, is one a commit of ours
+    /// wrote: it lists `holder`; each staging directory holds only staged outputs, each beside
+    /// its output, and each old directory is one of the same process beside them. A journal
+    /// that renames anything else is ignored (and its staging directory removed).
+    fn is_ours(&self, holder: &Path) -> bool {
+        let Some(pid) = holder.file_name().and_then(|n| pid_after(&n.to_string_lossy(), TMP)) else { return false };
+        let named =
+            |p: &Path, prefix: &str| p.file_name().is_some_and(|n| n.to_string_lossy() == format!("{prefix}{pid}"));
+        self.holders.iter().any(|h| h == holder)
+            && self.holders.iter().all(|h| named(h, TMP))
+            && self.olds.iter().all(|o| named(o, OLD) && self.holders.iter().any(|h| parent_of(h) == parent_of(o)))
+            && self.targets.iter().all(|t| {
+                let beside = parent_of(&t.staged) == parent_of(&t.out).join(format!("{TMP}{pid}"));
+                beside && t.staged.file_name().is_some() && t.staged.file_name() == t.out.file_name()
+            })
+    }
+}
+
 /// Carries out a journal: renames what is still staged into place (an existing output
 /// directory moved aside first), then removes the old and staging directories. Doing it
 /// again after an interruption finishes the same commit.
@@ -368,7 +398,10 @@ pub(crate) fn recover(dir: &Path) {
     for name in &names {
         if pid_after(name, TMP).is_some_and(dead) {
             let h = dir.join(name);
-            let journal = std::fs::read(h.join(JOURNAL)).ok().and_then(|b| serde_json::from_slice::<Journal>(&b).ok());
+            let journal = std::fs::read(h.join(JOURNAL))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Journal>(&b).ok())
+                .filter(|j| j.is_ours(&h));
             match journal {
                 Some(j) => {
                     if let Err(e) = roll_forward(&j) {
@@ -606,6 +639,31 @@ mod tests {
         let mut left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
         left.sort();
         assert_eq!(left, ["a.txt", "out"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_journal_that_renames_anything_but_its_own_staged_outputs_is_ignored() {
+        let d = scratch("hostile-journal");
+        let pid = dead_pid();
+        let holder = d.join(format!("{TMP}{pid}"));
+        std::fs::create_dir_all(&holder).unwrap();
+        std::fs::create_dir_all(d.join("elsewhere")).unwrap();
+        std::fs::write(d.join("elsewhere/precious"), "keep").unwrap();
+        let j = Journal {
+            targets: vec![Target {
+                staged: d.join("elsewhere/precious"),
+                out: d.join("stolen"),
+                dir: false,
+                remove: false,
+            }],
+            holders: vec![holder.clone()],
+            olds: vec![],
+        };
+        std::fs::write(holder.join(JOURNAL), serde_json::to_vec(&j).unwrap()).unwrap();
+        recover(&d);
+        assert_eq!(std::fs::read_to_string(d.join("elsewhere/precious")).unwrap(), "keep");
+        assert!(!d.join("stolen").exists() && !holder.exists());
         std::fs::remove_dir_all(&d).unwrap();
     }
 
