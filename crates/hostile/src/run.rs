@@ -472,7 +472,20 @@ pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
             v.extend(pipeline("{F}", "{LAS}"));
             v.push((
                 "synth",
-                vec!["synth", "--scene", "{F}", "--out", "{O}/survey", "--points-per-rev", "16", "--rate", "20"],
+                // 10 m of road, sparse: the whole demo road's truth CRG alone is 66 MB.
+                vec![
+                    "synth",
+                    "--scene",
+                    "{F}",
+                    "--s-range",
+                    "0..10",
+                    "--out",
+                    "{O}/survey",
+                    "--points-per-rev",
+                    "16",
+                    "--rate",
+                    "20",
+                ],
             ));
             v
         }
