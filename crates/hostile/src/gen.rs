@@ -1439,10 +1439,10 @@ impl Gen {
             "--pass",
             &["axis", "--trajectory", "{TRAJ}", "--pass", "77", "--out", "{O}/axis.xodr"],
         );
-        one("convert-out-is-input", "--out", &["convert", "{AXCOPY}", "{AXCOPY}"]);
+        one("convert-out-is-input", "demo.xodr", &["convert", "{AXCOPY}", "{AXCOPY}"]);
         one("convert-version-9", "--version", &["convert", "{AX}", "{O}/out.xodr", "--version", "9.9"]);
         one("convert-format-unknown", "--format", &["convert", "{CRG}", "{O}/out.crg", "--format", "XYZW"]);
-        one("convert-out-no-such-dir", "--out", &["convert", "{AX}", "/no/such/dir/x.xodr"]);
+        one("convert-out-no-such-dir", "/no/such/dir", &["convert", "{AX}", "/no/such/dir/x.xodr"]);
         one(
             "render-relative-unknown",
             "--relative",

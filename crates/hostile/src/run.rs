@@ -380,8 +380,13 @@ pub fn classify(j: &Judge, o: &Observed) -> Vec<(Failure, String)> {
             let line = lines[0];
             match (&j.case.place, &j.flag) {
                 (Place::Flag(_), Some((flag, value))) => {
-                    let named =
-                        line.contains(flag.as_str()) || value.as_ref().is_some_and(|v| line.contains(v.as_str()));
+                    // `--s-range`, or its name in words (`s range`, `s-range`), or its value.
+                    let bare = flag.trim_start_matches('-');
+                    let named = line.contains(flag.as_str())
+                        || (bare.len() > 1
+                            && flag.starts_with('-')
+                            && (line.contains(bare) || line.contains(&bare.replace('-', " "))))
+                        || value.as_ref().is_some_and(|v| line.contains(v.as_str()));
                     (!named).then(|| format!("does not name {flag}"))
                 }
                 _ => {

@@ -157,6 +157,7 @@ fn argument_cases_must_name_the_flag_or_its_value() {
     let obs = |line: &str| Observed { code: Some(2), stderr: format!("{line}\n"), ..Observed::default() };
     assert!(classify(&judge("--step"), &obs("roadscan: error: --step must be at least 1e-3 m")).is_empty());
     assert!(classify(&judge("--step"), &obs("roadscan: error: step 1e-6 is too small")).is_empty());
+    assert!(classify(&judge("--s-range"), &obs("roadscan: error: a.xodr: s range 1e9..2e9 beyond the road")).is_empty());
     let f = classify(&judge("--step"), &obs("roadscan: error: too many samples"));
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].0, Failure::UnclearError);
