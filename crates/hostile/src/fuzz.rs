@@ -287,6 +287,7 @@ pub fn fuzz(o: &Options) -> Result<Summary, String> {
     {
         let state = Arc::clone(&state);
         let (dir, target, timeout, limit) = (o.findings.clone(), o.target, o.timeout, o.rss_limit);
+        let current = current.clone();
         std::thread::spawn(move || loop {
             std::thread::sleep(Duration::from_millis(50));
             let Ok(s) = state.lock() else { return };
@@ -303,6 +304,8 @@ pub fn fuzz(o: &Options) -> Result<Summary, String> {
             };
             if let Some(what) = what {
                 let p = write_finding(&dir, target, &s.0, &what);
+                // The finding holds the input; `current` is for aborts only.
+                let _ = std::fs::remove_file(&current);
                 eprintln!("hostile fuzz {}: {what}: {}", target.name(), p.display());
                 std::process::exit(3);
             }
