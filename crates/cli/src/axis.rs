@@ -1,7 +1,7 @@
 //! `roadscan axis`: an OpenDRIVE reference line fitted to a trajectory, a polyline, an
 //! OpenStreetMap way or an existing road.
 
-use crate::{exit, json_str, positive};
+use crate::{exit, json_str, within};
 use anyhow::{bail, Context, Result};
 use opendrive::GeometryKind;
 use pipeline::axis::{build_axis, AxisOptions};
@@ -103,10 +103,12 @@ impl AxisArgs {
 }
 
 pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
-    positive("tolerance", a.tolerance)?;
-    positive("min-length", a.min_length)?;
-    positive("lane-width", a.lane_width)?;
-    positive("step", a.step)?;
+    within("tolerance", a.tolerance, 1e-4, 10.0)?;
+    within("min-length", a.min_length, 0.01, 10_000.0)?;
+    within("lane-width", a.lane_width, 0.5, 20.0)?;
+    within("step", a.step, 0.001, 10_000.0)?;
+    within("offset", a.offset, -100.0, 100.0)?;
+    within("sensor-height", a.sensor_height, -100.0, 100.0)?;
     let outputs = crate::outdir::Outputs::new(
         [&a.trajectory, &a.polyline, &a.osm, &a.xodr].into_iter().flatten().collect::<Vec<_>>(),
     );

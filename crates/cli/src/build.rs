@@ -11,7 +11,7 @@
 use crate::outdir::Outputs;
 use crate::report::{self, Plots};
 use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
-use crate::{exit, positive};
+use crate::{exit, within};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use pipeline::road::{survey_road, SurveyOptions};
@@ -189,8 +189,9 @@ impl Settings {
             (Some(_), Some(_)) => bail!("give --axis or --trajectory, not both"),
             (None, None) => bail!("no axis: give --axis road.xodr or --trajectory trajectory.csv"),
         };
-        let num = |name: &str, v: Option<f64>, f: Option<f64>, default: f64| {
-            positive(name, v.or(f).unwrap_or(default)).map_err(|e| if v.is_none() { in_config(name, e) } else { e })
+        let num = |name: &str, v: Option<f64>, f: Option<f64>, (default, lo, hi): (f64, f64, f64)| {
+            within(name, v.or(f).unwrap_or(default), lo, hi)
+                .map_err(|e| if v.is_none() { in_config(name, e) } else { e })
         };
         let d = Settings::default();
         let s = Settings {
@@ -199,15 +200,42 @@ impl Settings {
             crs: a.crs.clone().or(file.crs),
             out: a.out.clone().or(file.out).unwrap_or(d.out),
             s_range: a.s_range.or(file.s_range),
-            cell: num("cell", a.cell, file.cell, d.cell)?,
-            tile: num("tile", a.tile, file.tile, d.tile)?,
-            voxel_size: num("voxel-size", a.voxel_size, file.voxel_size, d.voxel_size)?,
-            ribbon_cell: num("ribbon-cell", a.ribbon_cell, file.ribbon_cell, d.ribbon_cell)?,
-            buffer: num("buffer", a.buffer, file.buffer, d.buffer)?,
-            half_width: num("half-width", a.half_width, file.half_width, d.half_width)?,
+            cell: num("cell", a.cell, file.cell, (d.cell, 0.001, 1.0))?,
+            tile: num("tile", a.tile, file.tile, (d.tile, 1.0, 100_000.0))?,
+            voxel_size: num("voxel-size", a.voxel_size, file.voxel_size, (d.voxel_size, 0.01, 100.0))?,
+            ribbon_cell: num("ribbon-cell", a.ribbon_cell, file.ribbon_cell, (d.ribbon_cell, 0.005, 10.0))?,
+            buffer: num("buffer", a.buffer, file.buffer, (d.buffer, 0.1, 1000.0))?,
+            half_width: num("half-width", a.half_width, file.half_width, (d.half_width, 0.5, 100.0))?,
         };
+        if let Axis::Trajectory { offset, sensor_height, .. } = &s.axis {
+            let from_file = |v: Option<f64>| v.is_none();
+            within("offset", *offset, -100.0, 100.0).map_err(|e| {
+                if from_file(a.offset) {
+                    in_config("offset", e)
+                } else {
+                    e
+                }
+            })?;
+            within("sensor-height", *sensor_height, -100.0, 100.0).map_err(|e| {
+                if from_file(a.sensor_height) {
+                    in_config("sensor-height", e)
+                } else {
+                    e
+                }
+            })?;
+        }
+        if let Some(crs) = &s.crs {
+            scan::CrsDef::parse(crs).map_err(|e| anyhow::anyhow!("--crs {crs}: {e}")).map_err(|e| {
+                if a.crs.is_none() {
+                    in_config("crs", e)
+                } else {
+                    e
+                }
+            })?;
+        }
         if s.half_width > s.buffer {
-            bail!("--half-width {} must not exceed --buffer {}", s.half_width, s.buffer);
+            let e = anyhow::anyhow!("--half-width {} must not exceed --buffer {}", s.half_width, s.buffer);
+            return Err(if a.half_width.is_none() { in_config("half-width", e) } else { e });
         }
         Ok(s)
     }
@@ -267,8 +295,30 @@ fn config_line(text: &str, key: &str) -> Option<usize> {
         .map(|i| i + 1)
 }
 
+/// An error about an option (`--NAME ...`) that the config file gave, not the command line,
+/// named where the file gives it.
+pub(crate) fn blame_config(a: &BuildArgs, e: anyhow::Error) -> anyhow::Error {
+    let Some(path) = &a.config else { return e };
+    let Ok(text) = std::fs::read_to_string(path) else { return e };
+    let msg = e.to_string();
+    let Some(name) = msg.strip_prefix("--").and_then(|m| m.split(|c: char| !(c.is_alphanumeric() || c == '-')).next())
+    else {
+        return e;
+    };
+    let on_command_line =
+        std::env::args().any(|arg| arg == format!("--{name}") || arg.starts_with(&format!("--{name}=")));
+    match config_line(&text, name) {
+        Some(line) if !on_command_line => anyhow::anyhow!("{}:{line}: {name}: {e:#}", path.display()),
+        _ => e,
+    }
+}
+
 /// Runs `build`.
 pub fn run(a: &BuildArgs, quiet: bool) -> Result<u8> {
+    run_build(a, quiet).map_err(|e| blame_config(a, e))
+}
+
+fn run_build(a: &BuildArgs, quiet: bool) -> Result<u8> {
     let t0 = Instant::now();
     let s = Settings::from_args(a)?;
     if let Some(unit) = a.unit {

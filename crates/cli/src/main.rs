@@ -270,10 +270,11 @@ struct ScanArgs {
     traj_drift: [f64; 3],
 }
 
-/// `v` when it is a positive number of metres, else an error naming the option `--name`.
-pub(crate) fn positive(name: &str, v: f64) -> anyhow::Result<f64> {
-    if !(v.is_finite() && v > 0.0) {
-        anyhow::bail!("--{name} must be a positive number of metres, got {v}");
+/// `v` when it is a number of metres from `lo` to `hi`, else an error naming the option
+/// `--name` (bounds keep grids, tables and images to what a survey can need).
+pub(crate) fn within(name: &str, v: f64, lo: f64, hi: f64) -> anyhow::Result<f64> {
+    if !(v.is_finite() && v >= lo && v <= hi) {
+        anyhow::bail!("--{name} must be from {lo} to {hi} m, got {v}");
     }
     Ok(v)
 }
@@ -306,8 +307,8 @@ fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
     let v: Vec<f64> =
         s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
     match v.as_slice() {
-        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok([*x, *y, *z]),
-        _ => Err(format!("'{s}': expected three numbers DX,DY,DZ")),
+        [x, y, z] if v.iter().all(|c| c.is_finite() && c.abs() <= 1e3) => Ok([*x, *y, *z]),
+        _ => Err(format!("'{s}': expected three numbers DX,DY,DZ of at most 1000 m")),
     }
 }
 
@@ -346,12 +347,15 @@ fn synth(
     a: &ScanArgs,
     quiet: bool,
 ) -> anyhow::Result<u8> {
-    if a.points_per_rev < 8 || !(a.noise.is_finite() && a.noise >= 0.0) {
-        anyhow::bail!("--points-per-rev must be at least 8 and --noise a non-negative number of metres");
+    if !(8..=100_000).contains(&a.points_per_rev) {
+        anyhow::bail!("--points-per-rev must be from 8 to 100000, got {}", a.points_per_rev);
     }
-    if !(a.rate.is_finite() && a.rate > 0.0) {
-        anyhow::bail!("--rate must be a positive number of revolutions per second");
+    within("noise", a.noise, 0.0, 1.0)?;
+    if !(a.rate.is_finite() && a.rate > 0.0 && a.rate <= 10_000.0) {
+        anyhow::bail!("--rate must be a positive number of revolutions per second (at most 10000), got {}", a.rate);
     }
+    within("mount-height", a.mount_height, 0.01, 100.0)?;
+    within("mount-lateral", a.mount_lateral, -100.0, 100.0)?;
     if !(a.mount_height.is_finite()
         && a.mount_height > 0.0
         && a.mount_lateral.is_finite()
@@ -450,7 +454,12 @@ fn parse_args() -> Result<Cli, u8> {
         }
         Err(e) => {
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string();
+            let mut first = text.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ").to_string();
+            if first.ends_with(':') {
+                // "the following required arguments were not provided:" and the list below.
+                let list: Vec<&str> = text.lines().skip(1).map(str::trim).take_while(|l| !l.is_empty()).collect();
+                first = format!("{first} {}", list.join(", "));
+            }
             let verb = std::env::args().nth(1).filter(|v| !v.starts_with('-'));
             let help = verb.map_or("roadscan --help".to_string(), |v| format!("roadscan {v} --help"));
             eprintln!("roadscan: error: {first} (see {help})");

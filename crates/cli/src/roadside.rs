@@ -92,8 +92,8 @@ pub(crate) struct InputInfo {
 /// Runs `voxel`.
 pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
-    let size = crate::positive("size", a.size)?;
-    crate::positive("buffer", a.road.buffer)?;
+    let size = crate::within("size", a.size, 0.01, 100.0)?;
+    crate::within("buffer", a.road.buffer, 0.1, 1000.0)?;
     let all = [Colouring::Class, Colouring::Intensity, Colouring::Height, Colouring::Rgb];
     let Some(colouring) = all.into_iter().find(|c| c.name() == a.colour) else {
         bail!("--colour must be class, intensity, height or rgb, got {}", a.colour)
@@ -231,8 +231,12 @@ fn sibling(path: &Path, suffix: &str) -> PathBuf {
 /// Runs `ribbons`.
 pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
-    let cell = crate::positive("cell", a.cell)?;
-    crate::positive("buffer", a.road.buffer)?;
+    let cell = crate::within("cell", a.cell, 0.005, 10.0)?;
+    crate::within("buffer", a.road.buffer, 0.1, 1000.0)?;
+    let (h0, h1) = a.h_range;
+    if !(h0 >= -1000.0 && h1 <= 1000.0) {
+        bail!("--h-range must lie within -1000..1000 m, got {h0}..{h1}");
+    }
     if !(a.min_depth.is_finite() && a.min_depth >= 0.0 && a.min_depth < a.road.buffer) {
         bail!("--min-depth must be between 0 and --buffer, got {}", a.min_depth);
     }

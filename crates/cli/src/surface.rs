@@ -59,8 +59,8 @@ pub struct CrgArgs {
 
 /// Runs `crg`.
 pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
-    let cell = crate::positive("cell", a.cell)?;
-    let max_gap = if a.max_gap == 0.0 { 0.0 } else { crate::positive("max-gap", a.max_gap)? };
+    let cell = crate::within("cell", a.cell, 0.001, 1.0)?;
+    let max_gap = crate::within("max-gap", a.max_gap, 0.0, 10.0)?;
     let z = match a.z.as_str() {
         "absolute" => ZMode::Absolute,
         "residual" => ZMode::Residual,
@@ -72,7 +72,9 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         other => bail!("--estimator must be robust or median, got {other}"),
     };
     let v_range = match (a.width_right, a.width_left) {
-        (Some(r), Some(l)) => Some((-crate::positive("width-right", r)?, crate::positive("width-left", l)?)),
+        (Some(r), Some(l)) => {
+            Some((-crate::within("width-right", r, 0.01, 100.0)?, crate::within("width-left", l, 0.01, 100.0)?))
+        }
         (None, None) => None,
         _ => bail!("give both --width-left and --width-right, or neither (the road's lanes)"),
     };
@@ -85,8 +87,8 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
     }
     let mut inputs = a.src.open(&odr, quiet)?;
     inputs.xyz_only();
-    if !(a.tile.is_finite() && a.tile >= 0.0) {
-        bail!("--tile must be a number of metres (0 = one file), got {}", a.tile);
+    if !(a.tile == 0.0 || (a.tile.is_finite() && (1.0..=100_000.0).contains(&a.tile))) {
+        bail!("--tile must be 0 (one file) or from 1 to 100000 m, got {}", a.tile);
     }
     if a.tile > 0.0 && a.preview.is_some() {
         bail!("--preview renders one grid: leave it out with --tile (render tiles with roadscan render)");
@@ -101,7 +103,7 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         (Some(crg), preview, a.coverage.as_deref().map(|p| outputs.file(p)).transpose()?)
     };
     let spill_dir = a.out.parent().filter(|p| !p.as_os_str().is_empty()).map(Path::to_path_buf);
-    let max_height = crate::positive("max-height", a.max_height)?;
+    let max_height = crate::within("max-height", a.max_height, 0.01, 100.0)?;
     let opts = SurfaceOptions {
         cell,
         v_range,

@@ -35,8 +35,8 @@ pub struct XodrArgs {
 
 pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let t0 = std::time::Instant::now();
-    let half = crate::positive("half-width", a.half_width)?;
-    crate::positive("tolerance", a.tolerance)?;
+    let half = crate::within("half-width", a.half_width, 0.5, 100.0)?;
+    crate::within("tolerance", a.tolerance, 1e-4, 10.0)?;
     let outputs = crate::outdir::Outputs::new(a.src.files().into_iter().chain(a.crg.iter().cloned()));
     let staged = outputs.file(&a.out)?;
     // CRGs first: a bad one fails before the points are read.

@@ -192,6 +192,10 @@ fn settings_json(s: &Settings) -> Value {
 /// Runs `plan`: fits the axis (when from a trajectory), writes the plan into the work
 /// directory and prints the units as JSON lines.
 pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
+    plan_units(a, quiet).map_err(|e| crate::build::blame_config(&a.build, e))
+}
+
+fn plan_units(a: &PlanArgs, quiet: bool) -> Result<u8> {
     if a.build.unit.is_some() {
         bail!("plan lists the units; run one with `roadscan build --unit N`");
     }
@@ -260,9 +264,9 @@ fn read_plan(work: &Path, s: &Settings) -> Result<Plan> {
 pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8> {
     let t0 = Instant::now();
     let work = work_dir(&s.out);
-    let plan = read_plan(&work, s)?;
+    let plan = read_plan(&work, s).with_context(|| format!("--unit {unit}"))?;
     let stage = plan.stage(unit).with_context(|| {
-        format!("unit {unit}: the plan has units 0..{} ({})", 2 * plan.units + 1, work.join("plan.json").display())
+        format!("--unit {unit}: the plan has units 0..{} ({})", 2 * plan.units + 1, work.join("plan.json").display())
     })?;
     // The axis as planned (a fitted one from the plan's axis.xodr, not fitted again).
     let axis = match (&s.axis, stage) {
