@@ -12,6 +12,20 @@
 //! cells are all up) and drops what stands on the surface. It runs on the points already
 //! sorted by node, so one counting sort serves both.
 //!
+//! # The road surface where the axis' elevation is missing or off
+//! The band of `max_height` is around the road surface, which is the OpenDRIVE surface unless
+//! the points say otherwise: while the points stream, each 2 m slab counts the heights (above
+//! the OpenDRIVE surface) of its candidates within 2 m of the reference line in 5 cm bins, and
+//! keeps the candidates beyond `max_height` but within `search_height` (default: any) aside.
+//! Before gridding, each slab's lowest dense layer (a bin whose three hold at least a quarter
+//! of the densest three's heights: multipath below is sparser, a car roof may be denser), the
+//! median of those of the five slabs around it, gives the road surface's height, linear
+//! between the slabs' middles. Where it lies within a third of `max_height` of the OpenDRIVE
+//! surface it is taken as zero, and a slab (with its neighbours) at zero grids its near
+//! candidates only, as without a search: the same bits. Elsewhere the slab grids the near
+//! and far candidates within `max_height` of the road surface found, and an absolute grid's
+//! datum is that surface's. The grid's s extent is that of the candidates it grids by slab.
+//!
 //! # Estimator
 //! Where the surface is smooth, a node's height is a locally weighted plane fit to the points
 //! within `radius` (default 2.5 cm) of the node: spatial weights (1 - d²/R²)², least squares
@@ -69,7 +83,9 @@
 //! # Gaps
 //! Nodes left without an estimate are filled along u (along track) by linear interpolation
 //! between the nearest estimated nodes when they are at most `max_gap` (0.1 m) apart; larger
-//! holes stay NaN. Coverage is the share of nodes with a height.
+//! holes stay NaN. Coverage is the share of nodes with a height over the surveyed pavement
+//! (the columns from the first to the last of which a tenth has heights, [`surveyed_coverage`]);
+//! under `min_coverage` (10 %) the grid is an error ([`LowCoverage`]) with a hint.
 
 use crate::frame::RoadFrame;
 use opencrg::Crg;
@@ -1043,8 +1059,8 @@ impl SlabStats {
 
     /// The height of the road surface near the reference line above the OpenDRIVE surface:
     /// the lowest dense layer of the histogram (the lowest bin whose three bins around it hold
-    /// at least half as many heights as the densest three; multipath below the surface is
-    /// sparse, cars and foliage lie above it), as the mean of those bins' centres weighted by
+    /// at least 1/[`LAYER_SHARE`] as many heights as the densest three: multipath below the
+    /// surface is sparser, a car roof above it may be denser), as the mean of those bins' centres weighted by
     /// their counts. `None` with fewer than [`HIST_MIN`] heights.
     fn layer(&self) -> Option<f64> {
         let mut bins = self.hist.clone();
@@ -1059,7 +1075,7 @@ impl SlabStats {
         };
         let window = |b: i32| (b as i64 - 1..=b as i64 + 1).map(count).sum::<u64>();
         let peak = bins.iter().map(|e| window(e.0)).max()?;
-        let low = bins.iter().map(|e| e.0).find(|&b| 2 * window(b) >= peak)?;
+        let low = bins.iter().map(|e| e.0).find(|&b| LAYER_SHARE * window(b) >= peak)?;
         let (mut sum, mut n) = (0.0, 0.0);
         for b in low as i64 - 1..=low as i64 + 1 {
             let c = count(b) as f64;
@@ -1069,6 +1085,9 @@ impl SlabStats {
         Some(sum / n)
     }
 }
+
+/// A layer is dense with at least 1/this of the densest one's heights.
+const LAYER_SHARE: u64 = 4;
 
 /// Heights a slab's histogram needs for its layer to count.
 const HIST_MIN: u64 = 20;
@@ -2744,6 +2763,60 @@ mod tests {
             assert!(g.iter().zip(w).all(|(a, b)| a.0.to_bits() == b.0.to_bits() && a.1 == b.1), "slab {k}");
         }
         assert_eq!(found.stats.iter().map(|(_, st)| st.near).sum::<u64>(), s_all.len() as u64);
+    }
+
+    #[test]
+    fn the_road_surface_is_the_lowest_dense_layer_and_the_profile_its_median() {
+        // A road 2.4 m above the axis' surface (crossfall spreads it over 8 cm), sparse
+        // multipath 1 m below it, a car roof 1.5 m above it with more points than the road.
+        let mut st = SlabStats::default();
+        for i in 0..400 {
+            st.add_height(2.4 + (i % 9) as f32 * 0.01);
+        }
+        for i in 0..30 {
+            st.add_height(1.4 + (i % 3) as f32 * 0.05);
+        }
+        for i in 0..900 {
+            st.add_height(3.9 + (i % 4) as f32 * 0.01);
+        }
+        let layer = st.layer().unwrap();
+        assert!((layer - 2.44).abs() < 0.05, "{layer}");
+        // Too few heights: none.
+        let mut few = SlabStats::default();
+        (0..19).for_each(|_| few.add_height(0.0));
+        assert_eq!(few.layer(), None);
+        // Slabs 0..=9: the road at 2.4 m, but slab 4 sees only a car roof and slab 7 nothing
+        // near the reference line; slabs 0..=9 of a right axis are zero.
+        let mut stats = BTreeMap::new();
+        for k in 0..10 {
+            let mut st = SlabStats::default();
+            let h = match k {
+                4 => 3.9,
+                7 => continue,
+                _ => 2.4 + 0.01 * k as f32,
+            };
+            (0..100).for_each(|_| st.add_height(h));
+            stats.insert(k, st);
+        }
+        let p = Profile::of(&stats, 0.1);
+        for k in 0..10 {
+            assert!((p.value(k) - 2.42).abs() < 0.1, "slab {k}: {}", p.value(k));
+        }
+        // Interpolated between the slabs' middles, held beyond the ends.
+        let (a, b) = (p.value(2), p.value(3));
+        assert!((p.at(6.0) - 0.5 * (a + b)).abs() < 1e-12);
+        assert_eq!((p.at(-50.0), p.at(500.0)), (p.value(0), p.value(9)));
+        assert!(!p.zero_around(5));
+        let right: BTreeMap<i64, SlabStats> = stats
+            .keys()
+            .map(|&k| {
+                let mut st = SlabStats::default();
+                (0..100).for_each(|i| st.add_height(-0.02 + 0.0004 * i as f32));
+                (k, st)
+            })
+            .collect();
+        let p = Profile::of(&right, 0.1);
+        assert!((-3..13).all(|k| p.zero_around(k)) && p.at(7.3) == 0.0);
     }
 
     #[test]
