@@ -12,6 +12,20 @@
 //! cells are all up) and drops what stands on the surface. It runs on the points already
 //! sorted by node, so one counting sort serves both.
 //!
+//! # The road surface where the axis' elevation is missing or off
+//! The band of `max_height` is around the road surface, which is the OpenDRIVE surface unless
+//! the points say otherwise: while the points stream, each 2 m slab counts the heights (above
+//! the OpenDRIVE surface) of its candidates within 2 m of the reference line in 5 cm bins, and
+//! keeps the candidates beyond `max_height` but within `search_height` (default: any) aside.
+//! Before gridding, each slab's lowest dense layer (a bin whose three hold at least a quarter
+//! of the densest three's heights: multipath below is sparser, a car roof may be denser), the
+//! median of those of the five slabs around it, gives the road surface's height, linear
+//! between the slabs' middles. Where it lies within a third of `max_height` of the OpenDRIVE
+//! surface it is taken as zero, and a slab (with its neighbours) at zero grids its near
+//! candidates only, as without a search: the same bits. Elsewhere the slab grids the near
+//! and far candidates within `max_height` of the road surface found, and an absolute grid's
+//! datum is that surface's. The grid's s extent is that of the candidates it grids by slab.
+//!
 //! # Estimator
 //! Where the surface is smooth, a node's height is a locally weighted plane fit to the points
 //! within `radius` (default 2.5 cm) of the node: spatial weights (1 - d²/R²)², least squares
@@ -69,7 +83,9 @@
 //! # Gaps
 //! Nodes left without an estimate are filled along u (along track) by linear interpolation
 //! between the nearest estimated nodes when they are at most `max_gap` (0.1 m) apart; larger
-//! holes stay NaN. Coverage is the share of nodes with a height.
+//! holes stay NaN. Coverage is the share of nodes with a height over the surveyed pavement
+//! (the columns from the first to the last of which a tenth has heights, [`surveyed_coverage`]);
+//! under `min_coverage` (10 %) the grid is an error ([`LowCoverage`]) with a hint.
 
 use crate::frame::RoadFrame;
 use opencrg::Crg;
@@ -118,8 +134,19 @@ pub struct SurfaceOptions {
     pub radius: f64,
     /// Tukey biweight constant, m.
     pub robust_scale: f64,
-    /// Points farther from the OpenDRIVE surface are not surface, m.
+    /// Points farther from the road surface (the OpenDRIVE surface, or the surface found in
+    /// the points where that is off: see [`SurfaceOptions::search_height`]) are not surface, m.
     pub max_height: f64,
+    /// How far from the OpenDRIVE surface the road surface is searched for, m: points within
+    /// it are kept aside (besides those within `max_height`), and where the lowest dense layer
+    /// of the points near the reference line lies more than a third of `max_height` off the
+    /// OpenDRIVE surface (an axis without elevation, or with a wrong one), the band of
+    /// `max_height` follows that layer instead. 0: no search (only `max_height` counts).
+    pub search_height: f64,
+    /// A grid with fewer of its surveyed nodes covered (see [`SurfaceGrid::coverage`]) is an
+    /// error ([`LowCoverage`]) of `finish` and `write_tiles` (not of a work unit's tiles); 0:
+    /// none.
+    pub min_coverage: f64,
     /// Thickness of the kept low envelope, m.
     pub layer: f64,
     /// Estimator.
@@ -179,6 +206,8 @@ impl Default for SurfaceOptions {
             radius: 0.025,
             robust_scale: 0.008,
             max_height: 0.3,
+            search_height: f64::INFINITY,
+            min_coverage: MIN_COVERAGE,
             layer: 0.04,
             estimator: Estimator::Robust,
             spill_dir: None,
@@ -189,16 +218,70 @@ impl Default for SurfaceOptions {
     }
 }
 
+/// Below this share of its surveyed nodes with a height, a grid is an error (by default, see
+/// [`SurfaceOptions::min_coverage`]).
+pub const MIN_COVERAGE: f64 = 0.1;
+
+/// A column of a grid (nodes along u at one v) is reached by the survey when at least this
+/// share of its nodes has a height; the surveyed pavement is the columns from the first to the
+/// last one reached (holes between count): columns beyond it (beyond the scanner's range, the
+/// other side of a one-sided road, a grid wider than the road) do not count, and columns
+/// reached at a few spots only (poles, cars) do not widen it. A wall standing in the band of
+/// the surface does: a grid whose only full columns are facades either side is nearly empty.
+pub const SURVEYED_COLUMN: f64 = 0.1;
+
+/// The nodes with a height and the nodes in all of the surveyed pavement (see
+/// [`SURVEYED_COLUMN`]) of a grid of `rows` rows whose columns hold `column_covered` nodes with
+/// a height each. Integer sums: work units add their column counts up first.
+pub fn surveyed_coverage(column_covered: &[usize], rows: usize) -> (usize, usize) {
+    let reached = |c: &usize| *c > 0 && *c as f64 >= SURVEYED_COLUMN * rows as f64;
+    match (column_covered.iter().position(reached), column_covered.iter().rposition(reached)) {
+        (Some(a), Some(b)) => (column_covered[a..=b].iter().sum(), (b - a + 1) * rows),
+        _ => (0, 0),
+    }
+}
+
+/// A grid with too few nodes with a height: most likely the axis (its place, its elevation, the
+/// road id), the CRS or the grid's width is wrong rather than the survey.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LowCoverage {
+    /// Share of the surveyed nodes with a height (see [`SurfaceGrid::coverage`]).
+    pub coverage: f64,
+    /// Nodes with a height in the whole grid, and its nodes.
+    pub grid: (usize, usize),
+    /// The least share asked for.
+    pub min: f64,
+    /// The band around the road surface that counts as road, m.
+    pub max_height: f64,
+}
+
+impl std::fmt::Display for LowCoverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the grid came out nearly empty: {:.1} % of its surveyed nodes have a height ({} of its {} nodes; at least {:.0} % needed); check the axis (its place, elevation and road id), the CRS and the grid's width (the road surface counts within {} m of the one found near the reference line)",
+            100.0 * self.coverage,
+            self.grid.0,
+            self.grid.1,
+            100.0 * self.min,
+            self.max_height
+        )
+    }
+}
+
+impl std::error::Error for LowCoverage {}
+
 /// A gridded surface and what went into it.
 #[derive(Debug, Clone)]
 pub struct SurfaceGrid {
     /// The grid, on the road's reference line (u = s, v = t).
     pub crg: Crg,
-    /// Share of nodes with a height, 0..1.
+    /// Share of the surveyed nodes with a height, 0..1: of the nodes of the columns the survey
+    /// reached ([`surveyed_coverage`]), not of columns beyond the surveyed pavement.
     pub coverage: f64,
     /// Share of nodes with a height per v column (right to left).
     pub column_coverage: Vec<f64>,
-    /// Nodes with a height, and nodes in all (coverage = covered / nodes).
+    /// Surveyed nodes with a height, and surveyed nodes in all (coverage = covered / nodes).
     pub covered: (usize, usize),
     /// Nodes estimated from points, and filled along track.
     pub estimated: usize,
@@ -371,6 +454,13 @@ struct Taken {
 }
 
 impl Taken {
+    /// Removes the slab's spill file without reading it.
+    fn discard(self) {
+        if let Some(path) = &self.file {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
     /// The slab's candidates in the order they came (the spilled ones, appended at each spill,
     /// then those held); removes the file.
     fn load(mut self) -> Result<Vec<SlabPoint>, String> {
@@ -481,9 +571,11 @@ pub struct SurfaceBuilder<'a> {
     proj: Project<'a>,
     opts: SurfaceOptions,
     slabs: Keeper,
-    s_seen: (f64, f64),
     offered: u64,
-    near: u64,
+    /// What the candidates said of each slab.
+    stats: BTreeMap<i64, SlabStats>,
+    /// The band of t whose heights find the road surface.
+    hist_t: (f64, f64),
     /// Slabs that get candidates (a unit's).
     slab_range: (i64, i64),
     progress: Option<Progress<'a>>,
@@ -497,7 +589,7 @@ impl std::fmt::Debug for SurfaceBuilder<'_> {
             .field("road", &self.proj.road.road().id)
             .field("v_range", &self.proj.v_range)
             .field("offered", &self.offered)
-            .field("near", &self.near)
+            .field("slabs", &self.stats.len())
             .finish_non_exhaustive()
     }
 }
@@ -535,6 +627,7 @@ impl<'a> SurfaceBuilder<'a> {
             s_range: opts.s_range,
             margin: opts.radius + opts.cell,
             max_height: opts.max_height,
+            search_height: opts.search_height,
         };
         let slab_range = match (opts.unit, opts.s_range) {
             (Some(SurfaceUnit::Count(..)), _) => (i64::MAX, i64::MIN),
@@ -553,9 +646,9 @@ impl<'a> SurfaceBuilder<'a> {
             proj,
             opts,
             slabs,
-            s_seen: (f64::INFINITY, f64::NEG_INFINITY),
             offered: 0,
-            near: 0,
+            stats: BTreeMap::new(),
+            hist_t: (v_range.0.max(-PROFILE_T), v_range.1.min(PROFILE_T)),
             slab_range,
             progress: None,
             target: None,
@@ -605,27 +698,47 @@ impl<'a> SurfaceBuilder<'a> {
     /// start: the same candidates on any number of threads.
     pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), String> {
         let n = x.len().min(y.len()).min(z.len());
-        let (proj, opts, range) = (&self.proj, &self.opts, self.slab_range);
+        let (proj, opts, range, hist_t) = (&self.proj, &self.opts, self.slab_range, self.hist_t);
         let found = crate::par::runs(n, 8192, |i| {
-            let mut found = Found::new(opts, range);
-            proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c| found.add(c));
+            let mut found = Found::new(opts, range, hist_t);
+            proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c, far| found.add(c, far));
             found
         })?;
         self.offered += n as u64;
         let mut runs = Vec::with_capacity(found.len());
         for f in found {
-            self.near += f.near;
-            self.s_seen = (self.s_seen.0.min(f.s_seen.0), self.s_seen.1.max(f.s_seen.1));
+            for (k, st) in &f.stats {
+                self.stats.entry(*k).or_default().merge(st);
+            }
             runs.push(f.slabs);
         }
         self.slabs.append(runs)
     }
 
-    /// What was offered so far: points, candidates and their s extent (of a
-    /// [`SurfaceUnit::Count`] pass: its share only).
+    /// What was offered so far: points, candidates near the road surface and their s extent
+    /// (of a [`SurfaceUnit::Count`] pass: its share only). Near: within `max_height` of the
+    /// OpenDRIVE surface where the road surface found in the points is that; where it is not
+    /// (see [`SurfaceOptions::search_height`]), every candidate of the slab.
     pub fn seen(&self) -> Seen {
-        let (a, b) = self.s_seen;
-        Seen { offered: self.offered, near: self.near, s_range: a.is_finite().then_some((a, b)) }
+        self.seen_with(&self.profile())
+    }
+
+    fn seen_with(&self, profile: &Profile) -> Seen {
+        let (mut near, mut ext) = (0, (f64::INFINITY, f64::NEG_INFINITY));
+        for (&k, st) in &self.stats {
+            let (n, e) = if profile.value(k) == 0.0 { (st.near, st.near_s) } else { (st.all, st.all_s) };
+            near += n;
+            ext = (ext.0.min(e.0), ext.1.max(e.1));
+        }
+        Seen { offered: self.offered, near, s_range: ext.0.is_finite().then_some(ext) }
+    }
+
+    /// The road surface's height above the OpenDRIVE surface along s.
+    fn profile(&self) -> Profile {
+        if self.opts.search_height <= self.opts.max_height {
+            return Profile::default();
+        }
+        Profile::of(&self.stats, self.opts.max_height / 3.0)
     }
 
     /// Grids what was offered into one grid in memory.
@@ -642,7 +755,9 @@ impl<'a> SurfaceBuilder<'a> {
             z.extend_from_slice(&row);
         }
         let crg = rows.tile_grid(0, nu, z);
-        Ok(rows.report(crg))
+        let g = rows.report(crg);
+        rows.check(&g)?;
+        Ok(g)
     }
 
     /// Grids what was offered into tiles of `tile` metres along s (the last may be shorter;
@@ -702,15 +817,16 @@ impl<'a> SurfaceBuilder<'a> {
             Some(c) => c,
             None => rows.tile_grid(0, 2.min(nu), Vec::new()),
         };
-        Ok((rows.report(crg), paths))
+        let g = rows.report(crg);
+        rows.check(&g)?;
+        Ok((g, paths))
     }
 }
 
 /// The candidates of a run of points by slab, in order, and what the run adds to what a
 /// builder saw.
 struct Found {
-    near: u64,
-    s_seen: (f64, f64),
+    /// Candidates by slab key (see [`far_key`]), in order.
     slabs: Vec<(i64, Vec<SlabPoint>)>,
     /// The slabs that get candidates.
     slab_range: (i64, i64),
@@ -718,70 +834,101 @@ struct Found {
     reach: f64,
     /// The s range a counting pass counts.
     counted: Option<(f64, f64)>,
-    /// An s range whose candidates go to one slab only, the `slabs` entry at the index (empty:
-    /// none yet): the interior of the last slab a candidate went to alone.
-    only: (f64, f64, usize),
+    /// Near and far candidates: an s range whose candidates go to one slab only, the `slabs`
+    /// entry at the index (empty: none yet): the interior of the last slab a candidate went to
+    /// alone.
+    only: [(f64, f64, usize); 2],
+    /// What the candidates say of their own slabs (the last one used most likely first).
+    stats: Vec<(i64, SlabStats)>,
+    /// The band of t whose heights the slabs' histograms count, m.
+    hist_t: (f64, f64),
 }
 
 impl Found {
-    /// Nothing found yet, for the slabs of `slab_range`.
-    fn new(opts: &SurfaceOptions, slab_range: (i64, i64)) -> Found {
+    /// Nothing found yet, for the slabs of `slab_range`; histograms of the heights of the
+    /// candidates within `hist_t`.
+    fn new(opts: &SurfaceOptions, slab_range: (i64, i64), hist_t: (f64, f64)) -> Found {
         let counted = match opts.unit {
             Some(SurfaceUnit::Count(a, b)) => Some((a, b)),
             _ => None,
         };
         Found {
-            near: 0,
-            s_seen: (f64::INFINITY, f64::NEG_INFINITY),
             slabs: Vec::new(),
             slab_range,
             // The pad's rows and the half cell a point lies from its node, and some.
             reach: (pad_rows(opts) as f64 + 1.0) * opts.cell,
             counted,
-            only: (f64::INFINITY, f64::NEG_INFINITY, 0),
+            only: [(f64::INFINITY, f64::NEG_INFINITY, 0); 2],
+            stats: Vec::new(),
+            hist_t,
         }
     }
 
-    /// Puts candidate `c` into the slabs that get it: its own, and a neighbour when that
-    /// slab's nodes reach it.
+    /// Puts candidate `c` (`far`: beyond `max_height`, within `search_height`) into the slabs
+    /// that get it: its own, and a neighbour when that slab's nodes reach it.
     #[inline(always)]
-    fn add(&mut self, c: Candidate) {
+    fn add(&mut self, c: Candidate, far: bool) {
         // Most candidates lie inside the slab of the last one, beyond its neighbours' reach.
-        let (a, b, index) = self.only;
+        let (a, b, index) = self.only[usize::from(far)];
         if c.s >= a && c.s < b {
             let (k, v) = &mut self.slabs[index];
-            v.push(SlabPoint { ds: (c.s - *k as f64 * SLAB) as f32, t: c.t, h: c.h });
+            v.push(SlabPoint { ds: (c.s - slab_of_key(*k) as f64 * SLAB) as f32, t: c.t, h: c.h });
         } else {
-            self.add_by_slab(c);
+            self.add_by_slab(c, far);
         }
-        // A counting pass counts its share only (and keeps none: its slab range is empty).
-        if !matches!(self.counted, Some((a, b)) if c.s < a || c.s >= b) {
-            self.near += 1;
-            // Comparisons, not min and max: s is never NaN (`RoadFrame` keeps it on the road).
-            if c.s < self.s_seen.0 {
-                self.s_seen.0 = c.s;
+        // A counting pass counts its share only (and keeps none: its slab range is empty);
+        // every pass counts the heights of every candidate it sees.
+        let counted = !matches!(self.counted, Some((a, b)) if c.s < a || c.s >= b);
+        let hist = c.t as f64 >= self.hist_t.0 && c.t as f64 <= self.hist_t.1;
+        if counted || hist {
+            let k = floor(c.s / SLAB) as i64;
+            let st = self.stats_of(k);
+            if counted {
+                st.count(c.s, far);
             }
-            if c.s > self.s_seen.1 {
-                self.s_seen.1 = c.s;
+            if hist {
+                st.add_height(c.h);
             }
         }
+    }
+
+    /// The stats of slab `k`.
+    #[inline(always)]
+    fn stats_of(&mut self, k: i64) -> &mut SlabStats {
+        let i = match self.stats.last() {
+            Some((j, _)) if *j == k => self.stats.len() - 1,
+            _ => match self.stats.iter().position(|(j, _)| *j == k) {
+                Some(i) => {
+                    // The last used last.
+                    let e = self.stats.remove(i);
+                    self.stats.push(e);
+                    self.stats.len() - 1
+                }
+                None => {
+                    self.stats.push((k, SlabStats::default()));
+                    self.stats.len() - 1
+                }
+            },
+        };
+        &mut self.stats[i].1
     }
 
     /// Puts candidate `c` into the slabs that get it, and notes the interior of its own slab
     /// when only that one does (see `only`).
-    fn add_by_slab(&mut self, c: Candidate) {
+    fn add_by_slab(&mut self, c: Candidate, far: bool) {
         let (reach, (lo, hi)) = (self.reach, self.slab_range);
         let wanted = |k: i64| (lo..=hi).contains(&k);
         let k = floor(c.s / SLAB);
         let ki = k as i64;
-        let own = wanted(ki).then(|| self.put(ki, c));
+        let key = |k: i64| if far { far_key(k) } else { k };
+        let own = wanted(ki).then(|| self.put(key(ki), ki, c));
         let mut alone = true;
         if c.s - k * SLAB < reach && wanted(ki - 1) {
-            self.put(ki - 1, c);
+            self.put(key(ki - 1), ki - 1, c);
             alone = false;
         }
         if (k + 1.0) * SLAB - c.s < reach && wanted(ki + 1) {
-            self.put(ki + 1, c);
+            self.put(key(ki + 1), ki + 1, c);
             alone = false;
         }
         if let (true, Some(index)) = (alone, own) {
@@ -789,25 +936,250 @@ impl Found {
             // sums), is outside this range: whatever the neighbours' range, the tests above
             // put its candidates into slab `ki` alone.
             let margin = reach + 1e-6;
-            self.only = (k * SLAB + margin, (k + 1.0) * SLAB - margin, index);
+            self.only[usize::from(far)] = (k * SLAB + margin, (k + 1.0) * SLAB - margin, index);
         }
     }
 
-    /// Appends candidate `c` to slab `k`'s run (the last one is the likeliest); returns the
-    /// run's index in `slabs`.
+    /// Appends candidate `c` to the run of slab `k` under `key` (the last one is the
+    /// likeliest); returns the run's index in `slabs`.
     #[inline(always)]
-    fn put(&mut self, k: i64, c: Candidate) -> usize {
+    fn put(&mut self, key: i64, k: i64, c: Candidate) -> usize {
         let p = SlabPoint { ds: (c.s - k as f64 * SLAB) as f32, t: c.t, h: c.h };
-        match self.slabs.iter().rposition(|(j, _)| *j == k) {
+        match self.slabs.iter().rposition(|(j, _)| *j == key) {
             Some(i) => {
                 self.slabs[i].1.push(p);
                 i
             }
             None => {
-                self.slabs.push((k, vec![p]));
+                self.slabs.push((key, vec![p]));
                 self.slabs.len() - 1
             }
         }
+    }
+}
+
+/// Slab keys of far candidates (see [`SurfaceOptions::search_height`]) are the slab's plus
+/// this: slabs lie within |k| < 2^40 (s up to 2.2e12 m; `RoadFrame` keeps s on the road).
+const FAR: i64 = 1 << 41;
+
+/// The key of slab `k`'s far candidates.
+fn far_key(k: i64) -> i64 {
+    k + FAR
+}
+
+/// The slab of a key.
+fn slab_of_key(key: i64) -> i64 {
+    if key >= FAR / 2 {
+        key - FAR
+    } else {
+        key
+    }
+}
+
+/// Height bins of the slabs' histograms, m.
+const HIST_BIN: f64 = 0.05;
+
+/// What the candidates say of their slab: counts and s extents of the near ones (within
+/// `max_height` of the OpenDRIVE surface) and of all, and a histogram of the heights (above the
+/// OpenDRIVE surface) of those near the reference line, in bins of [`HIST_BIN`].
+#[derive(Debug, Clone)]
+struct SlabStats {
+    near: u64,
+    all: u64,
+    near_s: (f64, f64),
+    all_s: (f64, f64),
+    /// (bin, count), in no order.
+    hist: Vec<(i32, u32)>,
+    /// The index in `hist` of the last bin added to.
+    last: usize,
+}
+
+impl Default for SlabStats {
+    fn default() -> Self {
+        let none = (f64::INFINITY, f64::NEG_INFINITY);
+        SlabStats { near: 0, all: 0, near_s: none, all_s: none, hist: Vec::new(), last: 0 }
+    }
+}
+
+impl SlabStats {
+    /// Counts a candidate at `s` (`far`: not near).
+    #[inline(always)]
+    fn count(&mut self, s: f64, far: bool) {
+        // Comparisons, not min and max: s is never NaN (`RoadFrame` keeps it on the road).
+        let ext = |e: &mut (f64, f64)| {
+            if s < e.0 {
+                e.0 = s;
+            }
+            if s > e.1 {
+                e.1 = s;
+            }
+        };
+        self.all += 1;
+        ext(&mut self.all_s);
+        if !far {
+            self.near += 1;
+            ext(&mut self.near_s);
+        }
+    }
+
+    /// Adds a height to the histogram.
+    #[inline(always)]
+    fn add_height(&mut self, h: f32) {
+        let b = (h as f64 / HIST_BIN).floor().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+        self.add_bin(b, 1);
+    }
+
+    fn add_bin(&mut self, b: i32, n: u32) {
+        if let Some(e) = self.hist.get_mut(self.last).filter(|e| e.0 == b) {
+            e.1 += n;
+            return;
+        }
+        match self.hist.iter().position(|e| e.0 == b) {
+            Some(i) => {
+                self.hist[i].1 += n;
+                self.last = i;
+            }
+            None => {
+                self.hist.push((b, n));
+                self.last = self.hist.len() - 1;
+            }
+        }
+    }
+
+    /// Adds what another run saw of the same slab.
+    fn merge(&mut self, o: &SlabStats) {
+        self.near += o.near;
+        self.all += o.all;
+        self.near_s = (self.near_s.0.min(o.near_s.0), self.near_s.1.max(o.near_s.1));
+        self.all_s = (self.all_s.0.min(o.all_s.0), self.all_s.1.max(o.all_s.1));
+        for &(b, n) in &o.hist {
+            self.add_bin(b, n);
+        }
+    }
+
+    /// The height of the road surface near the reference line above the OpenDRIVE surface:
+    /// the lowest dense layer of the histogram (the lowest bin whose three bins around it hold
+    /// at least 1/[`LAYER_SHARE`] as many heights as the densest three: multipath below the
+    /// surface is sparser, a car roof above it may be denser), as the mean of those bins' centres weighted by
+    /// their counts. `None` with fewer than [`HIST_MIN`] heights.
+    fn layer(&self) -> Option<f64> {
+        let mut bins = self.hist.clone();
+        bins.sort_unstable();
+        let total: u64 = bins.iter().map(|b| b.1 as u64).sum();
+        if total < HIST_MIN {
+            return None;
+        }
+        let count = |b: i64| -> u64 {
+            let Ok(b) = i32::try_from(b) else { return 0 };
+            bins.binary_search_by_key(&b, |e| e.0).map_or(0, |i| bins[i].1 as u64)
+        };
+        let window = |b: i32| (b as i64 - 1..=b as i64 + 1).map(count).sum::<u64>();
+        let peak = bins.iter().map(|e| window(e.0)).max()?;
+        let low = bins.iter().map(|e| e.0).find(|&b| LAYER_SHARE * window(b) >= peak)?;
+        let (mut sum, mut n) = (0.0, 0.0);
+        for b in low as i64 - 1..=low as i64 + 1 {
+            let c = count(b) as f64;
+            sum += c * (b as f64 + 0.5) * HIST_BIN;
+            n += c;
+        }
+        Some(sum / n)
+    }
+}
+
+/// A layer is dense with at least 1/this of the densest one's heights.
+const LAYER_SHARE: u64 = 4;
+
+/// Heights a slab's histogram needs for its layer to count.
+const HIST_MIN: u64 = 20;
+
+/// Slabs either side whose layers the road surface's profile takes the median of.
+const PROFILE_HALF: i64 = 2;
+
+/// Half the width of the band of t (within the grid's width) whose heights find the road
+/// surface, m.
+const PROFILE_T: f64 = 2.0;
+
+/// The road surface's height above the OpenDRIVE surface along s: a value per slab (at its
+/// middle), interpolated linearly between; zero where the OpenDRIVE surface is right (within
+/// a third of `max_height`), so that the band of `max_height` is the OpenDRIVE surface's and
+/// the grid the same bits as without a search.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Profile {
+    /// The first slab, and the value of each slab from it.
+    k0: i64,
+    off: Vec<f64>,
+}
+
+impl Profile {
+    /// The profile of the slabs' histograms: each slab's layer, the median of those of the
+    /// slabs within [`PROFILE_HALF`] (a car hiding the road in one slab, a sparse slab at the
+    /// survey's end, leave it), zero when within `zero` of the OpenDRIVE surface; a slab
+    /// without a layer near takes the nearest slab's value.
+    fn of(stats: &BTreeMap<i64, SlabStats>, zero: f64) -> Profile {
+        let (Some((&k0, _)), Some((&k1, _))) = (stats.first_key_value(), stats.last_key_value()) else {
+            return Profile::default();
+        };
+        let n = (k1 - k0 + 1) as usize;
+        let raw: Vec<Option<f64>> = (k0..=k1).map(|k| stats.get(&k).and_then(SlabStats::layer)).collect();
+        let mut smooth: Vec<Option<f64>> = Vec::with_capacity(n);
+        let mut near = Vec::new();
+        for i in 0..n {
+            near.clear();
+            let (a, b) = (i.saturating_sub(PROFILE_HALF as usize), (i + PROFILE_HALF as usize + 1).min(n));
+            near.extend(raw[a..b].iter().flatten().copied());
+            smooth.push(if near.is_empty() {
+                None
+            } else {
+                near.sort_unstable_by(f64::total_cmp);
+                let m = near.len();
+                Some(if m % 2 == 1 { near[m / 2] } else { 0.5 * (near[m / 2 - 1] + near[m / 2]) })
+            });
+        }
+        // Slabs without a value: the nearest one's (the lower on a tie), zero without any.
+        let mut next: Vec<Option<usize>> = vec![None; n];
+        for i in (0..n).rev() {
+            next[i] = if smooth[i].is_some() { Some(i) } else { next.get(i + 1).copied().flatten() };
+        }
+        let mut prev = None;
+        let mut off = vec![0.0; n];
+        for (i, o) in off.iter_mut().enumerate() {
+            if smooth[i].is_some() {
+                prev = Some(i);
+            }
+            let j = match (prev, next[i]) {
+                (Some(p), Some(q)) => Some(if i - p <= q - i { p } else { q }),
+                (p, q) => p.or(q),
+            };
+            *o = j.and_then(|j| smooth[j]).filter(|v| v.abs() > zero).unwrap_or(0.0);
+        }
+        Profile { k0, off }
+    }
+
+    /// The value of slab `k` (the first's or the last's beyond them).
+    fn value(&self, k: i64) -> f64 {
+        if self.off.is_empty() {
+            return 0.0;
+        }
+        let i = (k - self.k0).clamp(0, self.off.len() as i64 - 1) as usize;
+        self.off[i]
+    }
+
+    /// The road surface's height above the OpenDRIVE surface at `s`.
+    fn at(&self, s: f64) -> f64 {
+        let x = s / SLAB - 0.5;
+        let k = floor(x);
+        let f = x - k;
+        let (a, b) = (self.value(k as i64), self.value(k as i64 + 1));
+        if a == b {
+            a
+        } else {
+            a + (b - a) * f
+        }
+    }
+
+    /// Whether the profile is zero over slab `k` and its neighbours' margins.
+    fn zero_around(&self, k: i64) -> bool {
+        (k - 1..=k + 1).all(|j| self.value(j) == 0.0)
     }
 }
 
@@ -823,13 +1195,17 @@ struct Project<'a> {
     s_range: Option<(f64, f64)>,
     margin: f64,
     max_height: f64,
+    /// Candidates farther than `max_height` but within this of the OpenDRIVE surface are kept
+    /// aside (`far`), m.
+    search_height: f64,
 }
 
 impl Project<'_> {
     /// The surface candidates among a run of map points, in order, to `emit`: (s, t) from the
     /// reference line (the first point looked up, the others from their predecessor), kept when
-    /// within the grid's margins and `max_height` of the OpenDRIVE surface.
-    fn candidates(&self, x: &[f64], y: &[f64], z: &[f64], mut emit: impl FnMut(Candidate)) {
+    /// within the grid's margins and `max_height` of the OpenDRIVE surface, or (`far`: true)
+    /// within `search_height` of it.
+    fn candidates(&self, x: &[f64], y: &[f64], z: &[f64], mut emit: impl FnMut(Candidate, bool)) {
         let margin = self.margin;
         let (vr, vl) = (self.v_range.0 - margin, self.v_range.1 + margin);
         let (s_lo, s_hi) = self.s_range.map_or((f64::NEG_INFINITY, f64::INFINITY), |(a, b)| (a - margin, b + margin));
@@ -847,10 +1223,11 @@ impl Project<'_> {
                 None => profile.surface(s),
             };
             let h = fz - (z + t * cross);
-            if h.abs() > self.max_height {
-                continue;
+            if h.abs() <= self.max_height {
+                emit(Candidate { s, t: t as f32, h: h as f32 }, false);
+            } else if h.abs() <= self.search_height {
+                emit(Candidate { s, t: t as f32, h: h as f32 }, true);
             }
-            emit(Candidate { s, t: t as f32, h: h as f32 });
         }
     }
 }
@@ -1078,12 +1455,14 @@ impl<'a> RowStream<'a> {
         if !(cell > 0.0 && cell.is_finite()) {
             return Err(format!("cell size {cell}: must be a positive number of metres"));
         }
+        let profile = b.profile();
+        let seen = b.seen_with(&profile);
         let (s0, s1) = match b.proj.s_range {
             Some(r) => r,
             None if matches!(o.unit, Some(SurfaceUnit::Tiles { .. })) => {
                 return Err("a unit of tiles needs the whole grid's s range".into());
             }
-            None => grid_extent(b.seen().s_range, cell)?,
+            None => grid_extent(seen.s_range, cell)?,
         };
         let (vr, vl) = ((b.proj.v_range.0 / cell).floor() * cell, (b.proj.v_range.1 / cell).ceil() * cell);
         let nu = grid_rows((s0, s1), cell);
@@ -1104,13 +1483,14 @@ impl<'a> RowStream<'a> {
         };
         // Gridding runs ahead of the rows' consumer by a couple of slabs.
         let (tx, gridded) = std::sync::mpsc::sync_channel(2);
-        let (slabs, go) = (b.slabs.take_slabs()?, o.clone());
+        let (slabs, go, gp) = (b.slabs.take_slabs()?, o.clone(), profile.clone());
         let thread = std::thread::Builder::new()
             .name("roadscan-grid".into())
-            .spawn(move || grid_slabs(slabs, g, &go, window, &tx))
+            .spawn(move || grid_slabs(slabs, g, &go, &gp, window, &tx))
             .map_err(|e| format!("cannot start the gridding thread: {e}"))?;
+        // Where the road surface is not the OpenDRIVE surface, the datum is the road surface's.
         let datum = match o.z {
-            ZMode::Absolute => b.proj.road.elevation(g.s0).round(),
+            ZMode::Absolute => (b.proj.road.elevation(g.s0) + profile.at(g.s0)).round(),
             ZMode::Residual => 0.0,
         };
         Ok(RowStream {
@@ -1132,7 +1512,7 @@ impl<'a> RowStream<'a> {
             estimated: 0,
             kept: 0,
             offered: b.offered,
-            near: b.near,
+            near: seen.near,
             datum,
             opts: o,
         })
@@ -1198,6 +1578,23 @@ impl<'a> RowStream<'a> {
         Ok(())
     }
 
+    /// An error when the grid `g` of these rows came out nearly empty (not for a unit: its
+    /// build checks the whole grid).
+    fn check(&self, g: &SurfaceGrid) -> Result<(), String> {
+        let o = &self.opts;
+        if o.unit.is_none() && g.coverage < o.min_coverage {
+            let all = self.column.iter().sum::<usize>();
+            let e = LowCoverage {
+                coverage: g.coverage,
+                grid: (all, self.g.nu * self.g.nv),
+                min: o.min_coverage,
+                max_height: o.max_height,
+            };
+            return Err(e.to_string());
+        }
+        Ok(())
+    }
+
     /// Whether row `iu` counts in the report (is the unit's own).
     fn counted(&self, iu: usize) -> bool {
         iu >= self.window.count.0 && iu < self.window.count.1
@@ -1240,11 +1637,11 @@ impl<'a> RowStream<'a> {
 
     fn report(&self, crg: Crg) -> SurfaceGrid {
         let g = &self.g;
-        let covered: usize = self.column.iter().sum();
+        let covered = surveyed_coverage(&self.column, self.window.count.1 - self.window.count.0);
         SurfaceGrid {
             crg,
-            covered: (covered, g.nu * g.nv),
-            coverage: covered as f64 / (g.nu * g.nv) as f64,
+            covered,
+            coverage: covered.0 as f64 / covered.1.max(1) as f64,
             column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
             estimated: self.estimated,
             filled: self.fill.filled,
@@ -1275,6 +1672,7 @@ fn grid_slabs(
     mut slabs: Slabs,
     g: Geometry,
     o: &SurfaceOptions,
+    profile: &Profile,
     w: Window,
     tx: &std::sync::mpsc::SyncSender<Result<Gridded, String>>,
 ) {
@@ -1295,10 +1693,22 @@ fn grid_slabs(
                 let k = slab_of_row(g.s0, g.cell, iu);
                 let end = slab_first_row(g, k + 1.0).clamp(iu + 1, w.rows.1);
                 let (slab, rows, done_tx) = (slabs.take(k as i64), (iu, end), done_tx.clone());
+                let far = slabs.take(far_key(k as i64));
                 let index = started;
                 scope.spawn(move |_| {
                     let d = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        let (z, kept) = estimate_rows(slab.load()?, g, rows, o, w.count);
+                        // Where the road surface is the OpenDRIVE surface, its near candidates
+                        // (as without a search); else those within `max_height` of the road
+                        // surface found.
+                        let cands = if profile.zero_around(k as i64) {
+                            far.discard();
+                            slab.load()?
+                        } else {
+                            let (near, far) = (slab.load()?, far.load()?);
+                            let at = |p: &SlabPoint| profile.at(k * SLAB + p.ds as f64);
+                            near.into_iter().chain(far).filter(|p| (p.h as f64 - at(p)).abs() <= o.max_height).collect()
+                        };
+                        let (z, kept) = estimate_rows(cands, g, rows, o, w.count);
                         Ok(Gridded { rows, z, kept })
                     }));
                     let _ = done_tx.send((index, d.unwrap_or_else(|_| Err("a gridding thread failed".to_string()))));
@@ -2312,7 +2722,7 @@ mod tests {
         // Two passes over slabs -2..=5 (of which 0..=3 get candidates), steps of 3 mm with a
         // few landing exactly on slab ends and reach limits, and some jumps back.
         let opts = SurfaceOptions::default();
-        let mut found = Found::new(&opts, (0, 3));
+        let mut found = Found::new(&opts, (0, 3), (0.0, 0.0));
         let reach = found.reach;
         let mut s_all = Vec::new();
         for pass in 0..2 {
@@ -2332,7 +2742,7 @@ mod tests {
         let mut want: BTreeMap<i64, Vec<(f32, f32)>> = BTreeMap::new();
         for (i, &s) in s_all.iter().enumerate() {
             let c = Candidate { s, t: i as f32, h: 0.0 };
-            found.add(c);
+            found.add(c, false);
             // The rule: its own slab, and a neighbour whose nodes reach it; slabs 0..=3 only.
             let k = (s / SLAB).floor();
             for (j, gets) in [(k, true), (k - 1.0, s - k * SLAB < reach), (k + 1.0, (k + 1.0) * SLAB - s < reach)] {
@@ -2352,7 +2762,61 @@ mod tests {
             assert_eq!(g.len(), w.len(), "slab {k}");
             assert!(g.iter().zip(w).all(|(a, b)| a.0.to_bits() == b.0.to_bits() && a.1 == b.1), "slab {k}");
         }
-        assert_eq!(found.near, s_all.len() as u64);
+        assert_eq!(found.stats.iter().map(|(_, st)| st.near).sum::<u64>(), s_all.len() as u64);
+    }
+
+    #[test]
+    fn the_road_surface_is_the_lowest_dense_layer_and_the_profile_its_median() {
+        // A road 2.4 m above the axis' surface (crossfall spreads it over 8 cm), sparse
+        // multipath 1 m below it, a car roof 1.5 m above it with more points than the road.
+        let mut st = SlabStats::default();
+        for i in 0..400 {
+            st.add_height(2.4 + (i % 9) as f32 * 0.01);
+        }
+        for i in 0..30 {
+            st.add_height(1.4 + (i % 3) as f32 * 0.05);
+        }
+        for i in 0..900 {
+            st.add_height(3.9 + (i % 4) as f32 * 0.01);
+        }
+        let layer = st.layer().unwrap();
+        assert!((layer - 2.44).abs() < 0.05, "{layer}");
+        // Too few heights: none.
+        let mut few = SlabStats::default();
+        (0..19).for_each(|_| few.add_height(0.0));
+        assert_eq!(few.layer(), None);
+        // Slabs 0..=9: the road at 2.4 m, but slab 4 sees only a car roof and slab 7 nothing
+        // near the reference line; slabs 0..=9 of a right axis are zero.
+        let mut stats = BTreeMap::new();
+        for k in 0..10 {
+            let mut st = SlabStats::default();
+            let h = match k {
+                4 => 3.9,
+                7 => continue,
+                _ => 2.4 + 0.01 * k as f32,
+            };
+            (0..100).for_each(|_| st.add_height(h));
+            stats.insert(k, st);
+        }
+        let p = Profile::of(&stats, 0.1);
+        for k in 0..10 {
+            assert!((p.value(k) - 2.42).abs() < 0.1, "slab {k}: {}", p.value(k));
+        }
+        // Interpolated between the slabs' middles, held beyond the ends.
+        let (a, b) = (p.value(2), p.value(3));
+        assert!((p.at(6.0) - 0.5 * (a + b)).abs() < 1e-12);
+        assert_eq!((p.at(-50.0), p.at(500.0)), (p.value(0), p.value(9)));
+        assert!(!p.zero_around(5));
+        let right: BTreeMap<i64, SlabStats> = stats
+            .keys()
+            .map(|&k| {
+                let mut st = SlabStats::default();
+                (0..100).for_each(|i| st.add_height(-0.02 + 0.0004 * i as f32));
+                (k, st)
+            })
+            .collect();
+        let p = Profile::of(&right, 0.1);
+        assert!((-3..13).all(|k| p.zero_around(k)) && p.at(7.3) == 0.0);
     }
 
     #[test]
