@@ -33,12 +33,16 @@ pub struct CrgArgs {
     /// Longest along-track gap filled by interpolation, m.
     #[arg(long, default_value_t = 0.1)]
     pub max_gap: f64,
-    /// Points farther than this above or below the axis' OpenDRIVE surface (elevation and
-    /// superelevation) are not road surface (cars, kerbs, vegetation), m. Raise it for an axis
-    /// whose elevation is only approximate; where a car hides the road, its body then counts as
-    /// surface.
+    /// Points farther than this above or below the road surface (the axis' OpenDRIVE surface,
+    /// or the one found in the points where the axis' elevation is off) are not road surface
+    /// (cars, kerbs, vegetation), m.
     #[arg(long, default_value_t = 0.3)]
     pub max_height: f64,
+    /// Where the axis' elevation is missing or off (an OSM way, a 2-D polyline), the road
+    /// surface is found in the points within this height of the axis' surface, m (default: any
+    /// height; 0: take the axis' elevation as it is).
+    #[arg(long)]
+    pub search_height: Option<f64>,
     /// Estimator: robust (locally weighted plane fits; the median of the six nearest points where
     /// the surface is not smooth) or median (per-cell median).
     #[arg(long, default_value = "robust")]
@@ -114,6 +118,10 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         estimator,
         spill_dir,
         points_box: inputs.points_box(),
+        search_height: match a.search_height {
+            None => f64::INFINITY,
+            Some(h) => crate::within("search-height", h, 0.0, 10_000.0)?,
+        },
         ..Default::default()
     };
     let t = std::time::Instant::now();
@@ -173,14 +181,6 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
             stale.len(),
             stale[0].display(),
             stale[stale.len() - 1].display()
-        );
-    }
-    if g.coverage < 0.1 {
-        // Not quiet: a grid this empty is likely wrong rather than the survey's.
-        eprintln!(
-            "roadscan: warning: {:.1} % of the grid has heights: is the axis' elevation within --max-height ({} m) of the points, and the grid's width right?",
-            100.0 * g.coverage,
-            max_height
         );
     }
     if !quiet {

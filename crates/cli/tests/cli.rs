@@ -552,23 +552,18 @@ fn crg_takes_an_axis_with_approximate_elevation_given_max_height() {
     let run = |axis: &Path, out: &Path, extra: &[&str]| {
         crg_on(axis, &[&las], out, &[&["--s-range", "51..59", "-q"], extra].concat())
     };
-    // By default, the few points within 0.3 m of that surface (on cars, kerbs) give a grid
-    // of a few nodes: a warning says so, even with -q.
-    let o = run(&low, &d.join("few.crg"), &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("of the grid has heights: is the axis' elevation within --max-height"),
-        "{}",
-        stderr(&o)
-    );
-    let o = run(&low, &d.join("low.crg"), &["--max-height", "1.5"]);
+    // Taking the axis' elevation as it is (--search-height 0), the few points within 0.3 m of
+    // that surface (on cars, kerbs) give a grid of a few nodes: an error, nothing written.
+    let o = run(&low, &d.join("few.crg"), &["--search-height", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nearly empty") && !d.join("few.crg").exists(), "{}", stderr(&o));
+    // By default the road surface is found in the points, 1 m below the axis' surface.
+    let o = run(&low, &d.join("low.crg"), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = run(&survey.join("truth/road.xodr"), &d.join("true.crg"), &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     // On the carriageway (|v| <= 3 m), heights 1 m lower in the low axis' frame: at least 90 %
-    // of the nodes within 1 mm of the true axis' grid (96 % when written). The rest are cars:
-    // where one hides the road, a band of 1.5 m grids its body (the low envelope keeps the
-    // lowest points of a column, and there are no others), which is why the default is 0.3 m.
+    // of the nodes within 1 mm of the true axis' grid.
     let z = |c: &opencrg::Crg, k: usize| c.road.start_z.unwrap_or(0.0) + c.z[k] as f64;
     let (lo, tr) = (opencrg::read_file(d.join("low.crg")).unwrap(), opencrg::read_file(d.join("true.crg")).unwrap());
     assert_eq!((lo.nu, lo.nv()), (tr.nu, tr.nv()));

@@ -259,7 +259,7 @@ impl std::fmt::Display for LowCoverage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "the grid came out nearly empty: {:.1} % of its surveyed nodes have a height ({} of its {} nodes; at least {:.0} % needed); check the axis (its place, elevation and road id), the CRS and the grid's width (the road surface counts within {} m of the one found near the reference line)",
+            "the grid came out nearly empty: {:.1} % of its surveyed nodes have a height ({} of its {} nodes; at least {:.0} % needed, and half that of all); check the axis (its place, elevation and road id), the CRS and the grid's width (the road surface counts within {} m of the one found near the reference line)",
             100.0 * self.coverage,
             self.grid.0,
             self.grid.1,
@@ -1582,14 +1582,14 @@ impl<'a> RowStream<'a> {
     /// build checks the whole grid).
     fn check(&self, g: &SurfaceGrid) -> Result<(), String> {
         let o = &self.opts;
-        if o.unit.is_none() && g.coverage < o.min_coverage {
-            let all = self.column.iter().sum::<usize>();
-            let e = LowCoverage {
-                coverage: g.coverage,
-                grid: (all, self.g.nu * self.g.nv),
-                min: o.min_coverage,
-                max_height: o.max_height,
-            };
+        let all = self.column.iter().sum::<usize>();
+        let nodes = self.g.nu * self.g.nv;
+        // The surveyed share alone is fooled by a grid of a few columns where something (a car's
+        // roof) was found: the whole grid must be covered a little too.
+        let whole = all as f64 / nodes.max(1) as f64;
+        if o.unit.is_none() && (g.coverage < o.min_coverage || whole < 0.5 * o.min_coverage) {
+            let e =
+                LowCoverage { coverage: g.coverage, grid: (all, nodes), min: o.min_coverage, max_height: o.max_height };
             return Err(e.to_string());
         }
         Ok(())
