@@ -373,3 +373,39 @@ fn info_json_of_a_file_without_points_is_json() {
         assert!(j["min"].as_array().unwrap().iter().all(|v| v.is_null()), "{j}");
     }
 }
+
+/// PDAL's autzen_trim.las has its CRS as a WKT without an EPSG authority (and GeoTIFF keys of a
+/// user-defined projection): `info` names it (was "no EPSG code") with its unit, and gives the
+/// statistics PDAL and lasinfo users expect, in text and JSON.
+#[test]
+fn info_names_a_wkt_crs_without_authority_and_gives_statistics() {
+    let Some(data) = roadscan_tests::shared_data() else { return };
+    let f = data.join("las/pdal_autzen_trim.las");
+    let j = info_json(&f);
+    assert_eq!((j["crs"]["epsg"].as_u64(), j["crs"]["epsg_by"].as_str()), (Some(2994), Some("parameters")), "{j}");
+    assert_eq!((j["crs"]["unit"].as_str(), j["crs"]["unit_m"].as_f64()), (Some("foot"), Some(0.3048)), "{j}");
+    assert!(j["crs"]["proj"].as_str().unwrap().contains("+units=ft"), "{j}");
+    // 110,000 points over 1177.46 x 562.7 ft.
+    let d = &j["density"];
+    let over_bounds = d["over_bounds_per_m2"].as_f64().unwrap();
+    assert!((over_bounds - 110_000.0 / (1177.46 * 562.7 * 0.3048 * 0.3048)).abs() < 1e-6, "{d}");
+    assert!(d["over_cells_per_m2"].as_f64().unwrap() > over_bounds && d["cell_m"].as_f64() == Some(1.0), "{d}");
+    let i = &j["intensity"];
+    let v = |k: &str| i[k].as_f64().unwrap();
+    assert!(v("min") <= v("p5") && v("p5") <= v("median") && v("median") <= v("p95") && v("p95") <= v("max"), "{i}");
+    let sum = |h: &serde_json::Value| h.as_object().unwrap().values().map(|n| n.as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum(&j["returns"]["return_numbers"]), 110_000);
+    assert_eq!(sum(&j["returns"]["numbers_of_returns"]), 110_000);
+    assert!(j["scan_angle_deg"]["min"].as_f64().unwrap() <= j["scan_angle_deg"]["max"].as_f64().unwrap());
+    let text = info_text(&f);
+    for part in [
+        "EPSG:2994, matched by",
+        "horizontal unit foot",
+        "density: ",
+        "intensity: min",
+        "numbers of returns: 1: ",
+        "scan angle: ",
+    ] {
+        assert!(text.contains(part), "{part}: {text}");
+    }
+}

@@ -9,8 +9,8 @@ mod crs;
 mod read;
 mod write;
 
-pub use crs::{CrsDef, Reprojection};
-pub use read::{summarize, Crs, Header, LasReader, Points, Summary};
+pub use crs::{recognise_wkt, CrsDef, Reprojection, WktCrs, US_FOOT};
+pub use read::{summarize, Crs, Density, Header, IntensityStats, LasReader, Points, Summary, DENSITY_CELLS};
 pub use write::{write_las, LasOptions, LasPoint, LasWriter};
 
 /// OGC WKT of EPSG:23700, HD72 / EOV (Hungary), the virtual survey's CRS.

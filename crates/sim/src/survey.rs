@@ -1,6 +1,39 @@
 //! A virtual survey: passes of the scanner through a scene, written as a real mobile-mapping
-//! system delivers them (`scan.las` or `scan.laz`, `trajectory.csv`) together with the exact
-//! truth (`truth/road.xodr`, `truth/surface.crg`, `truth/features.json`).
+//! system delivers them (`scan.las` or `scan.laz`, `trajectory.csv`, `survey.json`) together
+//! with the exact truth (`truth/road.xodr`, `truth/surface.crg`, `truth/features.json`).
+//!
+//! `survey.json` records how the survey was made, so that the axis can be fitted to the
+//! trajectory without flags (`build --trajectory`): format `"roadscan survey 1"`, all lengths in
+//! metres, angles in degrees:
+//!
+//! ```json
+//! {
+//!   "format": "roadscan survey 1",
+//!   "crs": "EPSG:23700",
+//!   "scan": "scan.las",
+//!   "trajectory": "trajectory.csv",
+//!   "mount": {"height_m": 2.2, "lateral_m": 0, "roll_deg": 0},
+//!   "scanner": {"rate_hz": 200, "points_per_rev": 1000, "range_noise_m": 0.002, "max_range_m": 60},
+//!   "trajectory_error": {"offset_m": [0, 0, 0], "drift_m_per_s": [0, 0, 0]},
+//!   "passes": [{"id": 1, "lane_t_m": -1.625, "track_t_m": -1.625, "forward": true,
+//!               "speed_m_per_s": 10, "s_start_m": 0, "s_end_m": 150, "axis_offset_m": 1.625}],
+//!   "axis": {"pass": "1", "offset_m": 1.625, "sensor_height_m": 2.2}
+//! }
+//! ```
+//!
+//! - `mount`: the scanner centre's height above the road surface under the vehicle, its
+//!   lateral offset from the vehicle's track towards +t of the road (whichever way a pass
+//!   drives), and the roll of the scanner head (positive towards +t).
+//! - `passes`: each drive; `lane_t_m` is the vehicle's t on the reference line, `track_t_m`
+//!   the t of the trajectory rows (the scanner centre: `lane_t_m + mount.lateral_m`), and
+//!   `axis_offset_m` the reference line's distance to the left of the trajectory in the
+//!   direction of travel (`-track_t_m` forward, `+track_t_m` backward).
+//! - `axis`: what `roadscan axis --trajectory trajectory.csv` takes to give the reference line:
+//!   `--pass`, `--offset` (pass 1's `axis_offset_m`) and `--sensor-height` (`mount.height_m`:
+//!   the rows' z is the road surface under the vehicle plus it).
+//! - The trajectory rows are `time,x,y,z,roll,pitch,heading,pass`: GPS time (s), the scanner
+//!   centre in the map CRS (m, with the trajectory error), the vehicle's roll, pitch and
+//!   heading (rad), and the pass id.
 //!
 //! Map coordinates are the scene's file coordinates plus the OpenDRIVE header `<offset>` (the
 //! demo road sits at EOV (EPSG:23700) 650000 / 240000, near Budapest; `Scene::from_road` puts any
@@ -124,6 +157,7 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
     }
     writer.finish().map_err(|e| e.to_string())?;
     write_text(&out.join("trajectory.csv"), &traj)?;
+    write_text(&out.join("survey.json"), &survey_json(survey, if laz { "scan.laz" } else { "scan.las" }))?;
     opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
     let (v_right, v_left) = scene.v_range_within(TRUTH_VERGE);
     let grid = (0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
@@ -201,6 +235,80 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
         });
     }
     (traj, Summary { points, rays, profiles })
+}
+
+/// The reference line's distance to the left of pass `p`'s trajectory rows in its direction
+/// of travel, m: the `--offset` of `roadscan axis --trajectory` for that pass.
+pub fn axis_offset(survey: &Survey, p: &Pass) -> f64 {
+    let track = p.t + survey.scanner.lateral;
+    let forward = p.s_end >= p.s_start;
+    if forward {
+        -track
+    } else {
+        track
+    }
+}
+
+/// `survey.json`: the mount, the scanner, the passes and the axis options of the survey (see
+/// the module's documentation for the format).
+pub fn survey_json(survey: &Survey, scan_file: &str) -> String {
+    let sc = &survey.scanner;
+    let v3 = |v: [f64; 3]| format!("[{}, {}, {}]", v[0], v[1], v[2]);
+    let passes: Vec<String> = survey
+        .passes
+        .iter()
+        .map(|p| {
+            format!(
+                "{{\"id\": {}, \"lane_t_m\": {}, \"track_t_m\": {}, \"forward\": {}, \"speed_m_per_s\": {}, \"s_start_m\": {}, \"s_end_m\": {}, \"axis_offset_m\": {}}}",
+                p.id,
+                p.t,
+                p.t + sc.lateral,
+                p.s_end >= p.s_start,
+                p.speed,
+                p.s_start,
+                p.s_end,
+                axis_offset(survey, p)
+            )
+        })
+        .collect();
+    let mut j = String::from("{\n");
+    let _ = writeln!(j, "  \"format\": \"roadscan survey 1\",");
+    let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
+    let _ = writeln!(j, "  \"scan\": \"{scan_file}\",");
+    let _ = writeln!(j, "  \"trajectory\": \"trajectory.csv\",");
+    let _ = writeln!(
+        j,
+        "  \"mount\": {{\"height_m\": {}, \"lateral_m\": {}, \"roll_deg\": {}}},",
+        sc.height,
+        sc.lateral,
+        sc.roll.to_degrees()
+    );
+    let _ = writeln!(
+        j,
+        "  \"scanner\": {{\"rate_hz\": {}, \"points_per_rev\": {}, \"range_noise_m\": {}, \"max_range_m\": {}}},",
+        sc.rate, sc.points_per_rev, sc.range_noise, sc.max_range
+    );
+    let _ = writeln!(
+        j,
+        "  \"trajectory_error\": {{\"offset_m\": {}, \"drift_m_per_s\": {}}},",
+        v3(survey.trajectory_offset),
+        v3(survey.trajectory_drift)
+    );
+    let _ = writeln!(j, "  \"passes\": [\n    {}\n  ],", passes.join(",\n    "));
+    match survey.passes.first() {
+        Some(p) => {
+            let _ = writeln!(
+                j,
+                "  \"axis\": {{\"pass\": \"{}\", \"offset_m\": {}, \"sensor_height_m\": {}}}",
+                p.id,
+                axis_offset(survey, p),
+                sc.height
+            );
+        }
+        None => j.push_str("  \"axis\": null\n"),
+    }
+    j.push_str("}\n");
+    j
 }
 
 /// The trajectory error at `t` seconds into a pass (the scanner's position error moves the
