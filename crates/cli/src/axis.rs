@@ -162,7 +162,11 @@ pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String, Str
     if project.as_ref().is_some_and(CrsDef::is_geographic) {
         bail!("{source} is in longitude/latitude: give a projected --crs (e.g. EPSG:25833) for the axis");
     }
-    let from = a.source_crs.as_deref().or(line.crs.as_deref());
+    // OpenDRIVE is in metres: a project CRS in feet becomes the same CRS in metres, and the
+    // source (in the CRS as given) is reprojected into it.
+    let given = project.as_ref().map(|p| p.label.clone());
+    let project = project.map(|p| p.in_metres()).transpose().map_err(anyhow::Error::msg)?;
+    let from = a.source_crs.as_deref().or(line.crs.as_deref()).or(given.as_deref());
     let mut xyz = line.xyz;
     if let (Some(from), Some(to)) = (from, project.as_ref()) {
         let from = CrsDef::parse(from).map_err(anyhow::Error::msg)?;

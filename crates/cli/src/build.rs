@@ -180,12 +180,23 @@ impl Settings {
         };
         let axis = match (axis_file, trajectory) {
             (Some(path), None) => Axis::File { path, road: a.road.clone().or(file.road) },
-            (None, Some(path)) => Axis::Trajectory {
-                path,
-                offset: a.offset.or(file.offset).unwrap_or(0.0),
-                sensor_height: a.sensor_height.or(file.sensor_height).unwrap_or(0.0),
-                pass: a.pass.clone().or(file.pass),
-            },
+            (None, Some(path)) => {
+                // The mount a survey records beside its trajectory (survey.json), where the
+                // options do not give it; without either, an error (a silent 0 gave 0 % coverage).
+                let recorded = recorded_mount(&path)?;
+                let (offset, sensor_height) = match (
+                    a.offset.or(file.offset).or(recorded.as_ref().map(|r| r.0)),
+                    a.sensor_height.or(file.sensor_height).or(recorded.as_ref().map(|r| r.1)),
+                ) {
+                    (Some(o), Some(h)) => (o, h),
+                    _ => bail!(
+                        "--trajectory {}: give --offset (the road centre's distance left of the vehicle's track, m) and --sensor-height (the scanner's height above the road, m), or keep the survey.json of the survey beside the trajectory",
+                        path.display()
+                    ),
+                };
+                let pass = a.pass.clone().or(file.pass).or(recorded.and_then(|r| r.2));
+                Axis::Trajectory { path, offset, sensor_height, pass }
+            }
             (Some(_), Some(_)) => bail!("give --axis or --trajectory, not both"),
             (None, None) => bail!("no axis: give --axis road.xodr or --trajectory trajectory.csv"),
         };
@@ -286,6 +297,19 @@ fn read_config(path: &Path) -> Result<(BuildArgs, String)> {
     c.trajectory.iter_mut().for_each(resolve);
     c.out.iter_mut().for_each(resolve);
     Ok((c, text))
+}
+
+/// The axis offset, sensor height and pass a virtual (or any) survey records in survey.json
+/// beside its trajectory ("axis": {"offset_m", "sensor_height_m", "pass"}); none without one.
+fn recorded_mount(trajectory: &Path) -> Result<Option<(f64, f64, Option<String>)>> {
+    let path = trajectory.with_file_name("survey.json");
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+    let v: Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let axis = &v["axis"];
+    match (axis["offset_m"].as_f64(), axis["sensor_height_m"].as_f64()) {
+        (Some(o), Some(h)) => Ok(Some((o, h, axis["pass"].as_str().map(String::from)))),
+        _ => bail!("{}: no \"axis\": {{\"offset_m\", \"sensor_height_m\"}} numbers", path.display()),
+    }
 }
 
 /// The line (from 1) of the config text where `key` is given, if any.

@@ -47,7 +47,7 @@ pub fn run(a: &DemoArgs, quiet: bool) -> Result<u8> {
         input: vec![survey.join("scan.las")],
         axis: Axis::Trajectory {
             path: survey.join("trajectory.csv"),
-            offset: -plan.passes[0].t,
+            offset: sim::survey::axis_offset(&plan, &plan.passes[0]),
             sensor_height: plan.scanner.height,
             pass: None,
         },

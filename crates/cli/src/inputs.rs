@@ -106,8 +106,9 @@ impl Inputs {
                     eprintln!("roadscan: warning: {}: {w}", path.display());
                 }
             }
-            let own = match r.header().crs.epsg {
-                Some(code) => Some(CrsDef::from_epsg(code).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?),
+            // The file's CRS (by EPSG code, or by its WKT's PROJ string), else --crs.
+            let own = match r.header().crs.def() {
+                Some(def) => Some(def.map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?),
                 None => crs.map(CrsDef::parse).transpose().map_err(anyhow::Error::msg)?,
             };
             opened.push((path, r, own));
