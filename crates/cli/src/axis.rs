@@ -112,7 +112,7 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     let outputs = crate::outdir::Outputs::new(
         [&a.trajectory, &a.polyline, &a.osm, &a.xodr].into_iter().flatten().collect::<Vec<_>>(),
     );
-    let staged = outputs.file(&a.out)?;
+    let staged = outputs.file(crate::outdir::with_extension("--out", &a.out, &["xodr", "xml"])?)?;
     let t0 = std::time::Instant::now();
     let (built, text, source) = fit(a)?;
     voxel::write_atomic(&staged, |w| w.write_all(text.as_bytes()))?;

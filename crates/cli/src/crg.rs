@@ -194,7 +194,7 @@ pub fn convert(input: &Path, output: &Path, format: &str, quiet: bool) -> Result
         bail!("--format must be KRBI, KDBI, LRFI, LDFI, LRBI or LDBI, got {format}");
     };
     let outputs = crate::outdir::Outputs::new([input]);
-    let staged = outputs.file(output)?;
+    let staged = outputs.file(crate::outdir::with_extension("the output", output, &["crg"])?)?;
     let crg = read(input)?;
     opencrg::write_file(&crg, &staged, format)?;
     outputs.commit()?;
@@ -217,7 +217,7 @@ pub fn render(path: &Path, out: &Path, relative: &str, range_mm: Option<f64>, qu
         }
     }
     let outputs = crate::outdir::Outputs::new([path]);
-    let staged = outputs.file(out)?;
+    let staged = outputs.file(crate::outdir::with_extension("--out", out, &["png"])?)?;
     let crg = read(path)?;
     let title = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let opts = RenderOptions { relative, range: range_mm.map(|r| r / 1000.0), title, ..Default::default() };

@@ -70,6 +70,17 @@ pub(crate) struct Outputs {
     committed: bool,
 }
 
+/// `path` when its extension is one of `exts` (any case), else an error naming the option: a
+/// slip of the keyboard must not write a picture over a map or a grid over a point cloud.
+pub(crate) fn with_extension<'a>(option: &str, path: &'a Path, exts: &[&str]) -> Result<&'a Path> {
+    let ok = path.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)));
+    if !ok {
+        let list: Vec<String> = exts.iter().map(|e| format!(".{e}")).collect();
+        bail!("{option} {}: must name a {} file", path.display(), list.join(" or "));
+    }
+    Ok(path)
+}
+
 /// The device and inode of a file: the same file under any name or link.
 fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     #[cfg(unix)]
@@ -220,7 +231,7 @@ impl Outputs {
         if !parent.is_dir() {
             bail!("{}: no such directory (to write {} in)", parent.display(), out.display());
         }
-        let holder = self.holder(&parent)?;
+        let holder = self.holder(&parent).with_context(|| format!("{}: cannot write there", out.display()))?;
         if let Ok(meta) = std::fs::metadata(out) {
             let id = file_id(&meta);
             let canonical = out.canonicalize().ok();

@@ -107,7 +107,11 @@ pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
     outputs.file(&a.out.with_extension("mtl"))?;
     outputs.file(&a.out.with_extension("json"))?;
     outputs.file(&sibling(&a.out, ".voxels.csv"))?;
-    let glb_out = a.glb.as_deref().map(|p| outputs.file(p)).transpose()?;
+    let glb_out = a
+        .glb
+        .as_deref()
+        .map(|p| crate::outdir::with_extension("--glb", p, &["glb"]).and_then(|p| outputs.file(p)))
+        .transpose()?;
     let opts = RoadsideOptions {
         buffer: a.road.buffer,
         s_range: a.road.s_range,

@@ -98,6 +98,11 @@ pub fn run(a: &CrgArgs, quiet: bool) -> Result<u8> {
         bail!("--preview renders one grid: leave it out with --tile (render tiles with roadscan render)");
     }
     // Every file is staged and put in place at the end: an error leaves none of them.
+    use crate::outdir::with_extension;
+    with_extension("--out", &a.out, &["crg"])?;
+    for p in [&a.preview, &a.coverage].into_iter().flatten() {
+        with_extension("--preview/--coverage", p, &["png"])?;
+    }
     let outputs = crate::outdir::Outputs::new(a.src.files());
     let (crg_out, preview, coverage) = if a.tile > 0.0 {
         (None, None, a.coverage.as_deref().map(|p| outputs.file(p)).transpose()?)

@@ -38,7 +38,7 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let half = crate::within("half-width", a.half_width, 0.5, 100.0)?;
     crate::within("tolerance", a.tolerance, 1e-4, 10.0)?;
     let outputs = crate::outdir::Outputs::new(a.src.files().into_iter().chain(a.crg.iter().cloned()));
-    let staged = outputs.file(&a.out)?;
+    let staged = outputs.file(crate::outdir::with_extension("--out", &a.out, &["xodr", "xml"])?)?;
     // CRGs first: a bad one fails before the points are read.
     let mut crgs = Vec::new();
     for p in &a.crg {

@@ -188,7 +188,7 @@ pub fn convert(input: &Path, output: &Path, version: &str, quiet: bool) -> Resul
         bail!("--version must be 1.6, 1.7 or 1.8, got {version}");
     };
     let outputs = crate::outdir::Outputs::new([input]);
-    let staged = outputs.file(output)?;
+    let staged = outputs.file(crate::outdir::with_extension("the output", output, &["xodr", "xml"])?)?;
     let mut odr = read(input)?;
     let notes = opendrive::convert::upgrade(&mut odr, version);
     opendrive::write_file(&odr, &staged, &opendrive::WriteOptions { version })

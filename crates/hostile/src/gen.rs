@@ -645,8 +645,10 @@ impl Gen {
         edits.push(("duplicate-road", replace_once(d, "</OpenDRIVE>", &format!("{road_xml}</OpenDRIVE>"))?, any));
         for (name, text, e) in edits {
             let c = self.add(Kind::Xodr, &format!("xodr/demo/{name}"), "xodr", text.as_bytes(), e)?;
+            // Implausible but not against the standard (velodromes bank at 60 degrees): check
+            // warns and exits 0; a build's report fails its plausibility check.
             if name == "superelevation-minus-0.91" {
-                c.per_verb.push(("check".into(), Expect::Finding));
+                c.per_verb.push(("check".into(), Expect::Ok));
             }
         }
         // Many geometry records of 1 mm: the chain is long, every verb's work is in the count.
