@@ -105,6 +105,9 @@ struct SurfaceRecord {
     /// Nodes with a height in its rows, and nodes of the whole grid.
     covered: usize,
     nodes: usize,
+    /// Nodes with a height per v column in its rows, and its rows.
+    #[serde(default)]
+    columns: (Vec<usize>, usize),
     estimated: usize,
     filled: usize,
     kept: u64,
@@ -455,6 +458,7 @@ impl Ctx<'_> {
             tiles: paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect(),
             covered: g.covered.0,
             nodes: g.covered.1,
+            columns: g.column_covered.clone(),
             estimated: g.estimated,
             filled: g.filled,
             kept: g.points.2,
@@ -514,12 +518,17 @@ impl Ctx<'_> {
         let outputs = Outputs::new(s.inputs(None));
         let dir = outputs.dir(&s.out, "manifest.json")?;
         std::fs::create_dir_all(dir.join("crg")).with_context(|| format!("{}: cannot create", dir.display()))?;
-        let (mut covered, mut nodes, mut estimated, mut filled, mut kept) = (0usize, 0usize, 0usize, 0usize, 0u64);
+        let (mut estimated, mut filled, mut kept) = (0usize, 0usize, 0u64);
+        // Nodes with a height per v column, over all the units' rows: the coverage of one build.
+        let (mut columns, mut rows) = (Vec::<usize>::new(), 0usize);
         let mut tile_paths = Vec::new();
         for i in 0..n {
             let r: SurfaceRecord = read_record(&work.join(format!("surface/{i:04}.json")), &not_run(n + 1 + i))?;
-            covered += r.covered;
-            nodes = nodes.max(r.nodes);
+            if columns.len() < r.columns.0.len() {
+                columns.resize(r.columns.0.len(), 0);
+            }
+            columns.iter_mut().zip(&r.columns.0).for_each(|(a, b)| *a += b);
+            rows += r.columns.1;
             estimated += r.estimated;
             filled += r.filled;
             kept += r.kept;
@@ -539,12 +548,14 @@ impl Ctx<'_> {
         }
         let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
         let crg = opencrg::read_file(dir.join(first))?;
+        let (covered, nodes) = pipeline::surface::surveyed_coverage(&columns, rows);
         let grid = pipeline::SurfaceGrid {
             s_range: grid_range,
             crg,
             covered: (covered, nodes),
             coverage: covered as f64 / nodes.max(1) as f64,
             column_coverage: Vec::new(),
+            column_covered: (columns, rows),
             coverage_map: Default::default(),
             estimated,
             filled,

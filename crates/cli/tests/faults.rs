@@ -252,6 +252,7 @@ fn an_output_over_an_input_or_into_a_missing_directory_is_refused_and_nothing_is
     let runs: Vec<Vec<&str>> = vec![
         vec!["crg", "--axis", a, "--input", l, "--out", l],
         vec!["crg", "--axis", a, "--input", l, "--out", a],
+        vec!["axis", "--xodr", a, "--road", "1", "--out", a],
         vec!["crg", "--axis", a, "--input", l, "--out", missing.to_str().unwrap()],
         vec!["voxel", "--axis", a, "--input", l, "--out", "x.obj", "--glb", l],
         vec!["xodr", "--axis", a, "--input", l, "--out", a],
@@ -266,7 +267,8 @@ fn an_output_over_an_input_or_into_a_missing_directory_is_refused_and_nothing_is
         assert!(
             err.contains("is an input of this run")
                 || err.contains("no such directory")
-                || err.contains("holds the input"),
+                || err.contains("holds the input")
+                || err.contains("must name a"),
             "{r:?}: {err}"
         );
         assert_eq!(state(&d), before, "{r:?} changed something");

@@ -281,6 +281,9 @@ pub struct SurfaceGrid {
     pub coverage: f64,
     /// Share of nodes with a height per v column (right to left).
     pub column_coverage: Vec<f64>,
+    /// Nodes with a height per v column in the rows counted (a unit's own), and those rows:
+    /// work units add them up for the coverage of the whole grid ([`surveyed_coverage`]).
+    pub column_covered: (Vec<usize>, usize),
     /// Surveyed nodes with a height, and surveyed nodes in all (coverage = covered / nodes).
     pub covered: (usize, usize),
     /// Nodes estimated from points, and filled along track.
@@ -1643,6 +1646,7 @@ impl<'a> RowStream<'a> {
             covered,
             coverage: covered.0 as f64 / covered.1.max(1) as f64,
             column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
+            column_covered: (self.column.clone(), self.window.count.1 - self.window.count.0),
             estimated: self.estimated,
             filled: self.fill.filled,
             points: (self.offered, self.near, self.kept),
