@@ -36,8 +36,9 @@ fn real_samples_read_with_their_crs_and_units() {
         ("lasrs_32-1-472-150-76.laz", 5_658, 1, Some(25832), Some(1.0), "geotiff"),
         ("lasrs_autzen.laz", 106, 3, Some(2994), Some(ft), "geotiff"),
         ("lasrs_extrabytes.laz", 1_065, 3, None, None, "none"),
-        // User-defined Lambert (GeoTIFF code 32767, WKT without an authority): no EPSG code.
-        ("pdal_autzen_trim.las", 110_000, 3, None, Some(ft), "geotiff"),
+        // User-defined Lambert (GeoTIFF code 32767, WKT without an authority): recognised as
+        // EPSG:2994 by its parameters (Crs::epsg_by).
+        ("pdal_autzen_trim.las", 110_000, 3, Some(2994), Some(ft), "geotiff"),
         ("pdal_warsaw_small.las", 3_000, 3, None, None, "none"),
         ("pdal_4_6_crop.las", 23_875, 3, Some(2903), Some(us_ft), "geotiff"),
     ];
@@ -63,11 +64,11 @@ fn real_samples_read_with_their_crs_and_units() {
     }
     let (r, _, _) = read(&dir.join("pdal_autzen_trim.las"));
     assert!(r.header().crs.wkt.as_deref().is_some_and(|w| w.starts_with("PROJCS[\"NAD_1983_HARN_Lambert")));
-    // Compound CRS: 4_6_crop's VerticalCSTypeGeoKey says 5103 (the writer swapped it with the
-    // datum key, which says 5703, NAVD88 height); we report what the key says. z is in US
-    // survey feet.
+    // Compound CRS: 4_6_crop's VerticalCSTypeGeoKey says 5103, a vertical datum (the writer
+    // swapped it with the datum key, which says 5703, NAVD88 height): the CRS is reported,
+    // 5703. z is in US survey feet.
     let (r, _, _) = read(&dir.join("pdal_4_6_crop.las"));
-    assert_eq!(r.header().crs.vertical_epsg, Some(5103));
+    assert_eq!(r.header().crs.vertical_epsg, Some(5703));
     assert!((r.header().crs.vertical_unit.unwrap() - us_ft).abs() < 1e-15);
     // The empty WKT VLR of warsaw_small is reported.
     let (r, _, _) = read(&dir.join("pdal_warsaw_small.las"));
