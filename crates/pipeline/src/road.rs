@@ -306,7 +306,7 @@ fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64) -> Option
 }
 
 /// A profile (elevation, superelevation, a lane width) through samples (s ascending) that
-/// stays within their range: samples far from the running median of nine (clutter a row's
+/// stays within their range: samples far from the running line through nine (clutter a row's
 /// line did not shed) are left out, gaps bridged straight every `step`, then cubic records
 /// within `tol` by least squares; where a record leaves the range of the samples about it by
 /// more than `tol` (an overshoot between samples), the whole profile is instead a monotone
@@ -317,8 +317,25 @@ pub fn robust_profile(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64
     if n == 0 {
         return None;
     }
-    let run: Vec<f64> =
-        (0..n).map(|i| median(&mut v[i.saturating_sub(4)..(i + 5).min(n)].to_vec()).unwrap_or(v[i])).collect();
+    // The running line: Theil-Sen through the nine samples about each (the window shifted
+    // inward at the ends, so a ramp's first samples are not taken for outliers).
+    let run: Vec<f64> = (0..n)
+        .map(|i| {
+            let lo = i.saturating_sub(4).min(n.saturating_sub(9));
+            let hi = (lo + 9).min(n);
+            let mut slopes = Vec::with_capacity(36);
+            for a in lo..hi {
+                for b in a + 1..hi {
+                    if s[b] > s[a] {
+                        slopes.push((v[b] - v[a]) / (s[b] - s[a]));
+                    }
+                }
+            }
+            let k = median(&mut slopes).unwrap_or(0.0);
+            let mut at: Vec<f64> = (lo..hi).map(|j| v[j] - k * (s[j] - s[i])).collect();
+            median(&mut at).unwrap_or(v[i])
+        })
+        .collect();
     let mut dev: Vec<f64> = (0..n).map(|i| (v[i] - run[i]).abs()).collect();
     let scale = 1.4826 * median(&mut dev).unwrap_or(0.0);
     let keep: Vec<usize> = (0..n).filter(|&i| (v[i] - run[i]).abs() <= (4.0 * scale).max(tol)).collect();
@@ -1179,6 +1196,17 @@ mod tests {
             let x = opendrive::eval::profile_value(&f.records, k as f64 * 0.1);
             assert!((-0.002..=0.102).contains(&x), "{x} at s {}", k as f64 * 0.1);
         }
+    }
+
+    #[test]
+    fn a_ramp_keeps_its_first_samples() {
+        // A 2 % grade from s 0.25 (the demo road's start): a running median took the first
+        // rows for outliers (2.5 cm off) and held the elevation level over the first 1.75 m.
+        let s: Vec<f64> = (0..100).map(|i| 0.25 + i as f64 * 0.5).collect();
+        let v: Vec<f64> = s.iter().map(|&x| 0.02 * x).collect();
+        let f = robust_profile(&s, &v, 0.01, 0.5, 1.0).unwrap();
+        assert_eq!(f.rejected, 0);
+        assert!((opendrive::eval::profile_value(&f.held(60.0), 0.0)).abs() < 1e-3);
     }
 
     #[test]
