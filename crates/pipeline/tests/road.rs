@@ -63,9 +63,10 @@ fn clutter(scene: &Scene, p: &mut Pts, (s0, s1): (f64, f64), edge: f64) {
         p.i.push(i);
     };
     let span = s1 - s0;
-    // Branches over 30 % of the surveyed length, the whole width: 60 points a square metre.
-    let (b0, b1) = (s0 + 0.2 * span, s0 + 0.5 * span);
-    for _ in 0..(60.0 * (b1 - b0) * 2.0 * edge) as usize {
+    // A canopy over 10 % of the surveyed length, the whole width: 1,500 points a square metre
+    // (as many as the road has under it).
+    let (b0, b1) = (s0 + 0.2 * span, s0 + 0.3 * span);
+    for _ in 0..(1500.0 * (b1 - b0) * 2.0 * edge) as usize {
         let (s, t, h) = (rng.in_(b0, b1), rng.in_(-edge, edge), rng.in_(3.0, 6.0));
         put(p, s, t, h, 20000);
     }
