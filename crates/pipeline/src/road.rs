@@ -37,6 +37,13 @@ pub struct SurveyOptions {
     pub carriageway: f64,
     /// A marking cell's intensity over the local median.
     pub contrast: f64,
+    /// A row's surface line steeper than this across is no road surface (a facade seen by a
+    /// tilted scanner, a slope, the side of a car), rad: 0.8 (46°) is beyond any banked road
+    /// but a velodrome's.
+    pub max_crossfall: f64,
+    /// Cells whose heights spread more than this (standard deviation) hold more than the road
+    /// surface (a branch above it, an echo below it) and are left out of the surface line, m.
+    pub max_spread: f64,
 }
 
 impl Default for SurveyOptions {
@@ -47,6 +54,8 @@ impl Default for SurveyOptions {
             width_tolerance: 0.02,
             carriageway: 2.5,
             contrast: 1.5,
+            max_crossfall: 0.8,
+            max_spread: 0.03,
         }
     }
 }
@@ -120,6 +129,22 @@ pub struct SurveyReport {
     pub features: Vec<SurfaceFeature>,
     /// Rows with a road surface, of all rows.
     pub rows: (usize, usize),
+    /// s from the first to the last row with a road surface (None: none), m.
+    pub s_range: Option<(f64, f64)>,
+    /// Rows whose surface line was too steep to be road surface (left out).
+    pub steep_rows: usize,
+    /// Checks the survey failed, with what was done instead (the road is still built): the
+    /// caller reports them and exits with a failed check.
+    pub findings: Vec<Finding>,
+}
+
+/// A check the survey failed, and what the road holds instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// What was checked, e.g. "lanes from marking lines or curbs".
+    pub check: &'static str,
+    /// What was found and done.
+    pub detail: String,
 }
 
 /// The road of `axis` (road `road` of it) completed from `grid` and `crgs`.
@@ -131,18 +156,48 @@ pub fn survey_road(
     opts: &SurveyOptions,
 ) -> Result<(OpenDrive, SurveyReport), String> {
     let eval = RoadEval::new(road);
-    // 1. The surface line per row.
-    let lines: Vec<Option<[f64; 2]>> = (0..grid.rows).map(|r| surface_line(grid, r, opts.carriageway)).collect();
+    let mut findings = Vec::new();
+    // 1. The surface line per row (a row too steep to be a road has none).
+    let steep = (opts.max_crossfall.tan(), std::cell::Cell::new(0usize));
+    let line_of = |r: usize, half: f64| -> Option<[f64; 2]> {
+        let l = surface_line(grid, r, half, opts.max_spread)?;
+        if l[1].abs() > steep.0 {
+            steep.1.set(steep.1.get() + 1);
+            return None;
+        }
+        Some(l)
+    };
+    let lines: Vec<Option<[f64; 2]>> = (0..grid.rows).map(|r| line_of(r, opts.carriageway)).collect();
     // 2. Curbs, then the surface again between them.
     let curbs = [find_curb(grid, &lines, 1.0), find_curb(grid, &lines, -1.0)];
+    steep.1.set(0);
     let lines: Vec<Option<[f64; 2]>> = (0..grid.rows)
         .map(|r| {
             let inner = |c: &Option<Curb>| c.as_ref().map_or(opts.carriageway, |c| (c.t.abs() - 0.3).max(0.5));
             let half = inner(&curbs[0]).min(inner(&curbs[1]));
-            surface_line(grid, r, half).or(lines[r])
+            line_of(r, half).or(lines[r])
         })
         .collect();
     let rows_with = lines.iter().filter(|l| l.is_some()).count();
+    let steep_rows = steep.1.get();
+    if rows_with == 0 {
+        return Err(format!(
+            "no road surface in the points: none of {} cross sections holds a level surface near the reference line ({} too steep): check the axis, the road id and the CRS",
+            grid.rows, steep_rows
+        ));
+    }
+    if steep_rows > 0 {
+        findings.push(Finding {
+            check: "a road surface in every row",
+            detail: format!(
+                "{steep_rows} of {} rows hold a surface steeper than {:.2} rad across (a facade, a slope): left out",
+                grid.rows, opts.max_crossfall
+            ),
+        });
+    }
+    let first = lines.iter().position(Option::is_some).unwrap_or(0);
+    let last = lines.iter().rposition(Option::is_some).unwrap_or(0);
+    let surveyed = (grid.s_of(first) - 0.5 * grid.ds, grid.s_of(last) + 0.5 * grid.ds);
     // 3. Elevation and superelevation.
     let (mut s_e, mut z_e, mut x_e) = (Vec::new(), Vec::new(), Vec::new());
     for (r, l) in lines.iter().enumerate() {
@@ -153,11 +208,8 @@ pub fn survey_road(
             x_e.push(b.atan());
         }
     }
-    let fit = |s: &[f64], v: &[f64], tol: f64| -> Option<ProfileFit> {
-        fit_profile(s, v, &FitOptions { tolerance: tol, min_length: 1.0 }).ok()
-    };
-    let elevation = fit(&s_e, &z_e, opts.elevation_tolerance);
-    let superelevation = fit(&s_e, &x_e, opts.superelevation_tolerance);
+    let elevation = robust_profile(&s_e, &z_e, opts.elevation_tolerance, grid.ds, 1.0);
+    let superelevation = robust_profile(&s_e, &x_e, opts.superelevation_tolerance, grid.ds, 1.0);
     // 4. Markings.
     let markings = find_markings(grid, &lines, &curbs, opts);
     // 5. Surface features.
@@ -173,11 +225,21 @@ pub fn survey_road(
     if let Some(x) = &superelevation {
         out.lateral_profile.superelevations = x.held(road.length);
     }
-    out.lanes = lanes(grid, road.length, &markings, &curbs, opts);
+    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, opts, &mut findings);
     let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
     attach_surface(&mut out, &mut features, links);
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
-    let report = SurveyReport { elevation, superelevation, curbs, markings, features, rows: (rows_with, grid.rows) };
+    let report = SurveyReport {
+        elevation,
+        superelevation,
+        curbs,
+        markings,
+        features,
+        rows: (rows_with, grid.rows),
+        s_range: Some(surveyed),
+        steep_rows,
+        findings,
+    };
     Ok((odr, report))
 }
 
@@ -191,10 +253,14 @@ fn median(v: &mut [f64]) -> Option<f64> {
     Some(if n % 2 == 1 { v[n / 2] } else { 0.5 * (v[n / 2 - 1] + v[n / 2]) })
 }
 
-/// The line h = a + b·t through the row's cells with |t| ≤ half, by Tukey's biweight.
-fn surface_line(g: &SectionGrid, r: usize, half: f64) -> Option<[f64; 2]> {
+/// The line h = a + b·t through the row's cells with |t| ≤ half, by Tukey's biweight; cells
+/// whose heights spread more than `max_spread` (a branch over the road, an echo below it) are
+/// left out, and the cells the line keeps must span at least 1 m across (a handful of cells at
+/// one place, a pole's foot, fixes no crossfall).
+fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64) -> Option<[f64; 2]> {
     let pts: Vec<(f64, f64)> = (0..g.cols)
         .filter(|&c| g.t_of(c).abs() <= half)
+        .filter(|&c| g.spread_h(r, c).is_some_and(|v| v <= max_spread))
         .filter_map(|c| g.mean_h(r, c).map(|h| (g.t_of(c), h)))
         .collect();
     if pts.len() < 10 {
@@ -234,7 +300,168 @@ fn surface_line(g: &SectionGrid, r: usize, half: f64) -> Option<[f64; 2]> {
             *wi = if u.abs() < 1.0 { (1.0 - u * u).powi(2) } else { 0.0 };
         }
     }
-    Some(line)
+    let kept = || pts.iter().zip(&w).filter(|(_, &wi)| wi > 0.0).map(|(p, _)| p.0);
+    let (lo, hi) = (kept().fold(f64::INFINITY, f64::min), kept().fold(f64::NEG_INFINITY, f64::max));
+    (kept().count() >= 10 && hi - lo >= 1.0).then_some(line)
+}
+
+/// A profile (elevation, superelevation, a lane width) through samples (s ascending) that
+/// stays within their range: samples far from the running line through nine (clutter a row's
+/// line did not shed) are left out, gaps bridged straight every `step`, then cubic records
+/// within `tol` by least squares; where a record leaves the range of the samples about it by
+/// more than `tol` (an overshoot between samples), the whole profile is instead a monotone
+/// cubic Hermite (Fritsch-Carlson) through the medians of 5 m windows, which never leaves the
+/// range of the knots beside it. Fewer than four samples give their median, level.
+pub fn robust_profile(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64) -> Option<ProfileFit> {
+    let n = s.len().min(v.len());
+    if n == 0 {
+        return None;
+    }
+    // The running line: Theil-Sen through the nine samples about each (the window shifted
+    // inward at the ends, so a ramp's first samples are not taken for outliers).
+    let run: Vec<f64> = (0..n)
+        .map(|i| {
+            let lo = i.saturating_sub(4).min(n.saturating_sub(9));
+            let hi = (lo + 9).min(n);
+            let mut slopes = Vec::with_capacity(36);
+            for a in lo..hi {
+                for b in a + 1..hi {
+                    if s[b] > s[a] {
+                        slopes.push((v[b] - v[a]) / (s[b] - s[a]));
+                    }
+                }
+            }
+            let k = median(&mut slopes).unwrap_or(0.0);
+            let mut at: Vec<f64> = (lo..hi).map(|j| v[j] - k * (s[j] - s[i])).collect();
+            median(&mut at).unwrap_or(v[i])
+        })
+        .collect();
+    let mut dev: Vec<f64> = (0..n).map(|i| (v[i] - run[i]).abs()).collect();
+    let scale = 1.4826 * median(&mut dev).unwrap_or(0.0);
+    let keep: Vec<usize> = (0..n).filter(|&i| (v[i] - run[i]).abs() <= (4.0 * scale).max(tol)).collect();
+    let (ks, kv): (Vec<f64>, Vec<f64>) = keep.iter().map(|&i| (s[i], v[i])).unzip();
+    let rejected = n - ks.len();
+    let stats = |records: &[Poly3]| -> (f64, f64) {
+        let r: Vec<f64> = ks.iter().zip(&kv).map(|(&x, &y)| opendrive::eval::profile_value(records, x) - y).collect();
+        let max = r.iter().fold(0.0f64, |a, e| a.max(e.abs()));
+        (max, (r.iter().map(|e| e * e).sum::<f64>() / r.len().max(1) as f64).sqrt())
+    };
+    let s_last = s[n - 1];
+    let done = |records: Vec<Poly3>| {
+        let (max, rms) = stats(&records);
+        ProfileFit { records, max, rms, rejected, s_last }
+    };
+    if ks.len() < 4 {
+        let m = median(&mut kv.clone()).unwrap_or(v[0]);
+        return Some(done(vec![Poly3 { s: s[0], a: m, b: 0.0, c: 0.0, d: 0.0 }]));
+    }
+    let (bs, bv) = bridge(&ks, &kv, step);
+    if let Ok(f) = fit_profile(&bs, &bv, &FitOptions { tolerance: tol, min_length }) {
+        if !overshoots(&f.records, &ks, &kv, s_last, tol) {
+            let (max, rms) = stats(&f.records);
+            return Some(ProfileFit { max, rms, rejected: rejected + f.rejected, s_last, records: f.records });
+        }
+    }
+    Some(done(monotone_hermite(&ks, &kv, 5.0)))
+}
+
+/// Whether `records` leave the range of the samples about them (those within 2 m of a record,
+/// and the nearest one on each side) by more than `tol` anywhere from the first record to
+/// `end`.
+fn overshoots(records: &[Poly3], s: &[f64], v: &[f64], end: f64, tol: f64) -> bool {
+    for (k, rec) in records.iter().enumerate() {
+        let (a, b) = (rec.s, records.get(k + 1).map_or(end, |n| n.s));
+        if b <= a {
+            continue;
+        }
+        let (i0, i1) = (s.partition_point(|&x| x < a - 2.0), s.partition_point(|&x| x <= b + 2.0));
+        let (i0, i1) = (i0.saturating_sub(1), (i1 + 1).min(s.len()));
+        let (lo, hi) = v[i0..i1].iter().fold((f64::INFINITY, f64::NEG_INFINITY), |r, &x| (r.0.min(x), r.1.max(x)));
+        if lo > hi {
+            continue;
+        }
+        let steps = ((b - a) / 0.1).ceil().max(1.0) as usize;
+        for j in 0..=steps {
+            let x = opendrive::eval::profile_value(records, a + (b - a) * j as f64 / steps as f64);
+            if !(x >= lo - tol && x <= hi + tol) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Cubic Hermite records through the medians (of s and of v) of windows of `window` metres,
+/// with Fritsch-Carlson slopes: monotone between knots, level at a knot that is a local
+/// extreme, so no record leaves the range of its two knots.
+fn monotone_hermite(s: &[f64], v: &[f64], window: f64) -> Vec<Poly3> {
+    let mut knots: Vec<(f64, f64)> = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let j = s.partition_point(|&x| x < s[i] + window).max(i + 1);
+        if let (Some(ks), Some(kv)) = (median(&mut s[i..j].to_vec()), median(&mut v[i..j].to_vec())) {
+            knots.push((ks, kv));
+        }
+        i = j;
+    }
+    // Knots at the first and the last sample too, on the line through the window there (a
+    // median knot lies mid-window: a ramp to the survey's end would be cut short).
+    let line_at = |lo: usize, hi: usize, x: f64| -> Option<f64> {
+        let n = (hi - lo) as f64;
+        let (ms, mv) = (s[lo..hi].iter().sum::<f64>() / n, v[lo..hi].iter().sum::<f64>() / n);
+        let sxx: f64 = s[lo..hi].iter().map(|a| (a - ms) * (a - ms)).sum();
+        let sxy: f64 = s[lo..hi].iter().zip(&v[lo..hi]).map(|(a, b)| (a - ms) * (b - mv)).sum();
+        (sxx > 0.0).then(|| mv + sxy / sxx * (x - ms))
+    };
+    if knots.len() >= 2 {
+        let (n, first, last) = (s.len(), s[0], s[s.len() - 1]);
+        let head = s.partition_point(|&x| x < first + window);
+        let tail = s.partition_point(|&x| x <= last - window);
+        if let Some(y) = line_at(0, head, first).filter(|_| first < knots[0].0 - 1e-6) {
+            knots.insert(0, (first, y));
+        }
+        if let Some(y) = line_at(tail, n, last).filter(|_| last > knots[knots.len() - 1].0 + 1e-6) {
+            knots.push((last, y));
+        }
+    }
+    let m = knots.len();
+    if m < 2 {
+        return knots.first().map(|k| vec![Poly3 { s: k.0, a: k.1, b: 0.0, c: 0.0, d: 0.0 }]).unwrap_or_default();
+    }
+    let h: Vec<f64> = knots.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    let d: Vec<f64> = knots.windows(2).zip(&h).map(|(w, h)| (w[1].1 - w[0].1) / h).collect();
+    let mut slope = vec![0.0; m];
+    slope[0] = d[0];
+    slope[m - 1] = d[m - 2];
+    for k in 1..m - 1 {
+        if d[k - 1] * d[k] > 0.0 {
+            // Weighted harmonic mean (Fritsch-Butland), within the monotone region.
+            let (w1, w2) = (2.0 * h[k] + h[k - 1], h[k] + 2.0 * h[k - 1]);
+            slope[k] = (w1 + w2) / (w1 / d[k - 1] + w2 / d[k]);
+        }
+    }
+    // End slopes within 3x the secant, so the end pieces are monotone too.
+    for (k, dk) in [(0, d[0]), (m - 1, d[m - 2])] {
+        if slope[k] * dk <= 0.0 {
+            slope[k] = 0.0;
+        } else if slope[k].abs() > 3.0 * dk.abs() {
+            slope[k] = 3.0 * dk;
+        }
+    }
+    (0..m - 1)
+        .map(|k| {
+            let (y0, m0, m1, hk) = (knots[k].1, slope[k], slope[k + 1], h[k]);
+            Poly3 {
+                s: knots[k].0,
+                a: y0,
+                b: m0,
+                c: (3.0 * d[k] - 2.0 * m0 - m1) / hk,
+                d: (m0 + m1 - 2.0 * d[k]) / (hk * hk),
+            }
+        })
+        // Level from the last knot on (no cubic carried past it).
+        .chain(std::iter::once(Poly3 { s: knots[m - 1].0, a: knots[m - 1].1, b: 0.0, c: 0.0, d: 0.0 }))
+        .collect()
 }
 
 /// Heights above the row's surface line, per column (NaN where empty or no line); the median
@@ -505,15 +732,21 @@ fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLin
 }
 
 /// Lanes between the borders of each side of the centre line (the lane offset); sections
-/// where a border starts or ends.
+/// where a border starts or ends, within the surveyed s range `surveyed` (the first section
+/// from s = 0 and the last to the road's end hold the lanes of the surveyed part). A side with
+/// no marking line or curb gets one lane to the edge of the paved surface, and a finding.
+#[allow(clippy::too_many_arguments)]
 fn lanes(
     g: &SectionGrid,
     length: f64,
+    lines: &[Option<[f64; 2]>],
+    surveyed: (f64, f64),
     markings: &[MarkingLine],
     curbs: &[Option<Curb>; 2],
     opts: &SurveyOptions,
+    findings: &mut Vec<Finding>,
 ) -> Lanes {
-    let (s_lo, s_hi) = (g.s0, g.s0 + g.rows as f64 * g.ds);
+    let (s_lo, s_hi) = surveyed;
     let (centre_samples, centre) = centre_line(markings);
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
@@ -562,6 +795,26 @@ fn lanes(
             let rel = relative(&c.samples, sign);
             if !rel.is_empty() {
                 sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark });
+            }
+        }
+        if sides[k].is_empty() {
+            let edge = paved_edge(g, lines, sign, opts.max_spread);
+            let rel: Vec<(f64, f64)> =
+                edge.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).filter(|p| p.1 >= MIN_LANE_WIDTH).collect();
+            let side = if sign > 0.0 { "left" } else { "right" };
+            let t = median(&mut rel.iter().map(|p| p.1).collect::<Vec<_>>());
+            findings.push(Finding {
+                check: "lanes from marking lines or curbs",
+                detail: match t {
+                    Some(t) => format!(
+                        "no marking line or curb on the {side}: one lane to the edge of the paved surface, {t:.2} m from the centre ({} rows)",
+                        rel.len()
+                    ),
+                    None => format!("no marking line, curb or paved surface on the {side}: no lane"),
+                },
+            });
+            if !rel.is_empty() {
+                sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark: road_mark("none", 0.12, None) });
             }
         }
         sides[k].sort_by(|a, b| {
@@ -613,12 +866,11 @@ fn lanes(
                 if median(&mut ws.clone()).is_none_or(|w| w < MIN_LANE_WIDTH) {
                     continue;
                 }
-                // Gaps (a dash pattern, a parked car) bridged straight, so the cubic pieces
-                // have samples everywhere and cannot bulge where there are none.
-                let (ss, ws) = bridge(&ss, &ws, g.ds);
-                let widths = fit_profile(&ss, &ws, &FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 })
+                // Gaps (a dash pattern, a parked car) bridged straight, stray samples left out
+                // and no record beyond the samples' range (`robust_profile`).
+                let widths = robust_profile(&ss, &ws, opts.width_tolerance, g.ds, 5.0)
                     .map(|f| f.held(b - a))
-                    .unwrap_or_else(|_| {
+                    .unwrap_or_else(|| {
                         let w = median(&mut ws.clone()).unwrap_or(3.0);
                         vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]
                     });
@@ -650,6 +902,61 @@ fn lanes(
         });
     }
     Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
+}
+
+/// Samples (s, t) of the paved surface's edge on one side (`side` +1 left, -1 right). Per row
+/// with a surface line, the last cell at road level outward from the reference line before
+/// three cells off it (a curb, a verge, a wall) or 2 m without cells (far from the scanner
+/// cells are sparse). At road level: heights not spread, and within 3 cm (plus 5 % of the
+/// distance) of the last level cell carried on at the row's crossfall, so a crown or a
+/// crossfall that changes bends the surface but a 6 cm step ends it; cells whose heights
+/// spread (under a branch, a facade, a curb's face) tell nothing. The side gets one extent,
+/// held along the survey: the one a quarter of the rows reach (a car, people, a gap in the
+/// points or a profile that crosses the rows obliquely cut rows short; a fallback cannot tell
+/// a narrowing from them).
+fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread: f64) -> Vec<(f64, f64)> {
+    let mut cols: Vec<usize> = (0..g.cols).filter(|&c| g.t_of(c) * side >= 0.0).collect();
+    if side < 0.0 {
+        cols.reverse();
+    }
+    let gap = (2.0 / g.dt).round() as usize;
+    let per_row: Vec<Option<(f64, bool)>> = (0..g.rows)
+        .map(|r| {
+            let l = lines[r]?;
+            let (mut edge, mut empty, mut off) = (None, 0usize, 0usize);
+            // The last level cell (t, h); the row's line at the reference line to start.
+            let mut level = (0.0, l[0]);
+            for &c in &cols {
+                let t = g.t_of(c);
+                let near = |h: f64| (h - level.1 - l[1] * (t - level.0)).abs() < 0.03 + 0.05 * (t - level.0).abs();
+                match (g.mean_h(r, c), g.spread_h(r, c)) {
+                    (Some(h), Some(sp)) if sp <= max_spread && near(h) => {
+                        edge = Some(t + 0.5 * g.dt * side);
+                        level = (t, h);
+                        (empty, off) = (0, 0);
+                    }
+                    (Some(_), Some(sp)) if sp <= max_spread => {
+                        // Three cells off in a row end the surface (one is a stone, a leaf).
+                        off += 1;
+                        if off >= 3 {
+                            return edge.map(|e| (e, true));
+                        }
+                    }
+                    _ => {
+                        empty += 1;
+                        if empty > gap {
+                            break;
+                        }
+                    }
+                }
+            }
+            edge.map(|e| (e, false))
+        })
+        .collect();
+    let mut far: Vec<f64> = per_row.iter().flatten().map(|e| e.0 * side).collect();
+    far.sort_by(f64::total_cmp);
+    let Some(&w) = far.get((far.len() * 3 / 4).min(far.len().saturating_sub(1))) else { return Vec::new() };
+    (0..g.rows).filter(|&r| per_row[r].is_some()).map(|r| (g.s_of(r), w * side)).collect()
 }
 
 /// Narrower lanes are not lanes (the borders are one line seen twice, or noise), m.
@@ -873,4 +1180,46 @@ fn classify(
         return None;
     };
     Some(SurfaceFeature { kind, s, t, length, width, depth: -extreme })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_through_a_step_stays_within_the_samples() {
+        // A level run, a 0.1 rad step (a change the least-squares cubics ring across), level.
+        let s: Vec<f64> = (0..200).map(|i| i as f64 * 0.5).collect();
+        let v: Vec<f64> = s.iter().map(|&x| if x < 50.0 { 0.0 } else { 0.1 }).collect();
+        let f = robust_profile(&s, &v, 0.002, 0.5, 1.0).unwrap();
+        for k in 0..=1000 {
+            let x = opendrive::eval::profile_value(&f.records, k as f64 * 0.1);
+            assert!((-0.002..=0.102).contains(&x), "{x} at s {}", k as f64 * 0.1);
+        }
+    }
+
+    #[test]
+    fn a_ramp_keeps_its_first_samples() {
+        // A 2 % grade from s 0.25 (the demo road's start): a running median took the first
+        // rows for outliers (2.5 cm off) and held the elevation level over the first 1.75 m.
+        let s: Vec<f64> = (0..100).map(|i| 0.25 + i as f64 * 0.5).collect();
+        let v: Vec<f64> = s.iter().map(|&x| 0.02 * x).collect();
+        let f = robust_profile(&s, &v, 0.01, 0.5, 1.0).unwrap();
+        assert_eq!(f.rejected, 0);
+        assert!((opendrive::eval::profile_value(&f.held(60.0), 0.0)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn profile_leaves_out_a_spike_and_holds_few_samples_level() {
+        let s: Vec<f64> = (0..100).map(|i| i as f64 * 0.5).collect();
+        let mut v: Vec<f64> = s.iter().map(|&x| 0.02 + 0.0001 * x).collect();
+        v[40] = 0.9; // a facade row
+        let f = robust_profile(&s, &v, 0.002, 0.5, 1.0).unwrap();
+        assert!(f.rejected >= 1);
+        let x = opendrive::eval::profile_value(&f.records, 20.0);
+        assert!((x - 0.022).abs() < 0.002, "{x}");
+        let two = robust_profile(&[20.25, 20.75], &[0.04, 0.05], 0.002, 0.5, 1.0).unwrap();
+        assert_eq!(two.records.len(), 1);
+        assert!((two.records[0].a - 0.045).abs() < 1e-12 && two.records[0].b == 0.0);
+    }
 }

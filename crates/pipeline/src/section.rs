@@ -1,7 +1,9 @@
 //! Cross sections of a road from its points: a grid over (s, t) of 0.5 m x 2 cm cells near
-//! the reference line holding, per cell, the point count, the intensity sum and the sum of
-//! heights above the reference line's elevation (h, in 0.1 mm). Sums are integers, so any
-//! point order and thread count give the same grid. The surveyed road (elevation,
+//! the reference line holding, per cell, the point count, the intensity sum and the sums of
+//! heights above the reference line's elevation and of their squares (h, in 0.1 mm). Sums are
+//! integers, so any point order and thread count give the same grid. The squares give each
+//! cell's spread: a cell where a branch overhangs the road or a multipath echo lies below it
+//! holds points metres apart, and the surveyed road leaves it out. The surveyed road (elevation,
 //! crossfall, curbs, markings) is read from it (`road.rs`).
 
 use voxel::part::{Reader, Writer};
@@ -29,7 +31,13 @@ struct Cell {
     intensity: u64,
     /// Σ h in 0.1 mm.
     h: i64,
+    /// Σ h² in (0.1 mm)², each term at most [`MAX_SQ`] (saturating).
+    hh: u64,
 }
+
+/// Largest term of Σ h² ((0.1 mm)²: a point 100 m off the reference line's elevation); a point
+/// farther off counts as this far, which keeps the sum of any cell within u64.
+const MAX_SQ: u64 = 1_000_000 * 1_000_000;
 
 /// The grid.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,7 +130,9 @@ impl SectionGrid {
             let cell = &mut self.cells[r * self.cols + c];
             cell.n += 1;
             cell.intensity += u64::from(intensity[i]);
-            cell.h += (h[i] * 1e4).round() as i64;
+            let hq = (h[i] * 1e4).round() as i64;
+            cell.h += hq;
+            cell.hh = cell.hh.saturating_add(hq.unsigned_abs().saturating_mul(hq.unsigned_abs()).min(MAX_SQ));
         }
     }
 
@@ -141,6 +151,7 @@ impl SectionGrid {
             w.u32(c.n);
             w.u64(c.intensity);
             w.i64(c.h);
+            w.u64(c.hh);
         }
     }
 
@@ -162,6 +173,7 @@ impl SectionGrid {
             cell.n += r.u32()?;
             cell.intensity += r.u64()?;
             cell.h += r.i64()?;
+            cell.hh = cell.hh.saturating_add(r.u64()?);
         }
         Ok(())
     }
@@ -175,6 +187,18 @@ impl SectionGrid {
     pub fn mean_h(&self, r: usize, c: usize) -> Option<f64> {
         let cell = &self.cells[r * self.cols + c];
         (cell.n > 0).then(|| cell.h as f64 * 1e-4 / f64::from(cell.n))
+    }
+
+    /// Standard deviation of the heights in a cell, m (None when empty): millimetres on a
+    /// road surface, metres where a branch overhangs it or an echo lies below it.
+    pub fn spread_h(&self, r: usize, c: usize) -> Option<f64> {
+        let cell = &self.cells[r * self.cols + c];
+        (cell.n > 0).then(|| {
+            let n = f64::from(cell.n);
+            let mean = cell.h as f64 / n;
+            // (0.1 mm)² -> m².
+            ((cell.hh as f64 / n - mean * mean).max(0.0)).sqrt() * 1e-4
+        })
     }
 
     /// Mean intensity (None when empty).

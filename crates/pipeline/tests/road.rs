@@ -1,0 +1,214 @@
+//! The surveyed road (`pipeline::road::survey_road`) from virtual surveys of sample maps'
+//! roads, with clutter added over, beside and below the road, against the design.
+
+#![allow(clippy::panic, clippy::unwrap_used, clippy::expect_used)] // tests fail loudly
+
+use opendrive::{OpenDrive, RoadEval};
+use pipeline::road::{survey_road, SurveyOptions, SurveyReport};
+use pipeline::section::SectionOptions;
+use pipeline::{PointColumns, RoadsideBuilder, RoadsideOptions};
+use sim::survey::Survey;
+use sim::Scene;
+
+fn sample(name: &str) -> OpenDrive {
+    let dir = std::env::var_os("ROADSCAN_SHARED_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    opendrive::read_file(dir.join("opendrive/esmini").join(name)).expect("sample map (ROADSCAN_SHARED_DATA)")
+}
+
+/// Points in map coordinates with intensity.
+struct Pts {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    z: Vec<f64>,
+    i: Vec<u16>,
+}
+
+/// A tiny xorshift, so the clutter is the same on every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn in_(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.next()
+    }
+}
+
+fn survey(scene: &Scene) -> Pts {
+    let (pts, _, _) = sim::survey::measure(scene, &Survey::along(scene, 1));
+    Pts {
+        x: pts.iter().map(|p| p.x).collect(),
+        y: pts.iter().map(|p| p.y).collect(),
+        z: pts.iter().map(|p| p.z).collect(),
+        i: pts.iter().map(|p| p.intensity).collect(),
+    }
+}
+
+/// Clutter in s0..s1: branches 3-6 m over the road, a pole at its edge, a car and people on
+/// part of it, multipath echoes 0.2-1 m below it.
+fn clutter(scene: &Scene, p: &mut Pts, (s0, s1): (f64, f64), edge: f64) {
+    let road = scene.road();
+    let off = scene.odr.header.offset.unwrap();
+    let mut rng = Rng(0x5eed_1234_abcd);
+    let put = |p: &mut Pts, s: f64, t: f64, h: f64, i: u16| {
+        let [x, y, z] = road.sth_to_xyz(s, t, h);
+        p.x.push(x + off.x);
+        p.y.push(y + off.y);
+        p.z.push(z + off.z);
+        p.i.push(i);
+    };
+    let span = s1 - s0;
+    // A canopy over 10 % of the surveyed length, the whole width: 1,500 points a square metre
+    // (as many as the road has under it).
+    let (b0, b1) = (s0 + 0.2 * span, s0 + 0.3 * span);
+    for _ in 0..(1500.0 * (b1 - b0) * 2.0 * edge) as usize {
+        let (s, t, h) = (rng.in_(b0, b1), rng.in_(-edge, edge), rng.in_(3.0, 6.0));
+        put(p, s, t, h, 20000);
+    }
+    // A pole at the left edge, 0.1 m thick, 5 m high.
+    let sp = s0 + 0.15 * span;
+    for _ in 0..4000 {
+        let a = rng.in_(0.0, std::f64::consts::TAU);
+        put(p, sp + 0.1 * a.cos(), edge - 0.2 + 0.1 * a.sin(), rng.in_(0.0, 5.0), 30000);
+    }
+    // A car (roof and sides) and two people on the right lane.
+    let sc = s0 + 0.6 * span;
+    for _ in 0..30000 {
+        let (s, t) = (rng.in_(sc, sc + 4.5), rng.in_(-2.6, -0.8));
+        let h = if rng.next() < 0.6 { 1.5 } else { rng.in_(0.3, 1.5) };
+        put(p, s, t, h, 15000);
+    }
+    for (s, t) in [(s0 + 0.7 * span, 1.0), (s0 + 0.72 * span, -1.5)] {
+        for _ in 0..3000 {
+            put(p, s + rng.in_(-0.2, 0.2), t + rng.in_(-0.25, 0.25), rng.in_(0.0, 1.8), 12000);
+        }
+    }
+    // Multipath: a few hundred echoes below the surface.
+    for _ in 0..400 {
+        put(p, rng.in_(s0, s1), rng.in_(-edge, edge), -rng.in_(0.2, 1.0), 8000);
+    }
+}
+
+fn surveyed(scene: &Scene, p: &Pts) -> (OpenDrive, SurveyReport) {
+    let road = &scene.odr.roads[0];
+    let opts = RoadsideOptions {
+        buffer: 10.5,
+        voxel_size: None,
+        sections: Some(SectionOptions::default()),
+        ..Default::default()
+    };
+    let mut b = RoadsideBuilder::new(road, scene.odr.header.offset, &opts).unwrap();
+    let class = vec![0u8; p.x.len()];
+    b.add(PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.i, class: &class, rgb: None }).unwrap();
+    let side = b.finish().unwrap();
+    survey_road(&scene.odr, road, side.sections.as_ref().unwrap(), &[], &SurveyOptions::default()).unwrap()
+}
+
+/// Width of lane `id` (1 or -1) at s: its outer border's distance from the centre line, m.
+fn lane_width(road: &RoadEval, id: i32, s: f64) -> f64 {
+    let t = road.lane_borders(s).iter().find(|b| b.0 == id).map_or(f64::NAN, |b| b.1);
+    (t - road.lane_offset(s)).abs()
+}
+
+/// The largest |out - design| of elevation and superelevation over s in a..b, and the range
+/// of the written superelevation over the whole road.
+fn profile_errors(design: &RoadEval, out: &RoadEval, (a, b): (f64, f64)) -> (f64, f64, (f64, f64)) {
+    let n = ((b - a) / 0.1) as usize;
+    let (mut ez, mut ex, mut worst) = (0.0f64, 0.0f64, 0.0);
+    for k in 0..=n {
+        let s = a + (b - a) * k as f64 / n as f64;
+        ez = ez.max((out.elevation(s) - design.elevation(s)).abs());
+        let e = (out.superelevation(s) - design.superelevation(s)).abs();
+        if e > ex {
+            (ex, worst) = (e, s);
+        }
+    }
+    eprintln!("largest superelevation error {ex:.5} rad at s {worst:.1}");
+    let m = (out.length() / 0.1) as usize;
+    let range = (0..=m)
+        .map(|k| out.superelevation(out.length() * k as f64 / m as f64))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |r, x| (r.0.min(x), r.1.max(x)));
+    (ez, ex, range)
+}
+
+#[test]
+fn clutter_moves_no_profile_and_no_lane_on_a_superelevated_road() {
+    // esmini's straight_500 road over s 30..85: superelevation ramping from 0 to 0.14 rad,
+    // driving lanes 3.07 m wide between solid edge lines and a broken centre line.
+    let odr = sample("straight_500_superelevation_elevation_curve.xodr");
+    let range = (30.0, 85.0);
+    let scene = Scene::from_road(&odr, "1", Some(range), 1).unwrap();
+    let mut p = survey(&scene);
+    clutter(&scene, &mut p, range, 3.0);
+    let (out, report) = surveyed(&scene, &p);
+    let design = scene.road();
+    let got = RoadEval::new(&out.roads[0]);
+    let (ez, ex, (lo, hi)) = profile_errors(&design, &got, (range.0 + 1.0, range.1 - 1.0));
+    eprintln!("elevation within {:.2} mm, superelevation within {ex:.5} rad, range {lo:.4}..{hi:.4}", ez * 1e3);
+    assert!(ez < 0.005, "elevation off by {ez} m");
+    assert!(ex < 0.005, "superelevation off by {ex} rad");
+    // No overshoot: the written superelevation stays within the design's range over the
+    // survey (0..0.141 rad), and plausible.
+    let top = design.superelevation(range.1);
+    assert!(lo >= -0.005 && hi <= top + 0.005 && hi.abs() < 0.15, "superelevation {lo}..{hi}, design 0..{top}");
+    // Lanes within 5 cm of the design.
+    for s in [35.0, 45.0, 55.0, 65.0, 75.0, 82.0] {
+        for id in [1, -1] {
+            let w = lane_width(&got, id, s);
+            assert!((w - 3.07).abs() < 0.05, "lane {id} at s {s}: {w} m wide");
+        }
+    }
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
+#[test]
+fn a_road_without_edge_lines_or_curbs_gets_lanes_from_its_paved_extent() {
+    // fabriksgatan road 2: a broken centre line, no edge lines, level verges (no curb); a
+    // survey of s 100..180 of its 304 m.
+    let odr = sample("fabriksgatan.xodr");
+    let range = (100.0, 180.0);
+    let scene = Scene::from_road(&odr, "2", Some(range), 1).unwrap();
+    let mut p = survey(&scene);
+    clutter(&scene, &mut p, range, 3.5);
+    let (out, report) = surveyed(&scene, &p);
+    let road = &out.roads[0];
+    let got = RoadEval::new(road);
+    for k in 0..9 {
+        let s = 100.0 + 10.0 * k as f64;
+        eprintln!("s {s}: widths {:.3} {:.3}", lane_width(&got, 1, s), lane_width(&got, -1, s));
+    }
+    // Lanes on both sides, to the edge of the level surface the points show.
+    let (_, walk_right, _) = {
+        let b = scene.borders(&scene.road(), 140.0);
+        (b.road_left, b.walk_right, b.walk_left)
+    };
+    for s in [110.0, 140.0, 170.0] {
+        for id in [1, -1] {
+            let w = lane_width(&got, id, s);
+            // The design's verges end 5.8 m out; the scene's ground beyond is asphalt at the
+            // same level up to the facades, 8.8 m out: the lane reaches at least the verge's
+            // edge and stops short of the facade.
+            assert!(
+                w >= walk_right.abs() - 0.05 && w < 8.8,
+                "lane {id} at s {s}: {w} m (verge to {})",
+                walk_right.abs()
+            );
+        }
+    }
+    assert_eq!(report.findings.iter().filter(|f| f.check == "lanes from marking lines or curbs").count(), 2);
+    // Sections begin only at 0 and within the surveyed part.
+    let (a, b) = report.s_range.unwrap();
+    assert!((a - range.0).abs() < 1.0 && (b - range.1).abs() < 1.0, "surveyed {a}..{b}");
+    for sec in &road.lanes.lane_sections {
+        assert!(sec.s == 0.0 || (sec.s >= a && sec.s <= b), "a lane section at s {}", sec.s);
+        assert!(sec.left.is_some() && sec.right.is_some(), "a lane section without lanes at s {}", sec.s);
+    }
+    // Elevation and superelevation as designed (level, 0) under the clutter.
+    let (ez, ex, (lo, hi)) = profile_errors(&scene.road(), &got, (range.0 + 1.0, range.1 - 1.0));
+    assert!(ez < 0.005 && ex < 0.005 && lo > -0.005 && hi < 0.005, "{ez} {ex} {lo}..{hi}");
+}
