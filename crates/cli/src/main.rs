@@ -37,7 +37,7 @@ pub mod exit {
     name = "roadscan",
     version,
     about = "Mobile laser scans of roads to driving-simulator inputs (OpenDRIVE, OpenCRG, voxels).",
-    after_help = "Exit codes: 0 success, 1 findings of severity error (check), a missed tolerance (axis, written anyway) or a failed check in the report (build, written anyway), 2 bad input or failure (nothing written), 101 a bug in roadscan (one line: please report it).\n\n\
+    after_help = "Exit codes: 0 success, 1 findings of severity error (check), a missed tolerance (axis, written anyway), what the survey could not find (xodr, written anyway) or a failed check in the report (build, written anyway), 2 bad input or failure (nothing written), 101 a bug in roadscan (one line: please report it).\n\n\
 Examples:\n  roadscan check map.xodr\n  roadscan eval map.xodr --step 1 > samples.txt\n  roadscan convert old.xodr new.xodr --version 1.8"
 )]
 struct Cli {

@@ -139,6 +139,11 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
             format!("{}{more}", odd[..odd.len().min(5)].join("; "))
         }}),
     );
+    // What the survey could not find and made up for (lanes from the paved extent where no
+    // marking line or curb was found): the products are written, the check fails.
+    for finding in &sv.findings {
+        checks.push(json!({"name": finding.check, "pass": false, "detail": finding.detail}));
+    }
     let crg_errors: Vec<String> = f.tiles.iter().flat_map(|t| t.errors.iter().cloned()).collect();
     checks.push(json!({"name": "CRG tiles: roadscan check (header, folding on curves)", "pass": crg_errors.is_empty(),
         "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") }}));

@@ -84,7 +84,11 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
             t0.elapsed().as_secs_f64()
         );
     }
-    Ok(exit::OK)
+    // Even with --quiet: they explain exit code 1 (the road is written).
+    for f in &report.findings {
+        eprintln!("roadscan: warning: {}: {}", f.check, f.detail);
+    }
+    Ok(if report.findings.is_empty() { exit::OK } else { exit::FINDINGS })
 }
 
 /// Writes the surveyed road `odr` to `path` after checking that it reads back as built.
@@ -200,6 +204,12 @@ pub(crate) fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendriv
         })
         .collect();
     writeln!(out, "  \"features\": [{}],", feats.join(", "))?;
+    let findings: Vec<String> = r
+        .findings
+        .iter()
+        .map(|f| format!("{{\"check\": {}, \"detail\": {}}}", crate::json_str(f.check), crate::json_str(&f.detail)))
+        .collect();
+    writeln!(out, "  \"findings\": [{}],", findings.join(", "))?;
     writeln!(out, "  \"lane_sections\": {}", odr.roads[0].lanes.lane_sections.len())?;
     writeln!(out, "}}")?;
     Ok(())
