@@ -34,7 +34,7 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Crg> {
 pub fn read_with(path: &Path, options: &ReadOptions) -> Result<Crg> {
     let mut stack = Vec::new();
     let mut acc = Accumulator::default();
-    load(path, options, &mut stack, &mut acc)?;
+    load(path, None, options, &mut stack, &mut acc)?;
     acc.finish().map_err(|e| e.with_path(path))
 }
 
@@ -49,16 +49,72 @@ pub fn read_bytes(bytes: &[u8]) -> Result<Crg> {
 /// limit for u, v and reference-line spacing (1e-6 m). Smaller increments are not a grid.
 pub const MIN_INCREMENT: f64 = 1e-6;
 
+/// Most files in a chain of `$ROAD_CRG_FILE` includes, the top file counted.
 const MAX_INCLUDE_DEPTH: usize = 8;
 
-fn load(path: &Path, options: &ReadOptions, stack: &mut Vec<PathBuf>, acc: &mut Accumulator) -> Result<()> {
+/// Largest CRG file read, bytes: 2 GiB. A regular file that is larger is refused by its size
+/// before anything is read; anything else (a pipe, a device such as `/dev/zero`) is read up to
+/// that many bytes, then refused: the bound, not the kind of file, keeps the memory finite.
+pub const MAX_FILE_BYTES: u64 = 1 << 31;
+
+/// The bytes of `path`, at most `max` ([`MAX_FILE_BYTES`]) of them.
+fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let io = |e: std::io::Error| Error::new(ErrorKind::Io(e.to_string()));
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if meta.is_dir() {
+        return Err(Error::new(ErrorKind::Io("is a directory, not a CRG file".into())));
+    }
+    if meta.is_file() && meta.len() > max {
+        return Err(Error::new(ErrorKind::Io(format!(
+            "the file is {} bytes long; CRG files over {max} bytes are not read",
+            meta.len()
+        ))));
+    }
+    let mut bytes = Vec::with_capacity(if meta.is_file() { meta.len() as usize + 1 } else { 1 << 16 });
+    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(Error::new(ErrorKind::Io(format!(
+            "more than {max} bytes read and the input goes on; CRG files over {max} bytes are not read (is it a \
+             device or an endless pipe?)"
+        ))));
+    }
+    Ok(bytes)
+}
+
+/// The `$ROAD_CRG_FILE` statement that includes a file: the including file (None for
+/// [`read_bytes`]) and the line of the statement.
+type Includer<'a> = Option<(Option<&'a Path>, usize)>;
+
+/// Reads `path` (included by `from`, None for the top file) and what it includes. A loop or a
+/// chain deeper than [`MAX_INCLUDE_DEPTH`] is an error at the include statement that closes the
+/// loop or goes too deep: its file and line.
+fn load(
+    path: &Path,
+    from: Includer,
+    options: &ReadOptions,
+    stack: &mut Vec<PathBuf>,
+    acc: &mut Accumulator,
+) -> Result<()> {
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if stack.contains(&canonical) || stack.len() >= MAX_INCLUDE_DEPTH {
+    let looped = stack.contains(&canonical);
+    if looped || stack.len() >= MAX_INCLUDE_DEPTH {
         let chain: Vec<String> =
             stack.iter().chain(std::iter::once(&canonical)).map(|p| p.display().to_string()).collect();
-        return Err(Error::new(ErrorKind::IncludeLoop(chain.join(" -> "))).with_path(path));
+        let chain = chain.join(" -> ");
+        let kind = if looped {
+            ErrorKind::IncludeLoop(format!("$ROAD_CRG_FILE includes {} again: {chain}", path.display()))
+        } else {
+            ErrorKind::Header(format!("$ROAD_CRG_FILE includes nest more than {MAX_INCLUDE_DEPTH} files deep: {chain}"))
+        };
+        return Err(match from {
+            Some((Some(includer), line)) => Error::at_line(kind, line).with_path(includer),
+            Some((None, line)) => Error::at_line(kind, line),
+            None => Error::new(kind).with_path(path),
+        });
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))?;
+    let bytes = read_bounded(path, MAX_FILE_BYTES).map_err(|e| e.with_path(path))?;
     stack.push(canonical);
     let level = stack.len() - 1;
     let dir = options.include_dir.clone().or_else(|| path.parent().map(Path::to_path_buf));
@@ -341,6 +397,7 @@ fn parse(
     stack: &mut Vec<PathBuf>,
     acc: &mut Accumulator,
 ) -> Result<()> {
+    let includer = path;
     let mut rest = bytes;
     let mut line_no = 0usize;
     let mut section = Section::None;
@@ -387,13 +444,14 @@ fn parse(
                     _ => PathBuf::from(&name),
                 };
                 include_name.clear();
+                let statement = std::mem::take(&mut include_line);
                 if !path.is_file() {
                     return Err(header_err(
-                        include_line,
+                        statement,
                         format!("$ROAD_CRG_FILE names {}, which does not exist", path.display()),
                     ));
                 }
-                load(&path, options, stack, acc)?;
+                load(&path, Some((includer, statement)), options, stack, acc)?;
                 section = Section::None;
             } else {
                 // The C-API takes each line up to a blank or '!' and concatenates.
@@ -1165,5 +1223,35 @@ mod tests {
             assert_eq!(e.line(), Some(7));
             assert!(e.to_string().starts_with(&format!("line 7: REFERENCE_LINE_END_Z = {text}: {problem}")), "{e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn a_regular_file_over_the_bound_is_refused_by_its_size() {
+        let path = std::env::temp_dir().join(format!("roadscan-crg-bound-{}.crg", std::process::id()));
+        std::fs::write(&path, "$CT\n".repeat(50)).unwrap();
+        let r = read_bounded(&path, 100);
+        let _ = std::fs::remove_file(&path);
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("200 bytes long"), "{e}");
+    }
+
+    /// /proc files say they are regular and 0 bytes long: what they hold is only found by
+    /// reading, as for a pipe or a device (`/dev/zero` never ends); the bound stops the read.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_input_of_unknown_size_is_read_up_to_the_bound_only() {
+        let whole = read_bounded(Path::new("/proc/self/maps"), MAX_FILE_BYTES).unwrap();
+        assert!(whole.len() > 100);
+        let e = read_bounded(Path::new("/proc/self/maps"), 100).unwrap_err();
+        assert!(e.to_string().contains("the input goes on"), "{e}");
+        let t = std::time::Instant::now();
+        let e = read_bounded(Path::new("/dev/zero"), 1 << 20).unwrap_err();
+        assert!(e.to_string().contains("the input goes on") && t.elapsed().as_secs() < 5, "{e}");
     }
 }

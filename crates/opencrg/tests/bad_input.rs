@@ -149,9 +149,48 @@ fn include_loops() {
     let e = err(&a);
     assert!(matches!(e.kind(), ErrorKind::IncludeLoop(_)), "{e}");
     assert!(e.to_string().contains("a.crg") && e.to_string().contains("b.crg"), "{e}");
-    // A file that includes itself.
+    // The error is at the statement that closes the loop: b.crg, line 5 (its file name).
+    assert_eq!((e.path(), e.line()), (Some(b.as_path()), Some(5)), "{e}");
+    assert!(e.to_string().starts_with(&format!("{}:5: include loop: ", b.display())), "{e}");
+    // A file that includes itself: its own include statement.
     std::fs::write(&a, "$ROAD_CRG_FILE\na.crg\n$!***\n").unwrap();
-    assert!(matches!(err(&a).kind(), ErrorKind::IncludeLoop(_)));
+    let e = err(&a);
+    assert!(matches!(e.kind(), ErrorKind::IncludeLoop(_)), "{e}");
+    assert_eq!((e.path(), e.line()), (Some(a.as_path()), Some(2)), "{e}");
+}
+
+#[test]
+fn include_chains_too_deep_name_the_statement_and_are_not_called_loops() {
+    let d = dir("chain");
+    // c0 -> c1 -> ... -> c11, no loop; c8 is the ninth file, which c7 includes (line 3).
+    for i in 0..12 {
+        std::fs::write(d.join(format!("c{i}.crg")), format!("$CT\nchain\n$ROAD_CRG_FILE\nc{}.crg\n$!***\n", i + 1))
+            .unwrap();
+    }
+    let e = err(&d.join("c0.crg"));
+    assert!(matches!(e.kind(), ErrorKind::Header(_)), "{e}");
+    assert!(e.to_string().contains("more than 8 files deep") && !e.to_string().contains("loop"), "{e}");
+    assert_eq!((e.path(), e.line()), (Some(d.join("c7.crg").as_path()), Some(4)), "{e}");
+}
+
+#[test]
+fn two_includes_name_each_its_own_line() {
+    let d = dir("two-includes");
+    let a = d.join("a.crg");
+    std::fs::write(d.join("ok.crg"), "$CT\nfine\n$!***\n").unwrap();
+    // The second include (line 6) names a missing file: the error names line 6, not line 2.
+    std::fs::write(&a, "$ROAD_CRG_FILE\nok.crg\n$!***\n$CT\nx\n$ROAD_CRG_FILE\nmissing.crg\n$!***\n").unwrap();
+    let e = err(&a);
+    assert_eq!(e.line(), Some(7), "{e}");
+    assert!(e.to_string().contains("missing.crg"), "{e}");
+}
+
+#[test]
+fn a_directory_is_an_io_error_naming_it() {
+    let d = dir("is-dir");
+    let e = err(&d);
+    assert!(matches!(e.kind(), ErrorKind::Io(_)), "{e}");
+    assert_eq!(e.path(), Some(&*d));
 }
 
 #[test]

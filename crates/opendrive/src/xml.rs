@@ -250,6 +250,27 @@ fn within<'a>(text: &'a str, bytes: &[u8]) -> Option<&'a str> {
     text.get(off..off.checked_add(bytes.len())?)
 }
 
+/// The first character of `s` that XML 1.0 does not allow in a document (its `Char`
+/// production): the C0 control characters but tab, line feed and carriage return (NUL among
+/// them), and U+FFFE and U+FFFF. Returns its byte offset in `s` and the character. A byte
+/// scan: the control characters are single bytes in UTF-8, U+FFFE and U+FFFF are EF BF BE/BF.
+pub(crate) fn forbidden_char(s: &str) -> Option<(usize, char)> {
+    let b = s.as_bytes();
+    b.iter().enumerate().find_map(|(i, &c)| match c {
+        0x00..=0x08 | 0x0B | 0x0C | 0x0E..=0x1F => Some((i, char::from(c))),
+        0xEF if b.get(i + 1) == Some(&0xBF) && matches!(b.get(i + 2), Some(0xBE | 0xBF)) => {
+            Some((i, if b[i + 2] == 0xBE { '\u{FFFE}' } else { '\u{FFFF}' }))
+        }
+        _ => None,
+    })
+}
+
+/// Why a character [`forbidden_char`] found is an error.
+pub(crate) fn forbidden_message(c: char) -> String {
+    let name = if c == '\0' { " (NUL)" } else { "" };
+    format!("character U+{:04X}{name} is not allowed in XML 1.0", c as u32)
+}
+
 /// Parses a document into its root element. Comments, processing instructions, the XML
 /// declaration and a DOCTYPE are skipped wherever they stand (Town07 has a comment before the
 /// declaration, which libOpenDRIVE accepts and so do we).
@@ -267,6 +288,9 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
             "the file is {} bytes long; OpenDRIVE files of 4 GiB or more are not read",
             text.len()
         ))));
+    }
+    if let Some((at, c)) = forbidden_char(text) {
+        return Err(xml_err(at, forbidden_message(c)));
     }
     let limit = element_limit(text.len());
     // Start tags: a '<' before a name's first character (comments, declarations and end tags
@@ -328,9 +352,12 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
                     let raw =
                         within(text, &attr.value).ok_or_else(|| xml_err(pos, "attribute value is not text".into()))?;
                     let value = if raw.contains('&') {
-                        Cow::Owned(
-                            quick_xml::escape::unescape(raw).map_err(|e| xml_err(pos, e.to_string()))?.into_owned(),
-                        )
+                        let v = quick_xml::escape::unescape(raw).map_err(|e| xml_err(pos, e.to_string()))?;
+                        // A character reference (&#1;) may not name a forbidden character either.
+                        if let Some((_, c)) = forbidden_char(&v) {
+                            return Err(xml_err(pos, format!("attribute {key}: {}", forbidden_message(c))));
+                        }
+                        Cow::Owned(v.into_owned())
                     } else {
                         Cow::Borrowed(raw)
                     };
@@ -353,6 +380,9 @@ pub(crate) fn parse(text: &str) -> Result<Doc<'_>, Error> {
                     continue;
                 }
                 let s = t.unescape().map_err(|e| xml_err(pos, e.to_string()))?;
+                if let Some((_, c)) = forbidden_char(&s) {
+                    return Err(xml_err(pos, forbidden_message(c)));
+                }
                 match stack.last_mut() {
                     Some(parent) => {
                         doc.push(Kind::Text(s.into_owned()), Some(parent));

@@ -415,12 +415,15 @@ impl LasReader {
         let mut at = header_size;
         // Where the laszip VLR's data start.
         let mut laszip_at = None;
+        // Why the walk stopped before the header's count of VLRs (for a LAZ error).
+        let mut vlr_stop = None;
         file.seek(SeekFrom::Start(at)).map_err(io)?;
         for i in 0..n_vlrs {
             if at + 54 > offset_to_points {
                 warnings.push(format!(
                     "header says {n_vlrs} VLRs, {i} fit before the point data at byte {offset_to_points}; the rest are ignored"
                 ));
+                vlr_stop = warnings.last().cloned();
                 break;
             }
             let mut vh = [0u8; 54];
@@ -430,6 +433,7 @@ impl LasReader {
                 warnings.push(format!(
                     "VLR {i} at byte {at} ({len} bytes) runs past the point data at byte {offset_to_points}; it and the rest are ignored"
                 ));
+                vlr_stop = warnings.last().cloned();
                 break;
             }
             let mut data = vec![0u8; len as usize];
@@ -471,7 +475,10 @@ impl LasReader {
         }
         let (point_count, source) = if compressed {
             let Some((_, _, data)) = vlr_data.iter().find(|(u, r, _)| u == "laszip encoded" && *r == 22204) else {
-                return Err(fail(None, "compressed (LAZ) but no laszip VLR".into()));
+                let walk = VlrWalk { header_size, min_header, offset_to_points, end: at, stop: vlr_stop, format_byte };
+                let (byte, message) =
+                    no_laszip_vlr(&mut file, &walk, &vlrs, file_len, header_point_count, stride).map_err(io)?;
+                return Err(fail(Some(byte), message));
             };
             let vlr_at = laszip_at.unwrap_or(header_size);
             let info = laz_info(data, vlr_at, record_length).map_err(|(b, m)| fail(Some(b), m))?;
@@ -859,6 +866,123 @@ fn laz_info(d: &[u8], at: u64, record_length: u16) -> Result<LazInfo, (u64, Stri
         return Err((105, format!("laszip VLR describes {items_size}-byte points, the header {record_length}")));
     }
     Ok(LazInfo { compressor, chunk_size, items_size, layers })
+}
+
+/// Where the VLRs of a file were looked for: from the header's end to where the walk ended
+/// (`end`), before the point data; `stop` says why the walk ended early, if it did.
+struct VlrWalk {
+    header_size: u64,
+    min_header: u64,
+    offset_to_points: u64,
+    end: u64,
+    stop: Option<String>,
+    format_byte: u8,
+}
+
+/// Why a file whose point format says LAZ has no laszip VLR, with the byte to name: where the
+/// VLRs were searched, why the walk stopped, and what the bytes say instead. A laszip VLR
+/// header ("laszip encoded" at bytes 2..18) found where the walk has no VLR names the field
+/// that is off: the header size (a walk from the version's header size reaches it), the length
+/// of the VLR before it, or the offset to the points (its data run past them). None at all and
+/// uncompressed records that fill the file exactly mean a LAS file with the compression bit
+/// set. At most 1 MiB before the points is searched.
+fn no_laszip_vlr(
+    file: &mut std::fs::File,
+    walk: &VlrWalk,
+    vlrs: &[(String, u16, usize)],
+    file_len: u64,
+    point_count: u64,
+    stride: u64,
+) -> std::io::Result<(u64, String)> {
+    let VlrWalk { header_size, min_header, offset_to_points, end, format_byte, .. } = *walk;
+    let span = format!("from the header size, byte 94, to the points at byte {offset_to_points}, byte 96");
+    let searched = match vlrs.len() {
+        0 => format!("the VLR walk from byte {header_size} ({span}) found no whole VLR, so none is"),
+        n => format!("the {n} VLR(s) at bytes {header_size}..{end} ({span}) hold none that is"),
+    };
+    let mut message = format!(
+        "compressed (LAZ): the point format byte is 0x{format_byte:02X} (byte 104), but {searched} the laszip VLR \
+         (user \"laszip encoded\", record 22204)"
+    );
+    if let Some(stop) = &walk.stop {
+        message.push_str(&format!("; {stop}"));
+    }
+    // Search from the smallest header (227 bytes) on: a header size that is too large skips
+    // the first VLR's start.
+    let from = 227u64.min(header_size);
+    let to = offset_to_points.min(from + (1 << 20));
+    let mut area = vec![0u8; (to - from) as usize];
+    file.seek(SeekFrom::Start(from))?;
+    file.read_exact(&mut area)?;
+    // A VLR header's record id and length, when it lies in the area.
+    let field = |at: u64, k: u64| at.checked_sub(from).map_or(0, |i| u16_at(&area, (i + k) as usize));
+    let sig = b"laszip encoded";
+    let found = area.windows(sig.len()).position(|w| w == sig).map(|i| from + i as u64).filter(|&i| i >= from + 2);
+    // The VLRs the walk passed (start, length), and the one it stopped at if it ran past the
+    // points (its header read, its data not).
+    let mut walked = Vec::with_capacity(vlrs.len() + 1);
+    let mut at = header_size;
+    for (_, _, len) in vlrs {
+        walked.push((at, *len as u64));
+        at += 54 + *len as u64;
+    }
+    if walk.stop.is_some() && end + 54 <= offset_to_points {
+        walked.push((end, field(end, 20) as u64));
+    }
+    // Whether walking the VLRs from `start` lands on `target`.
+    let reaches = |mut start: u64, target: u64| {
+        while start < target && start + 54 <= to {
+            start += 54 + field(start, 20) as u64;
+        }
+        start == target
+    };
+    let byte = match found {
+        Some(sig_at) => {
+            let vlr = sig_at - 2;
+            let (record, len) = (field(vlr, 18), field(vlr, 20) as u64);
+            message.push_str(&format!("; a laszip VLR header (record {record}, {len} bytes) stands at byte {vlr}"));
+            let before = walked.iter().rev().find(|&&(a, _)| a < vlr).copied();
+            if walked.iter().any(|&(a, _)| a == vlr) {
+                if record != 22204 {
+                    message.push_str(&format!(", of record {record}, not 22204"));
+                }
+            } else if header_size != min_header && reaches(min_header, vlr) {
+                message.push_str(&format!(
+                    ", where a walk from byte {min_header} (the LAS header size of this version) arrives: the header \
+                     size {header_size} (byte 94) is off by {}",
+                    header_size.abs_diff(min_header)
+                ));
+            } else if let Some((a, l)) = before {
+                message.push_str(&format!(
+                    ", where no VLR starts: it would follow the VLR at byte {a} if that one's length (bytes {}..{}) were \
+                     {}, not {l}",
+                    a + 20,
+                    a + 22,
+                    vlr - a - 54
+                ));
+            } else {
+                message.push_str(&format!(", before the header's end at byte {header_size} (byte 94)"));
+            }
+            if vlr + 54 + len > offset_to_points {
+                message.push_str(&format!(
+                    "; its data would end at byte {}, past the offset to the points {offset_to_points} (byte 96)",
+                    vlr + 54 + len
+                ));
+            }
+            vlr
+        }
+        None => {
+            message.push_str(&format!("; no \"laszip encoded\" VLR header in bytes {from}..{to}"));
+            if point_count > 0 && file_len.checked_sub(offset_to_points) == point_count.checked_mul(stride) {
+                message.push_str(&format!(
+                    ", and the {point_count} uncompressed {stride}-byte records fill the file exactly: an uncompressed \
+                     LAS file with the compression bit (0x80 or 0x40) set"
+                ));
+            }
+            104
+        }
+    };
+    Ok((byte, message))
 }
 
 /// Why a LAZ layout check failed.

@@ -203,3 +203,65 @@ fn hostile_laz_files_are_read_in_bounded_memory() {
         assert!(peak < 1 << 30, "peak resident memory {} MB", peak >> 20);
     }
 }
+
+/// A file whose point format says LAZ but whose VLR walk finds no laszip VLR: the error says
+/// where the VLRs were searched and what is inconsistent, with byte offsets (it named no
+/// place). Our LAZ with the header size, the first VLR's length or the offset to the points
+/// broken, and our LAS with the compression bit set.
+#[test]
+fn no_laszip_vlr_names_where_the_vlrs_were_searched_and_what_is_off() {
+    let d = dir("laz-no-vlr");
+    let laz = d.join("ours.laz");
+    write_las(&laz, &points(1_000), &options()).unwrap();
+    let good = std::fs::read(&laz).unwrap();
+    let (offset, vlr_data, _) = layout(&good);
+    let vlr = vlr_data - 54;
+    let header = u16::from_le_bytes([good[94], good[95]]) as usize;
+    let patch = |at: usize, v: &[u8]| {
+        let mut b = good.clone();
+        b[at..at + v.len()].copy_from_slice(v);
+        b
+    };
+    // The laszip VLR must be the last one for the offset case: it is in our files.
+    assert_eq!(vlr + 54 + u16::from_le_bytes([good[vlr + 20], good[vlr + 21]]) as usize, offset);
+
+    let e = outcome(&d, "header-plus1.laz", &patch(94, &(header as u16 + 1).to_le_bytes()));
+    assert!(e.contains(&format!("the VLR walk from byte {} (from the header size, byte 94", header + 1)), "{e}");
+    assert!(e.contains("laszip VLR header (record 22204, ") && e.contains(&format!("stands at byte {vlr}, ")), "{e}");
+    assert!(e.contains(&format!("the header size {} (byte 94) is off by 1", header + 1)), "{e}");
+    assert!(e.contains(&format!(": byte {vlr}: ")), "the error's byte is the laszip VLR's: {e}");
+
+    let e = outcome(&d, "offset-minus1.laz", &patch(96, &(offset as u32 - 1).to_le_bytes()));
+    assert!(e.contains(&format!("runs past the point data at byte {}", offset - 1)), "{e}");
+    assert!(
+        e.contains(&format!("its data would end at byte {offset}, past the offset to the points {}", offset - 1)),
+        "{e}"
+    );
+
+    // The first VLR's length: the largest, and one more than it is.
+    let first_len = u16::from_le_bytes([good[header + 20], good[header + 21]]);
+    assert_eq!(header + 54 + first_len as usize, vlr, "the laszip VLR is the second one");
+    let e = outcome(&d, "vlr-length-max.laz", &patch(header + 20, &u16::MAX.to_le_bytes()));
+    assert!(e.contains(&format!("VLR 0 at byte {header} (65535 bytes) runs past the point data")), "{e}");
+    let fix = format!(
+        "would follow the VLR at byte {header} if that one's length (bytes {}..{}) were",
+        header + 20,
+        header + 22
+    );
+    assert!(e.contains(&format!("{fix} {first_len}, not 65535")), "{e}");
+    let e = outcome(&d, "vlr-length-plus1.laz", &patch(header + 20, &(first_len + 1).to_le_bytes()));
+    assert!(e.contains(&format!("the 1 VLR(s) at bytes {header}..{}", vlr + 1)), "{e}");
+    assert!(e.contains(&format!("{fix} {first_len}, not {}", first_len + 1)), "{e}");
+
+    // An uncompressed LAS file with the compression bit set.
+    let las = d.join("ours.las");
+    write_las(&las, &points(1_000), &options()).unwrap();
+    let mut b = std::fs::read(&las).unwrap();
+    assert_eq!(b[104] & 0xC0, 0);
+    b[104] |= 0x80;
+    let e = outcome(&d, "bit-flipped.las", &b);
+    assert!(e.contains(&format!("point format byte is 0x{:02X} (byte 104)", b[104])), "{e}");
+    assert!(e.contains("no \"laszip encoded\" VLR header in bytes 227.."), "{e}");
+    assert!(e.contains("an uncompressed LAS file with the compression bit"), "{e}");
+    assert!(e.contains(": byte 104: "), "{e}");
+}

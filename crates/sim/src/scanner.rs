@@ -213,7 +213,11 @@ impl Section<'_> {
     /// Ground z at t (designed surface; beyond the verges, the ground at verge height).
     fn z(&self, t: f64) -> (f64, Material, Zone) {
         let base = self.st.base_z(t);
-        let tt = t.clamp(self.outer.1, self.outer.0);
+        // Where the surface has no width (the verges meet: a lane section without lanes, or
+        // lanes of zero width), the outer edges cross by their 1e-9 margins: the surface is
+        // the line between them (f64::clamp would panic on the crossed bounds).
+        let (lo, hi) = (self.outer.1, self.outer.0);
+        let tt = if lo <= hi { t.clamp(lo, hi) } else { 0.5 * (lo + hi) };
         match self.scene.height_at(&self.st, tt) {
             // Beyond the verges: ground at the edge's height; paint only where a line still
             // covers t (a road without border lanes ends on the middle of its edge line).

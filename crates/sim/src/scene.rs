@@ -325,6 +325,7 @@ impl Scene {
         if !(s0 >= 0.0 && s1 <= len + 1e-9 && s1 - s0 >= 10.0) {
             return Err(format!("s range {s0}..{s1} m: must lie within the road's 0..{len} m and span at least 10 m"));
         }
+        check_lanes(&eval, (s0, s1))?;
         let start = eval.pose(0.0);
         let mut header = odr.header.clone();
         header.geo_reference = Some("EPSG:23700".into());
@@ -704,6 +705,63 @@ impl Borders {
 
 /// The lines a road's roadMarks paint within `range`: each mark on its lane's outer border
 /// (the lane offset for the centre lane), from its sOffset to the next mark or the section end.
+/// Farthest a lane border of a scene may lie from the reference line, m. The widest roads
+/// are about 100 m across; the scanner tabulates the surface from verge to verge at every
+/// profile (texture rows of a few centimetres), so its work grows with the width.
+pub const MAX_LATERAL: f64 = 1000.0;
+
+/// Checks the lanes a scene is built of, every 0.5 m over `range` and at the range's end:
+/// every border finite and within [`MAX_LATERAL`] of the reference line, and no lane of
+/// negative width (OpenDRIVE widths are >= 0; a negative one puts a lane's outer border
+/// inside its inner one, and the scene's zones would overlap).
+fn check_lanes(road: &RoadEval, (s0, s1): (f64, f64)) -> Result<(), String> {
+    let n = ((s1 - s0) / 0.5).ceil().clamp(1.0, 1e8) as usize;
+    for i in 0..=n {
+        let s = (s0 + (s1 - s0) * i as f64 / n as f64).min(s1);
+        let centre = road.lane_offset(s);
+        if !(centre.is_finite() && centre.abs() <= MAX_LATERAL) {
+            return Err(format!(
+                "at s = {s:.3} m the lane offset is {} m: more than {MAX_LATERAL} m from the reference line",
+                metres(centre)
+            ));
+        }
+        let mut borders = road.lane_borders(s);
+        // Each side from the centre outwards: a lane's inner border is the previous one's outer.
+        borders.sort_by_key(|&(id, _)| (id.signum(), id.abs()));
+        let mut inner = (0, centre);
+        for &(id, t) in &borders {
+            if !(t.is_finite() && t.abs() <= MAX_LATERAL) {
+                return Err(format!(
+                    "lane {id} at s = {s:.3} m: its outer border at t = {} m is more than {MAX_LATERAL} m from the \
+                     reference line",
+                    metres(t)
+                ));
+            }
+            if inner.0 != id.signum() {
+                inner = (id.signum(), centre);
+            }
+            let width = (t - inner.1) * f64::from(id.signum());
+            if width < -1e-9 {
+                return Err(format!(
+                    "lane {id} at s = {s:.3} m is {width:.4} m wide: a lane's width must not be negative (its outer \
+                     border would lie inside its inner one)"
+                ));
+            }
+            inner.1 = t;
+        }
+    }
+    Ok(())
+}
+
+/// A length for a message: millimetres, or the exponent form when it is huge.
+fn metres(x: f64) -> String {
+    if x.abs() < 1e9 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 fn road_markings(road: &opendrive::model::Road, range: (f64, f64)) -> Vec<Marking> {
     let mut out = Vec::new();
     let secs = &road.lanes.lane_sections;

@@ -131,3 +131,60 @@ fn truth_crg_holds_the_scene_heights_on_the_scene_reference_line() {
     assert_ne!(other.z, back.z);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A straight 20 m road with one right lane whose width record is `width` (attributes of
+/// `<width sOffset="0" .../>`) and a lane offset `offset` (a, b).
+fn one_lane_road(width: &str, offset: (&str, &str)) -> opendrive::OpenDrive {
+    let (a, b) = offset;
+    opendrive::read(&format!(
+        r#"<?xml version="1.0"?>
+<OpenDRIVE><header revMajor="1" revMinor="6"/>
+<road id="1" length="20" junction="-1"><planView><geometry s="0" x="0" y="0" hdg="0" length="20"><line/></geometry></planView>
+<lanes><laneOffset s="0" a="{a}" b="{b}" c="0" d="0"/><laneSection s="0"><center><lane id="0" type="driving"/></center>
+<right><lane id="-1" type="driving"><width sOffset="0" {width}/></lane></right></laneSection></lanes></road>
+</OpenDRIVE>"#
+    ))
+    .unwrap()
+}
+
+/// A lane that starts at zero width (esmini's lane_width_and_offset.xodr): where the road has
+/// no width its verges meet, and the scanner's clamp between them panicked ("min > max").
+#[test]
+fn a_road_of_zero_width_somewhere_scans_without_panic() {
+    let odr = one_lane_road(r#"a="0" b="0.5" c="0" d="0""#, ("0", "0"));
+    let scene = Scene::from_road(&odr, "1", None, 1).unwrap();
+    let road = scene.road();
+    let b = scene.borders(&road, 0.0);
+    assert_eq!((b.walk_left, b.walk_right), (0.0, 0.0));
+    let pass = sim::scanner::Pass { t: -1.0, speed: 10.0, s_start: 0.0, s_end: 12.0, id: 1 };
+    let cfg = sim::scanner::ScannerConfig { points_per_rev: 200, ..Default::default() };
+    let pts = sim::scanner::scan(&scene, &cfg, &pass, 3);
+    // Profiles at s = 0 (no width) and beyond (the lane widens) all return ground.
+    assert!(pts.iter().any(|p| p.s == 0.0) && pts.iter().any(|p| p.s > 10.0), "{} points", pts.len());
+    assert!(pts.iter().all(|p| p.xyz.iter().all(|v| v.is_finite())));
+}
+
+/// Lanes no scene can be built of are errors naming the lane and the station, in bounded
+/// time: a lane 4e13 m wide hung the scanner (texture rows across the whole width at every
+/// profile), a negative width overlaps the zones, a lane offset of 1e308 m is no road.
+#[test]
+fn lanes_too_wide_negative_or_far_off_are_errors_naming_lane_and_station() {
+    let t = std::time::Instant::now();
+    let odr = one_lane_road(r#"a="0" b="1" c="4294967296" d="0""#, ("0", "0"));
+    let e = Scene::from_road(&odr, "1", None, 1).map(|_| ()).unwrap_err();
+    assert!(e.contains("lane -1 at s = ") && e.contains("more than 1000 m from the reference line"), "{e}");
+    assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+
+    let odr = one_lane_road(r#"a="3" b="-0.5" c="0" d="0""#, ("0", "0"));
+    let e = Scene::from_road(&odr, "1", None, 1).map(|_| ()).unwrap_err();
+    // The width 3 - 0.5 s turns negative after s = 6 m: the first station sampled past it.
+    assert!(e.contains("lane -1 at s = 6.500 m is -0.2500 m wide") && e.contains("must not be negative"), "{e}");
+
+    let odr = one_lane_road(r#"a="3" b="0" c="0" d="0""#, ("1e308", "0"));
+    let e = Scene::from_road(&odr, "1", None, 1).map(|_| ()).unwrap_err();
+    assert!(e.contains("lane offset is 1e308 m"), "{e}");
+
+    // A lane 3 m wide is a scene.
+    let odr = one_lane_road(r#"a="3" b="0" c="0" d="0""#, ("0", "0"));
+    Scene::from_road(&odr, "1", None, 1).unwrap();
+}
