@@ -183,6 +183,14 @@ pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String, Str
     } else if from.is_some() && project.is_none() {
         bail!("{source}: the source CRS is known but not the project's: give --crs");
     }
+    // What a fit can be asked: a line no longer than the longest road OpenDRIVE reads.
+    let length: f64 = xyz.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
+    if !(length <= opendrive::MAX_STATION) {
+        bail!(
+            "{source}: the line is {length:.3e} m long, more than {:.0e} m: no road is that long",
+            opendrive::MAX_STATION
+        );
+    }
     let opts = AxisOptions {
         fit: opendrive::fit::FitOptions { tolerance: a.tolerance, min_length: a.min_length },
         road_id: a.road.clone().unwrap_or_else(|| "1".into()),
@@ -223,6 +231,18 @@ fn read_source(a: &AxisArgs) -> Result<(Polyline, String)> {
             );
         }
         let xyz = pipeline::axis::sample_road(&odr, road, a.step);
+        // A road whose geometry leaves the Earth (a poly3 of 1e300) is a broken file, not
+        // vertices to fit.
+        if let Some((k, q)) = xyz.iter().enumerate().find(|(_, q)| !q.iter().all(|c| c.is_finite() && c.abs() <= 1e9)) {
+            bail!(
+                "{}: road {id} at s {:.3} m: its geometry reaches ({}, {}, {}), beyond 1e9 m: check its plan view",
+                p.display(),
+                (k as f64 * a.step).min(road.length),
+                q[0],
+                q[1],
+                q[2]
+            );
+        }
         let crs = odr.header.geo_reference.as_ref().map(|g| g.trim().to_string()).filter(|g| CrsDef::parse(g).is_ok());
         return Ok((Polyline { xyz, crs }, format!("{} road {id}", p.display())));
     }
