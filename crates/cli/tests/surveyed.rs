@@ -548,11 +548,21 @@ fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
     fails(&["build", "--config", s(&cfg), "--input", "/nonexistent.las"], "/nonexistent.las");
     fails(&["build", "--config", s(&cfg), "--cell", "0"], "--cell must be from 0.001 to 1 m, got 0");
     fails(&["build", "--input", s(&scan), "--out", s(&by_config)], "no axis");
-    // An axis 3.4 m off the road's centre (the wrong --offset) finds no lanes: said so.
+    // An axis 3.4 m off the road's centre (the wrong --offset) finds no marking line or curb
+    // on one side: every product is still written, and the failed check says why (exit 1).
     let traj = survey.join("trajectory.csv");
+    let wrong_out = d.join("wrong");
     let wrong =
-        ["build", "--input", s(&scan), "--trajectory", s(&traj), "--offset=-1.75", "-q", "--out", s(&by_config)];
-    fails(&wrong, "no lanes found in the points");
+        ["build", "--input", s(&scan), "--trajectory", s(&traj), "--offset=-1.75", "-q", "--out", s(&wrong_out)];
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(wrong).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("check failed: lanes from marking lines or curbs: no marking line"), "{err}");
+    assert!(wrong_out.join("road.xodr").exists() && wrong_out.join("crg/road_000.crg").exists());
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(wrong_out.join("report.json")).unwrap()).unwrap();
+    let failed = report["checks"].as_array().unwrap().iter().filter(|c| c["pass"] == false).count();
+    assert!(failed >= 1, "{report}");
     assert_eq!(std::fs::read(by_config.join("road.xodr")).unwrap(), before);
     let left: Vec<String> = std::fs::read_dir(&d)
         .unwrap()
