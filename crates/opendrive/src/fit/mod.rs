@@ -248,12 +248,31 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     let sp = data.dense((4.0 * spacing).max(2.0 * opts.min_length));
     dense.extend(&sp, sp.pieces.len());
     let first: Vec<f64> = ref_of.iter().map(|&r| s[r]).collect();
-    let reference = chain(&model_of(&dense, ks[0], phi0, phi0), &kq, &first, None, (1, 0.0, 0.0));
-    let (sigma, y) = against(&reference, phi0);
-    // In the order of their stations (a point moved along the road takes its place).
-    let mut order: Vec<usize> = (0..sigma.len()).collect();
-    order.sort_by(|&a, &b| sigma[a].total_cmp(&sigma[b]));
-    let (sorted_s, sorted_y): (Vec<f64>, Vec<f64>) = order.iter().map(|&i| (sigma[i], y[i])).unzip();
+    let mut reference = chain(&model_of(&dense, ks[0], phi0, phi0), &kq, &first, None, (1, 0.0, 0.0));
+    // Over kilometres the small-angle step drifts the reference from the points (metres
+    // after 10 km), and offsets that large bend the next step; a dense spline fitted
+    // against the reference itself, chained, stays with the points.
+    let mut pass = 0;
+    let (sigma, sorted_s, sorted_y) = loop {
+        let (sigma, y) = against(&reference, phi0);
+        // In the order of their stations (a point moved along the road takes its place).
+        let mut order: Vec<usize> = (0..sigma.len()).collect();
+        order.sort_by(|&a, &b| sigma[a].total_cmp(&sigma[b]));
+        let (ss, sy): (Vec<f64>, Vec<f64>) = order.iter().map(|&i| (sigma[i], y[i])).unzip();
+        pass += 1;
+        if pass >= 4 || reference.rms <= 1.5 * cleaned.sigma + 0.05 * opts.tolerance {
+            break (sigma, ss, sy);
+        }
+        let g0 = &reference.geometries[0];
+        let sp = Samples::new(&ss, &sy).dense((4.0 * spacing).max(2.0 * opts.min_length));
+        let mut dense = Pieces::default();
+        dense.extend(&sp, sp.pieces.len());
+        let next = chain(&model_of(&dense, [g0.x, g0.y], g0.hdg, phi0), &kq, &sigma, None, (1, 0.0, 0.0));
+        if next.rms >= reference.rms {
+            break (sigma, ss, sy);
+        }
+        reference = next;
+    };
     let (start, hdg) = (reference.geometries[0].clone(), reference.geometries[0].hdg);
     // Knots are chosen on samples at least THIN apart (a 200 Hz trajectory at 10 m/s has one
     // every 5 cm), means of runs of samples where the points are noisy; the chain is then
@@ -283,7 +302,8 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     for margin in [0.8, 0.6, 0.4] {
         let tol = margin * opts.tolerance;
         let measure = (t_window, t_noise, spline::SLACK * tol);
-        let sp = fit_chunked(&ts, &ty, measure, tol, t_spacing, opts.min_length);
+        let frame = Frame::new(&reference, phi0, [start.x, start.y], hdg);
+        let sp = fit_chunked(&ts, &ty, measure, tol, t_spacing, opts.min_length, &frame);
         let mut m = model_of(&sp, [start.x, start.y], hdg, phi0);
         let mut fit = chain(&m, points, &guess, Some(&counted), (window, sigma_noise, opts.tolerance));
         // The exact polish solves for every curvature: only for a few records.
@@ -320,8 +340,22 @@ const WINDOW: f64 = 15.0;
 /// chunk's pieces were kept), so the work grows linearly with the length.
 const CHUNK: f64 = 300.0;
 
+/// The first metres of a continued chunk, measured with the chunk before.
+const SKIP: f64 = 10.0;
+
 /// The fewest pieces within `tol` (see [`fit_spline`]), chunk by chunk along long inputs.
-fn fit_chunked(s: &[f64], y: &[f64], measure: (usize, f64, f64), tol: f64, spacing: f64, min_len: f64) -> Pieces {
+/// Each chunk continues from the exact chain of the pieces kept so far (`frame`), not from
+/// the last spline: the small-angle step's error would otherwise add up along the road (half a
+/// metre after 10 km).
+fn fit_chunked(
+    s: &[f64],
+    y: &[f64],
+    measure: (usize, f64, f64),
+    tol: f64,
+    spacing: f64,
+    min_len: f64,
+    frame: &Frame,
+) -> Pieces {
     let (window, noise, allow) = measure;
     let n = s.len();
     let mut out = Pieces::default();
@@ -336,10 +370,17 @@ fn fit_chunked(s: &[f64], y: &[f64], measure: (usize, f64, f64), tol: f64, spaci
         }
         let i1 = s.partition_point(|&x| x <= end).max(i0 + 2).min(n);
         let last = i1 >= n;
-        let data = Samples { s: &s[i0..i1], y: &y[i0..i1], window, noise, allow, start };
+        // A continued chunk is fitted less the line of its start's value and slope (values of
+        // the integral grow with the road; with the start's constraint rows they would cost
+        // the solve its digits).
+        let line = start.map_or((0.0, 0.0, 0.0), |(x, d)| (x, d[0], d[1]));
+        let local: Vec<f64> = (i0..i1).map(|i| y[i] - line.1 - line.2 * (s[i] - line.0)).collect();
+        let from = start.map(|(x, d)| (x, [0.0, 0.0, d[2]]));
+        let skip = start.map_or(f64::NEG_INFINITY, |(x, _)| x + SKIP);
+        let data = Samples { s: &s[i0..i1], y: &local, window, noise, allow, many: 80, skip, start: from };
         let sp = fit_spline(&data, tol, spacing, min_len);
         if last {
-            out.extend(&sp, sp.pieces.len());
+            out.extend_plus(&sp, sp.pieces.len(), line);
             return out;
         }
         // Keep the pieces up to the last knot in the first two thirds (the rest is fitted
@@ -351,12 +392,59 @@ fn fit_chunked(s: &[f64], y: &[f64], measure: (usize, f64, f64), tol: f64, spaci
             chunk *= 2.0;
             continue;
         };
-        out.extend(&sp, k);
+        out.extend_plus(&sp, k, line);
         let x = sp.breaks[k];
-        let d = sp.eval_in(k - 1, x);
-        start = Some((x, [d[0], d[1], d[2]]));
+        start = Some((x, frame.state(&out)));
         i0 = s.partition_point(|&v| v < x).min(n - 2);
         chunk = CHUNK;
+    }
+}
+
+/// The frame of the knot search: a reference line (the integral of its heading less φ0 is
+/// what the samples' y measure from), and the start pose of the chain being fitted.
+struct Frame<'a> {
+    reference: &'a [Geometry],
+    /// ∫(θ - φ0) up to each reference record's start.
+    at_start: Vec<f64>,
+    phi0: f64,
+    origin: [f64; 2],
+    hdg: f64,
+}
+
+impl<'a> Frame<'a> {
+    fn new(reference: &'a AxisFit, phi0: f64, origin: [f64; 2], hdg: f64) -> Frame<'a> {
+        let mut f = Frame { reference: &reference.geometries, at_start: vec![0.0], phi0, origin, hdg };
+        for r in 0..f.reference.len() {
+            let v = f.at_start[r] + f.within(r, f.reference[r].length);
+            f.at_start.push(v);
+        }
+        f
+    }
+
+    /// ∫(θ - φ0) over the first `u` m of reference record `r`.
+    fn within(&self, r: usize, u: f64) -> f64 {
+        let g = &self.reference[r];
+        let (ka, kb) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
+        (g.hdg - self.phi0) * u + 0.5 * ka * u * u + (kb - ka) * u * u * u / (6.0 * g.length)
+    }
+
+    /// The spline state (D, D', D'') that continues the exact chain of `pieces` at its end,
+    /// in the reference's terms: D the integral up to the end's station plus the end's offset
+    /// from the reference, D' its heading less φ0, D'' its curvature.
+    fn state(&self, pieces: &Pieces) -> [f64; 3] {
+        let m = model_of(pieces, self.origin, self.hdg, self.phi0);
+        let geometries = records(&m);
+        let Some(last) = geometries.last() else { return [0.0; 3] };
+        let end = Curve::new(last).pose(last.length);
+        let x = pieces.breaks[pieces.breaks.len() - 1];
+        let g = self.reference;
+        let r = g.partition_point(|v| v.s <= x).clamp(1, g.len()) - 1;
+        let u = x - g[r].s;
+        let c = Curve::new(&g[r]).pose(u);
+        let (ka, kb) = g[r].kind.end_curvatures().unwrap_or((0.0, 0.0));
+        let th = g[r].hdg + ka * u + 0.5 * (kb - ka) * u * u / g[r].length;
+        let t = -(end.x - c.x) * th.sin() + (end.y - c.y) * th.cos();
+        [self.at_start[r] + self.within(r, u) + t, th - self.phi0 + wrap(end.hdg - th), end.curvature]
     }
 }
 
@@ -566,23 +654,7 @@ fn chain(
     counted: Option<&[bool]>,
     measure: (usize, f64, f64),
 ) -> AxisFit {
-    let mut geometries: Vec<Geometry> = Vec::new();
-    let (mut x, mut y, mut hdg) = (m.x0, m.y0, m.hdg0);
-    for k in 1..m.knots.len() {
-        let (a, b) = (m.knots[k - 1], m.knots[k]);
-        let (ka, kb) = (m.kappa_at_knot(k - 1), m.kappa_at_knot(k));
-        let kind = if m.var_of[k - 1].is_none() && m.var_of[k].is_none() {
-            GeometryKind::Line
-        } else if m.var_of[k - 1] == m.var_of[k] {
-            GeometryKind::Arc { curvature: ka }
-        } else {
-            GeometryKind::Spiral { curv_start: ka, curv_end: kb }
-        };
-        let g = Geometry { s: a - m.knots[0], x, y, hdg, length: b - a, kind, extras: Extras::default() };
-        let end = Curve::new(&g).pose(b - a);
-        (x, y, hdg) = (end.x, end.y, end.hdg);
-        geometries.push(g);
-    }
+    let geometries = records(m);
     let curves: Vec<Curve> = geometries.iter().map(Curve::new).collect();
     let total: f64 = geometries.iter().map(|g| g.length).sum();
     let scale = total / guess.iter().copied().fold(0.0, f64::max).max(1e-12);
@@ -641,4 +713,26 @@ fn chain(
         noise: 0.0,
         outliers: 0,
     }
+}
+
+/// The model's records, each from the previous record's exact end.
+fn records(m: &Model) -> Vec<Geometry> {
+    let mut geometries: Vec<Geometry> = Vec::new();
+    let (mut x, mut y, mut hdg) = (m.x0, m.y0, m.hdg0);
+    for k in 1..m.knots.len() {
+        let (a, b) = (m.knots[k - 1], m.knots[k]);
+        let (ka, kb) = (m.kappa_at_knot(k - 1), m.kappa_at_knot(k));
+        let kind = if m.var_of[k - 1].is_none() && m.var_of[k].is_none() {
+            GeometryKind::Line
+        } else if m.var_of[k - 1] == m.var_of[k] {
+            GeometryKind::Arc { curvature: ka }
+        } else {
+            GeometryKind::Spiral { curv_start: ka, curv_end: kb }
+        };
+        let g = Geometry { s: a - m.knots[0], x, y, hdg, length: b - a, kind, extras: Extras::default() };
+        let end = Curve::new(&g).pose(b - a);
+        (x, y, hdg) = (end.x, end.y, end.hdg);
+        geometries.push(g);
+    }
+    geometries
 }

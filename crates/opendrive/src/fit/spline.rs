@@ -36,9 +36,6 @@ pub(crate) struct Spline {
     pub sse: f64,
 }
 
-/// Knots beyond which they are no longer moved or merged.
-const MANY: usize = 80;
-
 /// Share of the tolerance that knot removal may use.
 pub(crate) const SLACK: f64 = 0.8;
 
@@ -117,8 +114,18 @@ impl Pieces {
     /// Appends pieces `0..upto` of `sp` (which starts where these end). A line after a line,
     /// or a parabola after a parabola of the same curvature, extends it.
     pub fn extend(&mut self, sp: &Spline, upto: usize) {
+        self.extend_plus(sp, upto, (0.0, 0.0, 0.0));
+    }
+
+    /// Like `extend`, for a spline fitted to samples less a line a + b·(s - x0) (`line`:
+    /// x0, a, b), which is added back.
+    pub fn extend_plus(&mut self, sp: &Spline, upto: usize, line: (f64, f64, f64)) {
+        let (x0, a, b) = line;
         for k in 0..upto.min(sp.pieces.len()) {
-            let (kind, poly) = (sp.pieces[k], sp.poly(k));
+            let mut poly = sp.poly(k);
+            poly[0] += a + b * (sp.breaks[k] - x0);
+            poly[1] += b;
+            let kind = sp.pieces[k];
             if let (Some(&last), Some(prev)) = (self.pieces.last(), self.polys.last()) {
                 let same = match (last, kind) {
                     (Piece::Line, Piece::Line) => true,
@@ -329,6 +336,13 @@ pub(crate) struct Samples<'a> {
     pub window: usize,
     pub noise: f64,
     pub allow: f64,
+    /// Knots beyond which they are no longer moved, merged or constrained (moves try every
+    /// knot in many places: with many knots left, data the tolerance cannot follow with few
+    /// pieces, that costs more than it gains).
+    pub many: usize,
+    /// Samples before this s do not count in the measure (a continued chunk's first metres,
+    /// measured with the chunk before; they inherit its error at the start).
+    pub skip: f64,
     /// Where the spline starts and its value, first and second derivatives there (a spline
     /// that continues another), if not free at the first sample.
     pub start: Option<(f64, [f64; 3])>,
@@ -371,7 +385,7 @@ pub(crate) fn deviation(e: &[f64], window: usize, sigma: f64, allow: f64) -> f64
 impl<'a> Samples<'a> {
     /// Samples measured one by one, free at both ends.
     pub fn new(s: &'a [f64], y: &'a [f64]) -> Samples<'a> {
-        Samples { s, y, window: 1, noise: 0.0, allow: 0.0, start: None }
+        Samples { s, y, window: 1, noise: 0.0, allow: 0.0, many: usize::MAX, skip: f64::NEG_INFINITY, start: None }
     }
 
     /// The interval the spline spans: from the start (or first sample) to the last sample.
@@ -441,7 +455,8 @@ impl<'a> Samples<'a> {
                 e
             })
             .collect();
-        let max = deviation(&e, self.window, self.noise, self.allow);
+        let from = self.s.partition_point(|&x| x < self.skip).min(e.len());
+        let max = deviation(&e[from..], self.window, self.noise, self.allow);
         Some(Spline { breaks: breaks.to_vec(), pieces: pieces.to_vec(), coef, max, sse })
     }
 
@@ -471,9 +486,7 @@ impl<'a> Samples<'a> {
         let mut moved_only = false;
         for _ in 0..12 {
             let removed = self.remove_knots(&mut sp, tight);
-            // Moving and merging try every knot in many places: with many knots left (data
-            // the tolerance cannot follow with few pieces) that costs more than it gains.
-            if sp.breaks.len() > MANY {
+            if sp.breaks.len() > self.many {
                 break;
             }
             // Merged pieces of one kind keep it.
@@ -689,8 +702,11 @@ impl<'a> Samples<'a> {
     fn constrain(&self, sp: &mut Spline, tol: f64) -> bool {
         let mut any = false;
         for target in [Piece::Line, Piece::Parabola] {
+            // A continued spline starting on a curve cannot start with a line.
+            let curved = self.start.is_some_and(|(_, d)| d[2] != 0.0);
             let mut order: Vec<(f64, usize)> = (0..sp.pieces.len())
                 .filter(|&k| sp.pieces[k] != Piece::Line && sp.pieces[k] != target)
+                .filter(|&k| !(k == 0 && curved && target == Piece::Line))
                 .map(|k| {
                     let h = sp.breaks[k + 1] - sp.breaks[k];
                     let (a, b) = (sp.eval_in(k, sp.breaks[k]), sp.eval_in(k, sp.breaks[k + 1]));
