@@ -127,20 +127,22 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     }
     if !quiet {
         eprintln!(
-            "roadscan: wrote {} ({} records, {:.1} m, max {:.1} mm from the {} vertices) in {:.2} s",
+            "roadscan: wrote {} ({} records, {:.1} m, {:.1} mm from the line through the {} vertices, noise {:.1} mm, {} outliers left out) in {:.2} s",
             a.out.display(),
             fit.geometries.len(),
             fit.geometries.iter().map(|g| g.length).sum::<f64>(),
-            fit.max * 1e3,
+            fit.deviation * 1e3,
             fit.stations.len(),
+            fit.noise * 1e3,
+            fit.outliers,
             t0.elapsed().as_secs_f64()
         );
     }
     if !within {
         eprintln!(
-            "roadscan: warning: the fit misses --tolerance {} m (plan view max {:.4} m{}); records of at least --min-length {} m cannot follow the input closer",
+            "roadscan: warning: the fit misses --tolerance {} m (plan view {:.4} m from the local mean of the vertices{}); records of at least --min-length {} m cannot follow the input closer",
             a.tolerance,
-            fit.max,
+            fit.deviation,
             built.elevation.as_ref().map_or(String::new(), |e| format!(", elevation max {:.4} m", e.max)),
             a.min_length
         );
@@ -278,7 +280,16 @@ fn report_text(out: &mut impl Write, b: &pipeline::axis::AxisRoad) -> Result<()>
             r.points
         )?;
     }
-    writeln!(out, "plan view: max {:.2} mm, rms {:.2} mm", b.plan.max * 1e3, b.plan.rms * 1e3)?;
+    let p = &b.plan;
+    writeln!(out, "plan view: max {:.2} mm, rms {:.2} mm", p.max * 1e3, p.rms * 1e3)?;
+    writeln!(
+        out,
+        "noise: {:.2} mm estimated, {} outliers left out; line within {:.2} mm of the local mean of the vertices (runs up to {:.1} m)",
+        p.noise * 1e3,
+        p.outliers,
+        p.deviation * 1e3,
+        p.window
+    )?;
     if let Some(e) = &b.elevation {
         writeln!(
             out,
@@ -299,6 +310,11 @@ fn report_json(out: &mut impl Write, a: &AxisArgs, b: &pipeline::axis::AxisRoad,
     writeln!(out, "  \"tolerance_m\": {},", a.tolerance)?;
     writeln!(out, "  \"origin\": [{}, {}, {}],", b.origin[0], b.origin[1], b.origin[2])?;
     writeln!(out, "  \"max_m\": {}, \"rms_m\": {},", b.plan.max, b.plan.rms)?;
+    writeln!(
+        out,
+        "  \"noise_m\": {}, \"outliers\": {}, \"deviation_m\": {}, \"window_m\": {},",
+        b.plan.noise, b.plan.outliers, b.plan.deviation, b.plan.window
+    )?;
     match &b.elevation {
         Some(e) => writeln!(
             out,

@@ -68,7 +68,11 @@ fn curves_road_1_is_fitted_within_1_cm_with_few_records() {
         }
         eprintln!("seed {seed}: fitted line vs truth: max {worst:.4} m");
         assert!(worst <= 0.01, "fitted line {worst} m from the truth");
-        assert!(fit.max <= 0.01, "input points up to {} m away", fit.max);
+        // The tolerance bounds the line's distance from local means of the points, not from
+        // single noisy points (which the ±3 mm noise alone moves); a point can lie no
+        // farther than the line's error and the noise.
+        assert!(fit.within(0.01), "{} m from the local mean of the points", fit.deviation);
+        assert!(fit.max <= worst + 0.003 + 1e-4, "input points up to {} m away", fit.max);
         assert!(
             fit.geometries.len() as f64 <= 1.5 * road.plan_view.geometries.len() as f64,
             "{} records",

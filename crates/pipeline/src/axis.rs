@@ -50,10 +50,11 @@ pub struct AxisRoad {
 }
 
 impl AxisRoad {
-    /// Whether the plan view, and the elevation where there is one, lie within `tolerance` of
-    /// the input.
+    /// Whether the plan view lies within `tolerance` of the local estimate of the true line
+    /// (of every vertex where they are exact; [`AxisFit::within`]), and the elevation, where
+    /// there is one, within `tolerance` of the heights.
     pub fn within(&self, tolerance: f64) -> bool {
-        self.plan.max <= tolerance && self.elevation.as_ref().is_none_or(|e| e.max <= tolerance)
+        self.plan.within(tolerance) && self.elevation.as_ref().is_none_or(|e| e.max <= tolerance)
     }
 }
 

@@ -18,13 +18,14 @@
 //! Profiles are the same spline fitted to (s, value) directly: lines are constant grades,
 //! parabolas vertical curves.
 
+mod noise;
 mod polish;
 mod spline;
 
 use crate::eval::Curve;
 use crate::model::{Extras, Geometry, GeometryKind, Poly3};
 use polish::{Model, Polish};
-use spline::{Piece, Samples, Spline};
+use spline::{deviation, Piece, Pieces, Samples, Spline};
 
 /// Settings of a fit.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,16 +63,27 @@ pub struct AxisFit {
     /// Per input point: its station s on the fitted line and its signed offset t (left
     /// positive), m.
     pub stations: Vec<[f64; 2]>,
-    /// Largest distance of any input point, m.
+    /// Largest distance of any input point (outliers aside), m.
     pub max: f64,
-    /// Root mean square distance, m.
+    /// Root mean square distance (outliers aside), m.
     pub rms: f64,
+    /// Largest distance of the line from the local estimate of the true line: the largest
+    /// |mean signed offset| of the points over any run of points `window` long (outliers
+    /// aside); `max` where the points are exact (a window of one point), m.
+    pub deviation: f64,
+    /// Length of that run, m (about the points' spacing where they are exact).
+    pub window: f64,
+    /// Estimated standard deviation of the points' lateral noise, m.
+    pub noise: f64,
+    /// Input points left out as outliers (far from a robust local fit of their neighbours).
+    pub outliers: usize,
 }
 
 impl AxisFit {
-    /// Whether every input point lies within `tolerance`.
+    /// Whether the line lies within `tolerance` of the local estimate of the true line (of
+    /// every input point, where the points are exact).
     pub fn within(&self, tolerance: f64) -> bool {
-        self.max <= tolerance
+        self.deviation <= tolerance
     }
 }
 
@@ -167,14 +179,17 @@ fn check_options(opts: &FitOptions) -> Result<(), FitError> {
 }
 
 /// Fits a chain of lines, arcs and clothoids to `points` (x, y in metres, in order along the
-/// road). The result may exceed the tolerance where the points cannot be followed by records
-/// of at least `min_length` (check [`AxisFit::max`]).
+/// road). The noise of the points is estimated and outliers are left out first; the
+/// tolerance then bounds the line's distance from a local mean of the points (over
+/// [`AxisFit::window`]), not from single noisy points. The result may exceed the tolerance
+/// where the points cannot be followed by records of at least `min_length` (check
+/// [`AxisFit::within`]).
 pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, FitError> {
     check_options(opts)?;
     if let Some(i) = points.iter().position(|p| !(p[0].is_finite() && p[1].is_finite())) {
         return Err(FitError::NotFinite(i));
     }
-    // Distinct vertices, their arc length, chord headings (unwrapped) and Φ = ∫φ ds.
+    // Distinct vertices.
     let mut q: Vec<[f64; 2]> = Vec::with_capacity(points.len());
     // Per input point, its vertex.
     let mut vertex_of = Vec::with_capacity(points.len());
@@ -184,11 +199,27 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
         }
         vertex_of.push(q.len() - 1);
     }
+    let cleaned = noise::clean(&q, opts.tolerance);
+    let kept: Vec<usize> = (0..q.len()).filter(|&i| cleaned.keep[i]).collect();
+    let kq: Vec<[f64; 2]> = kept.iter().map(|&i| q[i]).collect();
+    // The first reference's vertices: the smoothed ones, each ahead of the last along the
+    // road (a point moved along the road, out of order, would fold the polyline back); per
+    // kept vertex, the last of them.
+    let mut ks: Vec<[f64; 2]> = Vec::with_capacity(kept.len());
+    let mut ref_of = Vec::with_capacity(kept.len());
+    for &i in &kept {
+        let (p, t) = (cleaned.smooth[i], cleaned.tangent[i]);
+        if ks.last().is_none_or(|l| (p[0] - l[0]) * t[0] + (p[1] - l[1]) * t[1] > 1e-6) {
+            ks.push(p);
+        }
+        ref_of.push(ks.len() - 1);
+    }
+    // Along them: arc length, chord headings (unwrapped) and Φ = ∫φ ds.
     let mut s = vec![0.0];
     let mut phi_int = vec![0.0];
     let mut phi0 = 0.0;
     let mut prev: Option<f64> = None;
-    for w in q.windows(2) {
+    for w in ks.windows(2) {
         let len = dist(w[0], w[1]);
         let mut h = (w[1][1] - w[0][1]).atan2(w[1][0] - w[0][0]);
         match prev {
@@ -200,55 +231,225 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
         phi_int.push(phi_int[phi_int.len() - 1] + (h - phi0) * len);
     }
     let length = s[s.len() - 1];
-    if q.len() < 2 || length < 2.0 * opts.min_length {
-        return Err(FitError::TooShort(q.len(), length));
+    if ks.len() < 2 || length < 2.0 * opts.min_length {
+        return Err(FitError::TooShort(ks.len(), length));
     }
-    let spacing = length / (q.len() - 1) as f64;
-    let data = Samples { s: &s, y: &phi_int };
+    let spacing = length / (kq.len() - 1) as f64;
+    let sigma_noise = cleaned.sigma;
+    // Points per window of the local mean: enough that its noise, σ/√n, is a twentieth of
+    // the tolerance, over at most WINDOW m; one where the points are exact.
+    let window = (((20.0 * sigma_noise / opts.tolerance).powi(2).ceil() as usize).max(1))
+        .min(((WINDOW / spacing).floor() as usize).max(1));
+    let data = Samples::new(&s, &phi_int);
     // A first reference: a dense spline (no knot selection), chained. Along the noisy
     // polyline, arc length runs ahead of the curve's (chords zigzag), which the small-angle
     // step would read as lateral error; against this smooth reference it does not.
-    let dense = data.dense((4.0 * spacing).max(2.0 * opts.min_length));
-    let reference = chain(&model_of(&dense, q[0], phi0, phi0), &q, &identity(q.len()), &s);
-    let (sigma, y) = against(&reference, phi0);
+    let mut dense = Pieces::default();
+    let sp = data.dense((4.0 * spacing).max(2.0 * opts.min_length));
+    dense.extend(&sp, sp.pieces.len());
+    let first: Vec<f64> = ref_of.iter().map(|&r| s[r]).collect();
+    let mut reference = chain(&model_of(&dense, ks[0], phi0, phi0), &kq, &first, None, (1, 0.0, 0.0));
+    // Over kilometres the small-angle step drifts the reference from the points (metres
+    // after 10 km), and offsets that large bend the next step; a dense spline fitted
+    // against the reference itself, chained, stays with the points.
+    let mut pass = 0;
+    let (sigma, sorted_s, sorted_y) = loop {
+        let (sigma, y) = against(&reference, phi0);
+        // In the order of their stations (a point moved along the road takes its place).
+        let mut order: Vec<usize> = (0..sigma.len()).collect();
+        order.sort_by(|&a, &b| sigma[a].total_cmp(&sigma[b]));
+        let (ss, sy): (Vec<f64>, Vec<f64>) = order.iter().map(|&i| (sigma[i], y[i])).unzip();
+        pass += 1;
+        if pass >= 4 || reference.rms <= 1.5 * cleaned.sigma + 0.05 * opts.tolerance {
+            break (sigma, ss, sy);
+        }
+        let g0 = &reference.geometries[0];
+        let sp = Samples::new(&ss, &sy).dense((4.0 * spacing).max(2.0 * opts.min_length));
+        let mut dense = Pieces::default();
+        dense.extend(&sp, sp.pieces.len());
+        let next = chain(&model_of(&dense, [g0.x, g0.y], g0.hdg, phi0), &kq, &sigma, None, (1, 0.0, 0.0));
+        if next.rms >= reference.rms {
+            break (sigma, ss, sy);
+        }
+        reference = next;
+    };
     let (start, hdg) = (reference.geometries[0].clone(), reference.geometries[0].hdg);
     // Knots are chosen on samples at least THIN apart (a 200 Hz trajectory at 10 m/s has one
-    // every 5 cm); the chain is then measured against every point. (Every fifth sample was
-    // faster still but on an exact trajectory split a clothoid and used 7.7 of the 10 mm.)
-    let (ts, ty, spacing) = thin(&sigma, &y, spacing);
-    let data = Samples { s: &ts, y: &ty };
-    let polish = Polish { q: &q, grid_step: 0.25 };
+    // every 5 cm), means of runs of samples where the points are noisy; the chain is then
+    // measured against every point. (Every fifth sample was faster still but on an exact
+    // trajectory split a clothoid and used 7.7 of the 10 mm.)
+    let noisy = sigma_noise > 0.05 * opts.tolerance;
+    let (ts, ty, k) = thin(&sorted_s, &sorted_y, spacing, noisy);
+    let t_spacing = spacing * k as f64;
+    let t_window = (window as f64 / k as f64).round().max(1.0) as usize;
+    // The noise of a knot-search sample (a mean of k points where noisy).
+    let t_noise = if noisy { sigma_noise / (k as f64).sqrt() } else { sigma_noise };
+    // Per input point: the first guess of its station, and whether it counts (not an
+    // outlier).
+    let mut slot = vec![0usize; q.len()];
+    let mut j = 0;
+    for (i, sl) in slot.iter_mut().enumerate() {
+        while j + 1 < kept.len() && kept[j + 1] <= i {
+            j += 1;
+        }
+        *sl = j;
+    }
+    let guess: Vec<f64> = vertex_of.iter().map(|&v| sigma[slot[v]]).collect();
+    let counted: Vec<bool> = vertex_of.iter().map(|&v| cleaned.keep[v]).collect();
+    let polish = Polish { q: &kq, grid_step: 0.25 };
     let mut best: Option<AxisFit> = None;
     // The spline's own tolerance leaves room for the small-angle step; tighter on retries.
     for margin in [0.8, 0.6, 0.4] {
-        let sp = fit_spline(&data, margin * opts.tolerance, spacing, opts.min_length);
+        let tol = margin * opts.tolerance;
+        let measure = (t_window, t_noise, spline::SLACK * tol);
+        let frame = Frame::new(&reference, phi0, [start.x, start.y], hdg);
+        let sp = fit_chunked(&ts, &ty, measure, tol, t_spacing, opts.min_length, &frame);
         let mut m = model_of(&sp, [start.x, start.y], hdg, phi0);
-        let mut fit = chain(&m, points, &vertex_of, &sigma);
-        if fit.max > opts.tolerance {
+        let mut fit = chain(&m, points, &guess, Some(&counted), (window, sigma_noise, opts.tolerance));
+        // The exact polish solves for every curvature: only for a few records.
+        let np = 4 + m.vars.len();
+        if fit.deviation > opts.tolerance && np <= 40 && kq.len() * np * np <= 50_000_000 {
             let mut params = sigma.clone();
             polish.refine(&mut m, &mut params, false);
-            let polished = chain(&m, points, &vertex_of, &sigma);
-            if polished.max < fit.max {
+            let polished = chain(&m, points, &guess, Some(&counted), (window, sigma_noise, opts.tolerance));
+            if polished.deviation < fit.deviation {
                 fit = polished;
             }
         }
-        let done = fit.max <= opts.tolerance;
-        if best.as_ref().is_none_or(|b| fit.max < b.max) {
+        let done = fit.deviation <= opts.tolerance;
+        if best.as_ref().is_none_or(|b| fit.deviation < b.deviation) {
             best = Some(fit);
         }
         if done {
             break;
         }
     }
-    best.ok_or(FitError::TooShort(q.len(), length))
+    let mut fit = best.ok_or(FitError::TooShort(q.len(), length))?;
+    fit.noise = sigma_noise;
+    fit.outliers = counted.iter().filter(|&&c| !c).count();
+    fit.window = window as f64 * spacing;
+    Ok(fit)
 }
 
-fn identity(n: usize) -> Vec<usize> {
-    (0..n).collect()
+/// Longest run of points whose mean estimates the true line, m (a deviation of the line
+/// shorter than this is diluted in it).
+const WINDOW: f64 = 15.0;
+
+/// Length of the samples fitted at once, m: longer inputs are fitted chunk by chunk, each
+/// spline continuing the last (value, slope and curvature at the knot where the previous
+/// chunk's pieces were kept), so the work grows linearly with the length.
+const CHUNK: f64 = 300.0;
+
+/// The first metres of a continued chunk, measured with the chunk before.
+const SKIP: f64 = 10.0;
+
+/// The fewest pieces within `tol` (see [`fit_spline`]), chunk by chunk along long inputs.
+/// Each chunk continues from the exact chain of the pieces kept so far (`frame`), not from
+/// the last spline: the small-angle step's error would otherwise add up along the road (half a
+/// metre after 10 km).
+fn fit_chunked(
+    s: &[f64],
+    y: &[f64],
+    measure: (usize, f64, f64),
+    tol: f64,
+    spacing: f64,
+    min_len: f64,
+    frame: &Frame,
+) -> Pieces {
+    let (window, noise, allow) = measure;
+    let n = s.len();
+    let mut out = Pieces::default();
+    let mut start: Option<(f64, [f64; 3])> = None;
+    let mut i0 = 0;
+    let mut chunk = CHUNK;
+    loop {
+        let a = start.map_or(s[0], |(x, _)| x);
+        let mut end = a + chunk;
+        if s[n - 1] - end < 0.5 * chunk {
+            end = s[n - 1];
+        }
+        let i1 = s.partition_point(|&x| x <= end).max(i0 + 2).min(n);
+        let last = i1 >= n;
+        // A continued chunk is fitted less the line of its start's value and slope (values of
+        // the integral grow with the road; with the start's constraint rows they would cost
+        // the solve its digits).
+        let line = start.map_or((0.0, 0.0, 0.0), |(x, d)| (x, d[0], d[1]));
+        let local: Vec<f64> = (i0..i1).map(|i| y[i] - line.1 - line.2 * (s[i] - line.0)).collect();
+        let from = start.map(|(x, d)| (x, [0.0, 0.0, d[2]]));
+        let skip = start.map_or(f64::NEG_INFINITY, |(x, _)| x + SKIP);
+        let data = Samples { s: &s[i0..i1], y: &local, window, noise, allow, many: 80, skip, start: from };
+        let sp = fit_spline(&data, tol, spacing, min_len);
+        if last {
+            out.extend_plus(&sp, sp.pieces.len(), line);
+            return out;
+        }
+        // Keep the pieces up to the last knot in the first two thirds (the rest is fitted
+        // again with what follows), else up to the first knot; a chunk without a knot grows.
+        let cut = a + chunk * 2.0 / 3.0;
+        let nb = sp.breaks.len();
+        let k = (1..nb - 1).rev().find(|&k| sp.breaks[k] <= cut).or((nb > 2).then_some(1));
+        let Some(k) = k else {
+            chunk *= 2.0;
+            continue;
+        };
+        out.extend_plus(&sp, k, line);
+        let x = sp.breaks[k];
+        start = Some((x, frame.state(&out)));
+        i0 = s.partition_point(|&v| v < x).min(n - 2);
+        chunk = CHUNK;
+    }
 }
 
-/// The vertices against a reference line fitted to them: their stations σ (made
-/// non-decreasing) and y = ∫₀^σ (θ - φ0) ds + t, where θ is the reference's heading and t the
+/// The frame of the knot search: a reference line (the integral of its heading less φ0 is
+/// what the samples' y measure from), and the start pose of the chain being fitted.
+struct Frame<'a> {
+    reference: &'a [Geometry],
+    /// ∫(θ - φ0) up to each reference record's start.
+    at_start: Vec<f64>,
+    phi0: f64,
+    origin: [f64; 2],
+    hdg: f64,
+}
+
+impl<'a> Frame<'a> {
+    fn new(reference: &'a AxisFit, phi0: f64, origin: [f64; 2], hdg: f64) -> Frame<'a> {
+        let mut f = Frame { reference: &reference.geometries, at_start: vec![0.0], phi0, origin, hdg };
+        for r in 0..f.reference.len() {
+            let v = f.at_start[r] + f.within(r, f.reference[r].length);
+            f.at_start.push(v);
+        }
+        f
+    }
+
+    /// ∫(θ - φ0) over the first `u` m of reference record `r`.
+    fn within(&self, r: usize, u: f64) -> f64 {
+        let g = &self.reference[r];
+        let (ka, kb) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
+        (g.hdg - self.phi0) * u + 0.5 * ka * u * u + (kb - ka) * u * u * u / (6.0 * g.length)
+    }
+
+    /// The spline state (D, D', D'') that continues the exact chain of `pieces` at its end,
+    /// in the reference's terms: D the integral up to the end's station plus the end's offset
+    /// from the reference, D' its heading less φ0, D'' its curvature.
+    fn state(&self, pieces: &Pieces) -> [f64; 3] {
+        let m = model_of(pieces, self.origin, self.hdg, self.phi0);
+        let geometries = records(&m);
+        let Some(last) = geometries.last() else { return [0.0; 3] };
+        let end = Curve::new(last).pose(last.length);
+        let x = pieces.breaks[pieces.breaks.len() - 1];
+        let g = self.reference;
+        let r = g.partition_point(|v| v.s <= x).clamp(1, g.len()) - 1;
+        let u = x - g[r].s;
+        let c = Curve::new(&g[r]).pose(u);
+        let (ka, kb) = g[r].kind.end_curvatures().unwrap_or((0.0, 0.0));
+        let th = g[r].hdg + ka * u + 0.5 * (kb - ka) * u * u / g[r].length;
+        let t = -(end.x - c.x) * th.sin() + (end.y - c.y) * th.cos();
+        [self.at_start[r] + self.within(r, u) + t, th - self.phi0 + wrap(end.hdg - th), end.curvature]
+    }
+}
+
+/// The vertices against a reference line fitted to them: their stations σ (the first at
+/// 0) and y = ∫₀^σ (θ - φ0) ds + t, where θ is the reference's heading and t the
 /// vertex's offset from it. A spline D fitted to (σ, y) is then ∫(θ' - φ0) of a line θ' that
 /// passes the vertices, as for Φ along the polyline, without the polyline's zigzag.
 fn against(reference: &AxisFit, phi0: f64) -> (Vec<f64>, Vec<f64>) {
@@ -265,10 +466,8 @@ fn against(reference: &AxisFit, phi0: f64) -> (Vec<f64>, Vec<f64>) {
     let mut sigma = Vec::with_capacity(reference.stations.len());
     let mut y = Vec::with_capacity(reference.stations.len());
     // The line starts at the first vertex's foot.
-    let mut last = 0.0;
     for st in &reference.stations {
-        let u = if sigma.is_empty() { 0.0 } else { st[0].max(last) };
-        last = u;
+        let u = if sigma.is_empty() { 0.0 } else { st[0].max(0.0) };
         let r = g.partition_point(|x| x.s <= u).clamp(1, g.len()) - 1;
         sigma.push(u);
         y.push(at_start[r] + within(r, u - g[r].s) + st[1]);
@@ -295,28 +494,21 @@ fn fit_spline(data: &Samples, tol: f64, spacing: f64, min_len: f64) -> Spline {
 /// The curvature profile of a spline D fitted to ∫(θ - φ0): knots at its breaks, curvatures
 /// D'' tied across arcs and zero at lines; start at the offset D(0) from `origin` across the
 /// heading `hdg` there, heading φ0 + D'(0).
-fn model_of(sp: &Spline, origin: [f64; 2], hdg: f64, phi0: f64) -> Model {
+fn model_of(sp: &Pieces, origin: [f64; 2], hdg: f64, phi0: f64) -> Model {
     let kn = sp.breaks.len();
     let kappa: Vec<f64> = (0..kn).map(|k| sp.eval_in(k.min(kn - 2), sp.breaks[k])[2]).collect();
-    // Classes of knots sharing a curvature: runs joined by arcs.
+    // Classes of knots sharing a curvature: runs joined by arcs; a class touching a line is
+    // zero.
     let mut class = vec![0usize; kn];
-    let mut zero = vec![false; kn];
+    let mut zero_class = vec![false; kn + 1];
     for (k, p) in sp.pieces.iter().enumerate() {
         class[k + 1] = if *p == Piece::Parabola { class[k] } else { class[k] + 1 };
         if *p == Piece::Line {
-            zero[k] = true;
-            zero[k + 1] = true;
+            zero_class[class[k]] = true;
+            zero_class[class[k + 1]] = true;
         }
     }
-    for k in 0..kn {
-        if zero[k] {
-            for j in 0..kn {
-                if class[j] == class[k] {
-                    zero[j] = true;
-                }
-            }
-        }
-    }
+    let zero: Vec<bool> = (0..kn).map(|k| zero_class[class[k]]).collect();
     let (mut var_of, mut vars, mut counts) = (vec![None; kn], Vec::new(), Vec::new());
     let mut var_of_class: Vec<Option<usize>> = vec![None; kn + 1];
     for k in 0..kn {
@@ -335,7 +527,7 @@ fn model_of(sp: &Spline, origin: [f64; 2], hdg: f64, phi0: f64) -> Model {
     for (v, c) in vars.iter_mut().zip(&counts) {
         *v /= c;
     }
-    let d = sp.eval(sp.breaks[0]);
+    let d = sp.eval_in(0, sp.breaks[0]);
     Model {
         x0: origin[0] - d[0] * hdg.sin(),
         y0: origin[1] + d[0] * hdg.cos(),
@@ -375,7 +567,7 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
     let (mut s, mut value) = (s.to_vec(), value.to_vec());
     let mut rejected = 0;
     for _ in 0..12 {
-        let dense = Samples { s: &s, y: &value }.dense(start);
+        let dense = Samples::new(&s, &value).dense(start);
         let r: Vec<f64> = s.iter().zip(&value).map(|(&x, &v)| (dense.eval(x)[0] - v).abs()).collect();
         let worst = r.iter().copied().fold(0.0, f64::max);
         if worst <= REJECT * opts.tolerance {
@@ -389,8 +581,9 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
             return Err(FitError::TooShort(s.len(), length));
         }
     }
-    let (s, value, spacing) = thin(&s, &value, spacing);
-    let data = Samples { s: &s, y: &value };
+    let (s, value, k) = thin(&s, &value, spacing, false);
+    let spacing = spacing * k as f64;
+    let data = Samples::new(&s, &value);
     let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
     let records = (0..sp.pieces.len())
         .map(|k| {
@@ -405,17 +598,34 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
 /// Spacing below which samples are thinned for the knot search, m.
 const THIN: f64 = 0.1;
 
-/// Every k-th sample (and the last) so that they lie about `THIN` apart, and their spacing.
-fn thin(s: &[f64], y: &[f64], spacing: f64) -> (Vec<f64>, Vec<f64>, f64) {
+/// Samples about `THIN` apart: every k-th sample (and the last), or where `average`, the
+/// first and last samples and means of runs of k between them (their noise is 1/√k of the
+/// samples'); and k.
+fn thin(s: &[f64], y: &[f64], spacing: f64, average: bool) -> (Vec<f64>, Vec<f64>, usize) {
     let k = ((THIN / spacing.max(1e-9)).floor() as usize).max(1);
+    let n = s.len();
     if k == 1 {
-        return (s.to_vec(), y.to_vec(), spacing);
+        return (s.to_vec(), y.to_vec(), 1);
     }
-    let mut idx: Vec<usize> = (0..s.len()).step_by(k).collect();
-    if idx.last() != Some(&(s.len() - 1)) {
-        idx.push(s.len() - 1);
+    if average && n > 2 {
+        let (mut ts, mut ty) = (vec![s[0]], vec![y[0]]);
+        let mut i = 1;
+        while i < n - 1 {
+            let j = (i + k).min(n - 1);
+            let w = (j - i) as f64;
+            ts.push(s[i..j].iter().sum::<f64>() / w);
+            ty.push(y[i..j].iter().sum::<f64>() / w);
+            i = j;
+        }
+        ts.push(s[n - 1]);
+        ty.push(y[n - 1]);
+        return (ts, ty, k);
     }
-    (idx.iter().map(|&i| s[i]).collect(), idx.iter().map(|&i| y[i]).collect(), spacing * k as f64)
+    let mut idx: Vec<usize> = (0..n).step_by(k).collect();
+    if idx.last() != Some(&(n - 1)) {
+        idx.push(n - 1);
+    }
+    (idx.iter().map(|&i| s[i]).collect(), idx.iter().map(|&i| y[i]).collect(), k)
 }
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
@@ -433,10 +643,80 @@ fn wrap(a: f64) -> f64 {
     }
 }
 
-/// The model as records chained exactly, and the input points' distances to them
-/// (`vertex_of`: each point's vertex; `s`: the vertices' arc lengths, the first guess of
-/// their stations).
-fn chain(m: &Model, points: &[[f64; 2]], vertex_of: &[usize], s: &[f64]) -> AxisFit {
+/// The model as records chained exactly, and the input points' distances to them (`guess`:
+/// each point's first guess of its station, on about the line's scale; `counted`: the
+/// points that count, all if None; `measure`: the longest run of points, their noise and
+/// the tolerance, for the deviation).
+fn chain(
+    m: &Model,
+    points: &[[f64; 2]],
+    guess: &[f64],
+    counted: Option<&[bool]>,
+    measure: (usize, f64, f64),
+) -> AxisFit {
+    let geometries = records(m);
+    let curves: Vec<Curve> = geometries.iter().map(Curve::new).collect();
+    let total: f64 = geometries.iter().map(|g| g.length).sum();
+    let scale = total / guess.iter().copied().fold(0.0, f64::max).max(1e-12);
+    let pose = |u: f64| {
+        let r = geometries.partition_point(|g| g.s <= u).clamp(1, geometries.len()) - 1;
+        (r, curves[r].pose(u - geometries[r].s))
+    };
+    let mut per: Vec<(f64, f64, usize)> = vec![(0.0, 0.0, 0); curves.len()];
+    let mut stations = Vec::with_capacity(points.len());
+    let (mut max, mut sq, mut n) = (0.0f64, 0.0, 0usize);
+    let mut offsets = Vec::with_capacity(points.len());
+    for (i, (p, &g)) in points.iter().zip(guess).enumerate() {
+        // Newton steps along the line to the foot of the perpendicular.
+        let mut u = g * scale;
+        for _ in 0..12 {
+            let (_, c) = pose(u);
+            let along = (p[0] - c.x) * c.hdg.cos() + (p[1] - c.y) * c.hdg.sin();
+            let next = (u + along).clamp(0.0, total);
+            let step = (next - u).abs();
+            u = next;
+            if step < 1e-9 {
+                break;
+            }
+        }
+        let (r, c) = pose(u);
+        let (dx, dy) = (p[0] - c.x, p[1] - c.y);
+        let d = dx.hypot(dy);
+        let t = -dx * c.hdg.sin() + dy * c.hdg.cos();
+        stations.push([u, t]);
+        if counted.is_some_and(|c| !c[i]) {
+            continue;
+        }
+        offsets.push(t);
+        n += 1;
+        let e = &mut per[r];
+        e.0 = e.0.max(d);
+        e.1 += d * d;
+        e.2 += 1;
+        max = max.max(d);
+        sq += d * d;
+    }
+    let records = per
+        .iter()
+        .map(|&(mx, s2, n)| RecordFit { max: mx, rms: if n > 0 { (s2 / n as f64).sqrt() } else { 0.0 }, points: n })
+        .collect();
+    let (window, noise, allow) = measure;
+    let deviation = if window > 1 { deviation(&offsets, window, noise, allow) } else { max };
+    AxisFit {
+        geometries,
+        records,
+        stations,
+        max,
+        rms: (sq / n.max(1) as f64).sqrt(),
+        deviation,
+        window: 0.0,
+        noise: 0.0,
+        outliers: 0,
+    }
+}
+
+/// The model's records, each from the previous record's exact end.
+fn records(m: &Model) -> Vec<Geometry> {
     let mut geometries: Vec<Geometry> = Vec::new();
     let (mut x, mut y, mut hdg) = (m.x0, m.y0, m.hdg0);
     for k in 1..m.knots.len() {
@@ -454,44 +734,5 @@ fn chain(m: &Model, points: &[[f64; 2]], vertex_of: &[usize], s: &[f64]) -> Axis
         (x, y, hdg) = (end.x, end.y, end.hdg);
         geometries.push(g);
     }
-    let curves: Vec<Curve> = geometries.iter().map(Curve::new).collect();
-    let total: f64 = geometries.iter().map(|g| g.length).sum();
-    let scale = total / s[s.len() - 1].max(1e-12);
-    let pose = |u: f64| {
-        let r = geometries.partition_point(|g| g.s <= u).clamp(1, geometries.len()) - 1;
-        (r, curves[r].pose(u - geometries[r].s))
-    };
-    let mut per: Vec<(f64, f64, usize)> = vec![(0.0, 0.0, 0); curves.len()];
-    let mut stations = Vec::with_capacity(points.len());
-    let (mut max, mut sq) = (0.0f64, 0.0);
-    for (p, &v) in points.iter().zip(vertex_of) {
-        // Newton steps along the line to the foot of the perpendicular.
-        let mut u = s[v] * scale;
-        for _ in 0..12 {
-            let (_, c) = pose(u);
-            let along = (p[0] - c.x) * c.hdg.cos() + (p[1] - c.y) * c.hdg.sin();
-            let next = (u + along).clamp(0.0, total);
-            let step = (next - u).abs();
-            u = next;
-            if step < 1e-9 {
-                break;
-            }
-        }
-        let (r, c) = pose(u);
-        let (dx, dy) = (p[0] - c.x, p[1] - c.y);
-        let d = dx.hypot(dy);
-        let t = -dx * c.hdg.sin() + dy * c.hdg.cos();
-        stations.push([u, t]);
-        let e = &mut per[r];
-        e.0 = e.0.max(d);
-        e.1 += d * d;
-        e.2 += 1;
-        max = max.max(d);
-        sq += d * d;
-    }
-    let records = per
-        .iter()
-        .map(|&(mx, s2, n)| RecordFit { max: mx, rms: if n > 0 { (s2 / n as f64).sqrt() } else { 0.0 }, points: n })
-        .collect();
-    AxisFit { geometries, records, stations, max, rms: (sq / points.len().max(1) as f64).sqrt() }
+    geometries
 }

@@ -37,7 +37,7 @@ pub(crate) struct Spline {
 }
 
 /// Share of the tolerance that knot removal may use.
-const SLACK: f64 = 0.8;
+pub(crate) const SLACK: f64 = 0.8;
 
 /// Weight of a constraint row against a sample row of weight 1.
 const HARD: f64 = 1e5;
@@ -91,6 +91,61 @@ impl Spline {
             *o = (0..4).map(|r| d[j][r] * self.coef[i - 3 + r]).sum();
         }
         out
+    }
+}
+
+/// A C² piecewise cubic as polynomials per piece (the splines of chunks joined).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Pieces {
+    pub breaks: Vec<f64>,
+    pub pieces: Vec<Piece>,
+    /// Per piece: [a, b, c, d] in ds from its start.
+    polys: Vec<[f64; 4]>,
+}
+
+impl Pieces {
+    /// Value and three derivatives of piece `k` at `x`.
+    pub fn eval_in(&self, k: usize, x: f64) -> [f64; 4] {
+        let [a, b, c, d] = self.polys[k];
+        let u = x - self.breaks[k];
+        [a + u * (b + u * (c + u * d)), b + u * (2.0 * c + 3.0 * d * u), 2.0 * c + 6.0 * d * u, 6.0 * d]
+    }
+
+    /// Appends pieces `0..upto` of `sp` (which starts where these end). A line after a line,
+    /// or a parabola after a parabola of the same curvature, extends it.
+    pub fn extend(&mut self, sp: &Spline, upto: usize) {
+        self.extend_plus(sp, upto, (0.0, 0.0, 0.0));
+    }
+
+    /// Like `extend`, for a spline fitted to samples less a line a + b·(s - x0) (`line`:
+    /// x0, a, b), which is added back.
+    pub fn extend_plus(&mut self, sp: &Spline, upto: usize, line: (f64, f64, f64)) {
+        let (x0, a, b) = line;
+        for k in 0..upto.min(sp.pieces.len()) {
+            let mut poly = sp.poly(k);
+            poly[0] += a + b * (sp.breaks[k] - x0);
+            poly[1] += b;
+            let kind = sp.pieces[k];
+            if let (Some(&last), Some(prev)) = (self.pieces.last(), self.polys.last()) {
+                let same = match (last, kind) {
+                    (Piece::Line, Piece::Line) => true,
+                    (Piece::Parabola, Piece::Parabola) => (prev[2] - poly[2]).abs() <= 1e-9 * (1.0 + poly[2].abs()),
+                    _ => false,
+                };
+                if same {
+                    if let Some(b) = self.breaks.last_mut() {
+                        *b = sp.breaks[k + 1];
+                    }
+                    continue;
+                }
+            }
+            if self.breaks.is_empty() {
+                self.breaks.push(sp.breaks[k]);
+            }
+            self.breaks.push(sp.breaks[k + 1]);
+            self.pieces.push(kind);
+            self.polys.push(poly);
+        }
     }
 }
 
@@ -276,9 +331,69 @@ impl Normal {
 pub(crate) struct Samples<'a> {
     pub s: &'a [f64],
     pub y: &'a [f64],
+    /// The fit's measure (see [`deviation`]): the longest run of samples, the samples' noise
+    /// (σ) and the deviation the noise of a run's mean is scaled to.
+    pub window: usize,
+    pub noise: f64,
+    pub allow: f64,
+    /// Knots beyond which they are no longer moved, merged or constrained (moves try every
+    /// knot in many places: with many knots left, data the tolerance cannot follow with few
+    /// pieces, that costs more than it gains).
+    pub many: usize,
+    /// Samples before this s do not count in the measure (a continued chunk's first metres,
+    /// measured with the chunk before; they inherit its error at the start).
+    pub skip: f64,
+    /// Where the spline starts and its value, first and second derivatives there (a spline
+    /// that continues another), if not free at the first sample.
+    pub start: Option<(f64, [f64; 3])>,
 }
 
-impl Samples<'_> {
+/// How many σ a mean of noise alone may reach (once in 10⁷ runs).
+const CHANCE: f64 = 5.5;
+
+/// The distance of a line from the local estimate of the true line, from the residuals `e`
+/// (in order): the largest |mean| of a run of w consecutive residuals, for w = `window`,
+/// window/2, ... 1, of the runs long enough that noise of σ alone keeps their mean within
+/// `allow` (5.5σ/√w ≤ allow; at least the longest). Single points are for outlier
+/// rejection, not for this. Without noise: the largest |e|.
+pub(crate) fn deviation(e: &[f64], window: usize, sigma: f64, allow: f64) -> f64 {
+    let n = e.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut w = window.clamp(1, n);
+    let mut out = 0.0f64;
+    let mut first = true;
+    loop {
+        if first || CHANCE * sigma / (w as f64).sqrt() <= allow {
+            let mut sum: f64 = e[..w].iter().sum();
+            let mut max = sum.abs();
+            for i in w..n {
+                sum += e[i] - e[i - w];
+                max = max.max(sum.abs());
+            }
+            out = out.max(max / w as f64);
+        }
+        first = false;
+        if w == 1 {
+            return out;
+        }
+        w /= 2;
+    }
+}
+
+impl<'a> Samples<'a> {
+    /// Samples measured one by one, free at both ends.
+    pub fn new(s: &'a [f64], y: &'a [f64]) -> Samples<'a> {
+        Samples { s, y, window: 1, noise: 0.0, allow: 0.0, many: usize::MAX, skip: f64::NEG_INFINITY, start: None }
+    }
+
+    /// The interval the spline spans: from the start (or first sample) to the last sample.
+    fn range(&self) -> (f64, f64) {
+        let a = self.start.map_or(self.s[0], |(x, _)| x);
+        (a, self.s[self.s.len() - 1])
+    }
+
     /// The least-squares spline on `breaks` with `pieces` constrained; None if singular.
     pub fn solve(&self, breaks: &[f64], pieces: &[Piece]) -> Option<Spline> {
         let kn = breaks.len() - 1;
@@ -311,6 +426,14 @@ impl Samples<'_> {
                 }
             }
         }
+        // A continued spline: value, slope and curvature at its start, held hard.
+        if let Some((x, v)) = self.start {
+            let d = ders(&t, 3, x);
+            let h = breaks[1] - breaks[0];
+            for (k, w) in [(0, HARD), (1, HARD * h), (2, HARD * h * h)] {
+                ne.add(0, &d[k], v[k], w * w);
+            }
+        }
         // A faint pull on second differences of the coefficients keeps pieces without
         // samples defined.
         for j in 0..n.saturating_sub(2) {
@@ -322,19 +445,25 @@ impl Samples<'_> {
             }
         }
         let coef = ne.solve()?;
-        let (mut max, mut sse) = (0.0f64, 0.0);
-        for ((first, v), &y) in rows.iter().zip(self.y) {
-            let e = (0..4).map(|r| v[r] * coef[first + r]).sum::<f64>() - y;
-            max = max.max(e.abs());
-            sse += e * e;
-        }
+        let mut sse = 0.0;
+        let e: Vec<f64> = rows
+            .iter()
+            .zip(self.y)
+            .map(|((first, v), &y)| {
+                let e = (0..4).map(|r| v[r] * coef[first + r]).sum::<f64>() - y;
+                sse += e * e;
+                e
+            })
+            .collect();
+        let from = self.s.partition_point(|&x| x < self.skip).min(e.len());
+        let max = deviation(&e[from..], self.window, self.noise, self.allow);
         Some(Spline { breaks: breaks.to_vec(), pieces: pieces.to_vec(), coef, max, sse })
     }
 
     /// The least-squares spline on pieces about `len` long (a faint smoothing row keeps it
     /// solvable; if it still fails, one straight piece at zero).
     pub fn dense(&self, len: f64) -> Spline {
-        let (a, b) = (self.s[0], self.s[self.s.len() - 1]);
+        let (a, b) = self.range();
         let k = (((b - a) / len).round() as usize).max(1);
         let breaks: Vec<f64> = (0..=k).map(|i| a + (b - a) * i as f64 / k as f64).collect();
         self.solve(&breaks, &vec![Piece::Cubic; k])
@@ -357,6 +486,9 @@ impl Samples<'_> {
         let mut moved_only = false;
         for _ in 0..12 {
             let removed = self.remove_knots(&mut sp, tight);
+            if sp.breaks.len() > self.many {
+                break;
+            }
             // Merged pieces of one kind keep it.
             let constrained = self.constrain(&mut sp, tol);
             let moved = self.move_knots(&mut sp, tol, min_len);
@@ -570,8 +702,11 @@ impl Samples<'_> {
     fn constrain(&self, sp: &mut Spline, tol: f64) -> bool {
         let mut any = false;
         for target in [Piece::Line, Piece::Parabola] {
+            // A continued spline starting on a curve cannot start with a line.
+            let curved = self.start.is_some_and(|(_, d)| d[2] != 0.0);
             let mut order: Vec<(f64, usize)> = (0..sp.pieces.len())
                 .filter(|&k| sp.pieces[k] != Piece::Line && sp.pieces[k] != target)
+                .filter(|&k| !(k == 0 && curved && target == Piece::Line))
                 .map(|k| {
                     let h = sp.breaks[k + 1] - sp.breaks[k];
                     let (a, b) = (sp.eval_in(k, sp.breaks[k]), sp.eval_in(k, sp.breaks[k + 1]));
@@ -648,7 +783,7 @@ mod tests {
         };
         let s: Vec<f64> = (0..=200).map(|i| i as f64 * 0.5).collect();
         let y: Vec<f64> = s.iter().map(|&x| f(x)).collect();
-        let sp = Samples { s: &s, y: &y }.fit(1e-4, 2.0, 0.5).expect("fits");
+        let sp = Samples::new(&s, &y).fit(1e-4, 2.0, 0.5).expect("fits");
         assert!(sp.max <= 1e-4);
         assert_eq!(sp.pieces, [Piece::Line, Piece::Cubic, Piece::Parabola], "{:?}", sp.breaks);
         assert!((sp.breaks[1] - 40.0).abs() < 0.5 && (sp.breaks[2] - 60.0).abs() < 0.5, "{:?}", sp.breaks);
