@@ -153,7 +153,7 @@ impl ProfileFit {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FitError {
     /// Fewer than two distinct points, or too short.
-    #[error("{0} distinct points over {1:.3} m: too few to fit")]
+    #[error("the {0} distinct points from point 0 on span {1:.3} m: too few to fit a road")]
     TooShort(usize, f64),
     /// A coordinate is not finite.
     #[error("point {0}: coordinate not finite")]
