@@ -187,7 +187,7 @@ pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String, Str
     }
     // What a fit can be asked: a line no longer than the longest road OpenDRIVE reads.
     let length: f64 = xyz.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
-    if !(length <= opendrive::MAX_STATION) {
+    if length.is_nan() || length > opendrive::MAX_STATION {
         bail!(
             "{source}: the line is {length:.3e} m long, more than {:.0e} m: no road is that long",
             opendrive::MAX_STATION
