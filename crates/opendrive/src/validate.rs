@@ -307,25 +307,27 @@ enum Extreme {
     Slope,
 }
 
+/// Where a cubic record's value is stationary: the real roots of 3d·x² + 2c·x + b = 0.
+fn stationary(p: &Poly3) -> Vec<f64> {
+    let (a, b, c) = (3.0 * p.d, 2.0 * p.c, p.b);
+    if a != 0.0 {
+        let disc = b * b - 4.0 * a * c;
+        if disc >= 0.0 {
+            return vec![(-b + disc.sqrt()) / (2.0 * a), (-b - disc.sqrt()) / (2.0 * a)];
+        }
+    } else if b != 0.0 {
+        return vec![-c / b];
+    }
+    Vec::new()
+}
+
 /// The largest value (or slope) of a cubic record over [0, len] and where: at an end or where
 /// the next derivative vanishes inside. A non-finite or negative len is taken as 0.
 fn extreme(p: &Poly3, len: f64, what: Extreme) -> (f64, f64) {
     let len = if len.is_finite() { len.max(0.0) } else { 0.0 };
     let mut xs = vec![0.0, len];
     match what {
-        Extreme::Value => {
-            // 3d·x² + 2c·x + b = 0.
-            let (a, b, c) = (3.0 * p.d, 2.0 * p.c, p.b);
-            if a != 0.0 {
-                let disc = b * b - 4.0 * a * c;
-                if disc >= 0.0 {
-                    xs.push((-b + disc.sqrt()) / (2.0 * a));
-                    xs.push((-b - disc.sqrt()) / (2.0 * a));
-                }
-            } else if b != 0.0 {
-                xs.push(-c / b);
-            }
-        }
+        Extreme::Value => xs.extend(stationary(p)),
         Extreme::Slope => {
             if p.d != 0.0 {
                 xs.push(-p.c / (3.0 * p.d));
@@ -472,16 +474,7 @@ fn check_lanes(road: &Road, out: &mut Vec<Diagnostic>) {
                 }
                 // Sample the cubic, its ends and its interior extremes.
                 let mut xs: Vec<f64> = (0..=8).map(|j| len * j as f64 / 8.0).collect();
-                let (a, b, c) = (3.0 * w.d, 2.0 * w.c, w.b);
-                if a != 0.0 {
-                    let disc = b * b - 4.0 * a * c;
-                    if disc >= 0.0 {
-                        xs.push((-b + disc.sqrt()) / (2.0 * a));
-                        xs.push((-b - disc.sqrt()) / (2.0 * a));
-                    }
-                } else if b != 0.0 {
-                    xs.push(-c / b);
-                }
+                xs.extend(stationary(w));
                 let min =
                     xs.iter().filter(|x| (0.0..=len).contains(*x)).map(|&x| w.value(x)).fold(f64::INFINITY, f64::min);
                 if min < -1e-9 {

@@ -4,26 +4,12 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
+mod common;
+use common::survey;
+
 use opendrive::Road;
 use pipeline::{grid_surface, SurfaceGrid, SurfaceOptions, ZMode};
-use sim::scanner::{Pass, ScannerConfig};
-use sim::survey::Survey;
 use sim::Scene;
-
-/// A survey of s0..s1 on the demo road, as tests/surface.rs makes it: two passes, profiles
-/// 2 cm apart per pass, 3000 points per revolution, coordinates rounded to the millimetre.
-fn survey(seed: u64, s0: f64, s1: f64) -> (Scene, Vec<[f64; 3]>) {
-    let scene = Scene::demo(seed);
-    let mut sv = Survey::demo(seed);
-    sv.scanner = ScannerConfig { points_per_rev: 3000, ..Default::default() };
-    sv.passes = vec![
-        Pass { t: -1.625, speed: 4.0, s_start: s0 - 1.0, s_end: s1 + 1.0, id: 1 },
-        Pass { t: 1.625, speed: 4.0, s_start: s1 + 1.0, s_end: s0 - 1.0, id: 2 },
-    ];
-    let (pts, _, _) = sim::survey::measure(&scene, &sv);
-    let mm = |v: f64| (v * 1000.0).round() / 1000.0;
-    (scene, pts.iter().map(|p| [mm(p.x), mm(p.y), mm(p.z)]).collect())
-}
 
 /// The demo road without its elevation profile (a 2-D axis: elevation 0 in the file frame, the
 /// points 0.6 to 2.5 m above it on the demo's grade).
