@@ -160,14 +160,11 @@ impl Settings {
 
     /// The arguments `a` merged with its `--config` (the command line wins) and the defaults.
     pub fn from_args(a: &BuildArgs) -> Result<Settings> {
-        let (file, text) = match &a.config {
+        // An error about a value the config file gave is named where the file gives it by the
+        // callers (`blame_config`).
+        let file = match &a.config {
             Some(p) => read_config(p)?,
-            None => (BuildArgs::default(), String::new()),
-        };
-        // A bad value from the config file is named where it is written.
-        let in_config = |name: &str, e: anyhow::Error| match (&a.config, config_line(&text, name)) {
-            (Some(p), Some(line)) => anyhow::anyhow!("{}:{line}: {name}: {e:#}", p.display()),
-            _ => e,
+            None => BuildArgs::default(),
         };
         let input = if a.input.is_empty() { file.input } else { a.input.clone() };
         if input.is_empty() {
@@ -202,7 +199,6 @@ impl Settings {
         };
         let num = |name: &str, v: Option<f64>, f: Option<f64>, (default, lo, hi): (f64, f64, f64)| {
             within(name, v.or(f).unwrap_or(default), lo, hi)
-                .map_err(|e| if v.is_none() { in_config(name, e) } else { e })
         };
         let d = Settings::default();
         let s = Settings {
@@ -219,34 +215,14 @@ impl Settings {
             half_width: num("half-width", a.half_width, file.half_width, (d.half_width, 0.5, 100.0))?,
         };
         if let Axis::Trajectory { offset, sensor_height, .. } = &s.axis {
-            let from_file = |v: Option<f64>| v.is_none();
-            within("offset", *offset, -100.0, 100.0).map_err(|e| {
-                if from_file(a.offset) {
-                    in_config("offset", e)
-                } else {
-                    e
-                }
-            })?;
-            within("sensor-height", *sensor_height, -100.0, 100.0).map_err(|e| {
-                if from_file(a.sensor_height) {
-                    in_config("sensor-height", e)
-                } else {
-                    e
-                }
-            })?;
+            within("offset", *offset, -100.0, 100.0)?;
+            within("sensor-height", *sensor_height, -100.0, 100.0)?;
         }
         if let Some(crs) = &s.crs {
-            scan::CrsDef::parse(crs).map_err(|e| anyhow::anyhow!("--crs {crs}: {e}")).map_err(|e| {
-                if a.crs.is_none() {
-                    in_config("crs", e)
-                } else {
-                    e
-                }
-            })?;
+            scan::CrsDef::parse(crs).map_err(|e| anyhow::anyhow!("--crs {crs}: {e}"))?;
         }
         if s.half_width > s.buffer {
-            let e = anyhow::anyhow!("--half-width {} must not exceed --buffer {}", s.half_width, s.buffer);
-            return Err(if a.half_width.is_none() { in_config("half-width", e) } else { e });
+            bail!("--half-width {} must not exceed --buffer {}", s.half_width, s.buffer);
         }
         Ok(s)
     }
@@ -275,7 +251,7 @@ impl Settings {
 }
 
 /// The config file `path`, its relative paths made relative to its directory.
-fn read_config(path: &Path) -> Result<(BuildArgs, String)> {
+fn read_config(path: &Path) -> Result<BuildArgs> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
     let mut c: BuildArgs = toml::from_str(&text).map_err(|e| {
         let at = e.span().map_or(String::new(), |r| {
@@ -296,7 +272,7 @@ fn read_config(path: &Path) -> Result<(BuildArgs, String)> {
     c.axis.iter_mut().for_each(resolve);
     c.trajectory.iter_mut().for_each(resolve);
     c.out.iter_mut().for_each(resolve);
-    Ok((c, text))
+    Ok(c)
 }
 
 /// The axis offset, sensor height and pass a virtual (or any) survey records in survey.json
