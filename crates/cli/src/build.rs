@@ -121,6 +121,9 @@ pub(crate) struct Settings {
     pub ribbon_cell: f64,
     pub buffer: f64,
     pub half_width: f64,
+    /// Whether --half-width (or the config) gave it; else [`Settings::for_road`] widens it to
+    /// the axis's lanes.
+    pub half_width_given: bool,
 }
 
 /// Where the axis comes from.
@@ -145,6 +148,7 @@ impl Default for Settings {
             ribbon_cell: 0.1,
             buffer: 50.0,
             half_width: 10.0,
+            half_width_given: false,
         }
     }
 }
@@ -213,6 +217,7 @@ impl Settings {
             ribbon_cell: num("ribbon-cell", a.ribbon_cell, file.ribbon_cell, (d.ribbon_cell, 0.005, 10.0))?,
             buffer: num("buffer", a.buffer, file.buffer, (d.buffer, 0.1, 1000.0))?,
             half_width: num("half-width", a.half_width, file.half_width, (d.half_width, 0.5, 100.0))?,
+            half_width_given: a.half_width.or(file.half_width).is_some(),
         };
         if let Axis::Trajectory { offset, sensor_height, .. } = &s.axis {
             within("offset", *offset, -100.0, 100.0)?;
@@ -225,6 +230,24 @@ impl Settings {
             bail!("--half-width {} must not exceed --buffer {}", s.half_width, s.buffer);
         }
         Ok(s)
+    }
+
+    /// The settings for `road`: without a --half-width, the default widened to 1 m beyond the
+    /// outermost lane border the axis road declares (a wide road's outer lanes and curbs lie
+    /// beyond 10 m), at most --buffer.
+    pub(crate) fn for_road(&self, road: &opendrive::Road) -> Settings {
+        let mut s = self.clone();
+        if !self.half_width_given {
+            let eval = opendrive::RoadEval::new(road);
+            let n = (road.length / 5.0).ceil().clamp(1.0, 10_000.0) as usize;
+            let outer = (0..=n)
+                .flat_map(|i| eval.lane_borders(road.length * i as f64 / n as f64))
+                .map(|(_, t)| t.abs())
+                .filter(|t| t.is_finite())
+                .fold(0.0f64, f64::max);
+            s.half_width = s.half_width.max((outer + 1.0).ceil()).min(s.buffer);
+        }
+        s
     }
 
     /// The parameters as the manifest records them (paths as given).
@@ -626,6 +649,7 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let axis = if fitted { st.run("axis fitted to the trajectory", None, |_| AxisOf::of(s))? } else { AxisOf::of(s)? };
     axis.write_into(dir)?;
     let road = axis.road(s)?;
+    let s = &s.for_road(road);
 
     // 2. The points, once, into both builders.
     let inputs = axis.inputs(s, quiet)?;

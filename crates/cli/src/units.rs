@@ -280,6 +280,7 @@ pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8
         _ => AxisOf::of(s)?,
     };
     let road = axis.road(s)?;
+    let s = &s.for_road(road);
     let ctx = Ctx { s, plan: &plan, axis: &axis, road, work: &work, quiet };
     match stage {
         Stage::Points(i) => ctx.points(i)?,

@@ -135,7 +135,8 @@ fn survey_and_build(c: &Case, dir: &Path, clutter: bool, traj_noise: bool) -> Re
     let t0 = std::time::Instant::now();
     let survey = dir.join("survey");
     let range = format!("{}..{}", c.range.0, c.range.1);
-    let mut args = vec!["synth", "--scene", s(&c.file), "--road", &c.road, "--s-range", &range, "--out", s(&survey), "-q"];
+    let mut args =
+        vec!["synth", "--scene", s(&c.file), "--road", &c.road, "--s-range", &range, "--out", s(&survey), "-q"];
     if clutter {
         args.push("--clutter");
     }
@@ -156,7 +157,11 @@ fn survey_and_build(c: &Case, dir: &Path, clutter: bool, traj_noise: bool) -> Re
     let report: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     for ch in report["checks"].as_array().unwrap() {
         if ch["pass"] != true {
-            f.failed_checks.push(format!("{}: {}", ch["name"].as_str().unwrap_or("?"), ch["detail"].as_str().unwrap_or("")));
+            f.failed_checks.push(format!(
+                "{}: {}",
+                ch["name"].as_str().unwrap_or("?"),
+                ch["detail"].as_str().unwrap_or("")
+            ));
         }
     }
     f.coverage = report["crg"]["coverage"].as_f64().unwrap_or(f64::NAN);
@@ -179,7 +184,13 @@ fn setts(features: &serde_json::Value) -> Option<(f64, f64)> {
 /// Lane borders, elevation and superelevation of `odr` against the design, every metre of the
 /// surveyed range (1 m in from its ends), found by mapping our reference line's points to the
 /// design's (s, t). The written road's extent, in the design's s.
-fn compare(c: &Case, truth_odr: &opendrive::OpenDrive, odr: &opendrive::OpenDrive, features: &serde_json::Value, f: &mut Figures) {
+fn compare(
+    c: &Case,
+    truth_odr: &opendrive::OpenDrive,
+    odr: &opendrive::OpenDrive,
+    features: &serde_json::Value,
+    f: &mut Figures,
+) {
     let truth = RoadEval::new(&truth_odr.roads[0]);
     let tplace = truth_odr.header.offset.unwrap_or_default().placement();
     let ours = RoadEval::new(&odr.roads[0]);
@@ -233,7 +244,8 @@ fn crg_rms(
     odr: &opendrive::OpenDrive,
     features: &serde_json::Value,
 ) -> f64 {
-    let truth = opencrg::Surface::from_owned(opencrg::read_file(survey.join("truth/surface.crg")).unwrap(), false).unwrap();
+    let truth =
+        opencrg::Surface::from_owned(opencrg::read_file(survey.join("truth/surface.crg")).unwrap(), false).unwrap();
     let (place, tplace) =
         (odr.header.offset.unwrap_or_default().placement(), truth_odr.header.offset.unwrap_or_default().placement());
     let r = &odr.roads[0];
@@ -248,7 +260,8 @@ fn crg_rms(
         keep_out.push((m["s"].as_f64().unwrap(), m["t"].as_f64().unwrap(), m["radius"].as_f64().unwrap_or(0.5) + 0.4));
     }
     for o in features["objects"].as_array().into_iter().flatten() {
-        let size = ["length", "width", "radius", "crown_radius"].iter().filter_map(|k| o[*k].as_f64()).fold(0.5, f64::max);
+        let size =
+            ["length", "width", "radius", "crown_radius"].iter().filter_map(|k| o[*k].as_f64()).fold(0.5, f64::max);
         keep_out.push((o["s"].as_f64().unwrap(), o["t"].as_f64().unwrap(), size + 0.7));
     }
     let cobbles = setts(features);

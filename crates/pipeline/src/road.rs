@@ -225,7 +225,8 @@ pub fn survey_road(
     if let Some(x) = &superelevation {
         out.lateral_profile.superelevations = x.held(road.length);
     }
-    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, opts, &mut findings);
+    let sides = LaneSides::of(road);
+    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, sides, opts, &mut findings);
     let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
     attach_surface(&mut out, &mut features, links);
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
@@ -731,10 +732,49 @@ fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLin
     (out, best)
 }
 
+/// The sides of the reference line the axis road declares lanes on: both (a road of two
+/// directions, or an axis that says nothing, like one fitted to a trajectory), or one (a
+/// one-way road or ramp whose reference line is its edge).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LaneSides {
+    Both,
+    /// Only left (+1) or only right (-1).
+    One(f64),
+}
+
+impl LaneSides {
+    fn of(road: &Road) -> LaneSides {
+        let secs = &road.lanes.lane_sections;
+        let has = |left: bool| {
+            secs.iter().any(|sec| {
+                let side = if left { &sec.left } else { &sec.right };
+                side.as_ref().is_some_and(|l| !l.lanes.is_empty())
+            })
+        };
+        match (has(true), has(false)) {
+            (true, false) => LaneSides::One(1.0),
+            (false, true) => LaneSides::One(-1.0),
+            _ => LaneSides::Both,
+        }
+    }
+}
+
+/// Whether the lines are those of a divided road about its reference line: none within 1 m of
+/// it, and every line mirrored (within 0.3 m) on the other side. The centre is then the
+/// reference line in the median, which no line marks.
+fn divided(markings: &[MarkingLine]) -> bool {
+    let long: Vec<f64> = markings.iter().filter(|m| m.samples.len() >= 10).map(|m| m.t).collect();
+    long.len() >= 2
+        && long.iter().all(|t| t.abs() >= 1.0)
+        && long.iter().all(|t| long.iter().any(|u| (t + u).abs() < 0.3))
+}
+
 /// Lanes between the borders of each side of the centre line (the lane offset); sections
 /// where a border starts or ends, within the surveyed s range `surveyed` (the first section
-/// from s = 0 and the last to the road's end hold the lanes of the surveyed part). A side with
-/// no marking line or curb gets one lane to the edge of the paved surface, and a finding.
+/// from s = 0 and the last to the road's end hold the lanes of the surveyed part). On an axis
+/// with lanes on one side only, the centre is the reference line and the other side has no
+/// lanes. A side with no marking line or curb gets one lane to the edge of the paved surface;
+/// a finding when the points ran out before the pavement was seen to end.
 #[allow(clippy::too_many_arguments)]
 fn lanes(
     g: &SectionGrid,
@@ -743,11 +783,20 @@ fn lanes(
     surveyed: (f64, f64),
     markings: &[MarkingLine],
     curbs: &[Option<Curb>; 2],
+    sides_declared: LaneSides,
     opts: &SurveyOptions,
     findings: &mut Vec<Finding>,
 ) -> Lanes {
     let (s_lo, s_hi) = surveyed;
-    let (centre_samples, centre) = centre_line(markings);
+    let (centre_samples, centre) = match sides_declared {
+        LaneSides::Both if !divided(markings) => centre_line(markings),
+        LaneSides::Both => (Vec::new(), None),
+        // The centre lane's mark: a line along the reference line, if any.
+        LaneSides::One(_) => {
+            let on_line = |m: &&MarkingLine| m.samples.iter().filter(|p| p.1.abs() < 0.3).count() * 2 > m.samples.len();
+            (Vec::new(), markings.iter().filter(on_line).max_by_key(|m| m.samples.len()))
+        }
+    };
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
         let (s, t): (Vec<f64>, Vec<f64>) = centre_samples.iter().copied().unzip();
@@ -770,6 +819,9 @@ fn lanes(
         samples.iter().map(|&(s, t)| (s, t - tc(s))).filter(|p| p.1 * sign >= 0.5).map(|(s, d)| (s, d.abs())).collect()
     };
     for (k, sign) in [(0usize, 1.0f64), (1, -1.0)] {
+        if matches!(sides_declared, LaneSides::One(side) if side != sign) {
+            continue;
+        }
         let curb = curbs[k].as_ref();
         for m in markings {
             // The centre line itself, or a line mostly on the other side.
@@ -800,19 +852,23 @@ fn lanes(
         if sides[k].is_empty() {
             let edge = paved_edge(g, lines, sign, opts.max_spread);
             let rel: Vec<(f64, f64)> =
-                edge.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).filter(|p| p.1 >= MIN_LANE_WIDTH).collect();
+                edge.samples.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).filter(|p| p.1 >= MIN_LANE_WIDTH).collect();
             let side = if sign > 0.0 { "left" } else { "right" };
             let t = median(&mut rel.iter().map(|p| p.1).collect::<Vec<_>>());
-            findings.push(Finding {
-                check: "lanes from marking lines or curbs",
-                detail: match t {
-                    Some(t) => format!(
-                        "no marking line or curb on the {side}: one lane to the edge of the paved surface, {t:.2} m from the centre ({} rows)",
-                        rel.len()
-                    ),
-                    None => format!("no marking line, curb or paved surface on the {side}: no lane"),
-                },
-            });
+            // A pavement seen to end (at gravel, grass or a step) bounds the road as a line
+            // would; only an edge where the points ran out, or none at all, is a finding.
+            let detail = match t {
+                Some(_) if edge.seen => None,
+                None if edge.seen && edge.samples.is_empty() => None,
+                Some(t) => Some(format!(
+                    "no marking line or curb on the {side}: one lane to where the points end, {t:.2} m from the centre ({} rows)",
+                    rel.len()
+                )),
+                None => Some(format!("no marking line, curb or paved surface on the {side}: no lane")),
+            };
+            if let Some(detail) = detail {
+                findings.push(Finding { check: "lanes from marking lines or curbs", detail });
+            }
             if !rel.is_empty() {
                 sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark: road_mark("none", 0.12, None) });
             }
@@ -904,23 +960,46 @@ fn lanes(
     Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
 }
 
-/// Samples (s, t) of the paved surface's edge on one side (`side` +1 left, -1 right). Per row
-/// with a surface line, the last cell at road level outward from the reference line before
-/// three cells off it (a curb, a verge, a wall) or 2 m without cells (far from the scanner
-/// cells are sparse). At road level: heights not spread, and within 3 cm (plus 5 % of the
-/// distance) of the last level cell carried on at the row's crossfall, so a crown or a
-/// crossfall that changes bends the surface but a 6 cm step ends it; cells whose heights
-/// spread (under a branch, a facade, a curb's face) tell nothing. The side gets one extent,
-/// held along the survey: the one a quarter of the rows reach (a car, people, a gap in the
-/// points or a profile that crosses the rows obliquely cut rows short; a fallback cannot tell
-/// a narrowing from them).
-fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread: f64) -> Vec<(f64, f64)> {
+/// Heights in a section cell spread more than this on gravel or grass, not on asphalt (range
+/// noise and texture: 2-3 mm; setts: up to 5 mm), m.
+const ROUGH: f64 = 0.006;
+
+/// The paved surface's edge on one side, found where no marking line or curb bounds it.
+#[derive(Debug, Default)]
+struct PavedEdge {
+    /// Samples (s, t) of the edge, one extent held along the survey.
+    samples: Vec<(f64, f64)>,
+    /// Whether the surface was seen to end there (a step, or gravel or grass beyond it) in most
+    /// rows, rather than the points running out.
+    seen: bool,
+}
+
+/// The paved surface's edge on one side (`side` +1 left, -1 right). Per row with a surface
+/// line, the last cell at road level outward from the reference line before three cells off
+/// it (a curb, a verge's gravel or grass, a wall) or 2 m without cells (far from the scanner
+/// cells are sparse). At road level: heights neither rough (spread up to [`ROUGH`]) nor
+/// spread, and within 3 cm (plus 5 % of the distance) of the last level cell carried on at the
+/// row's crossfall, so a crown or a crossfall that changes bends the surface but a 6 cm step
+/// ends it; cells whose heights spread more than `max_spread` (under a branch, a facade, a
+/// curb's face) tell nothing. The side gets one extent, held along the survey: the one a
+/// quarter of the rows reach (a car, people, a gap in the points or a profile that crosses the
+/// rows obliquely cut rows short; a fallback cannot tell a narrowing from them). No samples
+/// when most rows end before any paved cell: the pavement ends at the reference line (a
+/// one-sided road).
+fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread: f64) -> PavedEdge {
     let mut cols: Vec<usize> = (0..g.cols).filter(|&c| g.t_of(c) * side >= 0.0).collect();
     if side < 0.0 {
         cols.reverse();
     }
+    /// How a row ends.
+    enum End {
+        /// No paved cell before the surface ended (gravel or a step from the start).
+        AtStart,
+        /// The edge's t, and whether the surface was seen to end there.
+        Edge(f64, bool),
+    }
     let gap = (2.0 / g.dt).round() as usize;
-    let per_row: Vec<Option<(f64, bool)>> = (0..g.rows)
+    let per_row: Vec<Option<End>> = (0..g.rows)
         .map(|r| {
             let l = lines[r]?;
             let (mut edge, mut empty, mut off) = (None, 0usize, 0usize);
@@ -930,7 +1009,7 @@ fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread
                 let t = g.t_of(c);
                 let near = |h: f64| (h - level.1 - l[1] * (t - level.0)).abs() < 0.03 + 0.05 * (t - level.0).abs();
                 match (g.mean_h(r, c), g.spread_h(r, c)) {
-                    (Some(h), Some(sp)) if sp <= max_spread && near(h) => {
+                    (Some(h), Some(sp)) if sp <= ROUGH && near(h) => {
                         edge = Some(t + 0.5 * g.dt * side);
                         level = (t, h);
                         (empty, off) = (0, 0);
@@ -939,7 +1018,7 @@ fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread
                         // Three cells off in a row end the surface (one is a stone, a leaf).
                         off += 1;
                         if off >= 3 {
-                            return edge.map(|e| (e, true));
+                            return Some(edge.map_or(End::AtStart, |e| End::Edge(e, true)));
                         }
                     }
                     _ => {
@@ -950,13 +1029,28 @@ fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread
                     }
                 }
             }
-            edge.map(|e| (e, false))
+            edge.map(|e| End::Edge(e, false))
         })
         .collect();
-    let mut far: Vec<f64> = per_row.iter().flatten().map(|e| e.0 * side).collect();
+    let at_start = per_row.iter().flatten().filter(|e| matches!(e, End::AtStart)).count();
+    let edges: Vec<(f64, bool)> = per_row
+        .iter()
+        .flatten()
+        .filter_map(|e| match e {
+            End::Edge(t, seen) => Some((t * side, *seen)),
+            End::AtStart => None,
+        })
+        .collect();
+    if at_start > edges.len() {
+        return PavedEdge { samples: Vec::new(), seen: true };
+    }
+    let seen = 2 * edges.iter().filter(|e| e.1).count() > edges.len();
+    let mut far: Vec<f64> = edges.iter().map(|e| e.0).collect();
     far.sort_by(f64::total_cmp);
-    let Some(&w) = far.get((far.len() * 3 / 4).min(far.len().saturating_sub(1))) else { return Vec::new() };
-    (0..g.rows).filter(|&r| per_row[r].is_some()).map(|r| (g.s_of(r), w * side)).collect()
+    let Some(&w) = far.get((far.len() * 3 / 4).min(far.len().saturating_sub(1))) else { return PavedEdge::default() };
+    let samples =
+        (0..g.rows).filter(|&r| matches!(per_row[r], Some(End::Edge(..)))).map(|r| (g.s_of(r), w * side)).collect();
+    PavedEdge { samples, seen }
 }
 
 /// Narrower lanes are not lanes (the borders are one line seen twice, or noise), m.

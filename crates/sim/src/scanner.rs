@@ -219,15 +219,12 @@ impl Section<'_> {
         let (lo, hi) = (self.outer.1, self.outer.0);
         let tt = if lo <= hi { t.clamp(lo, hi) } else { 0.5 * (lo + hi) };
         match self.scene.height_at(&self.st, tt) {
-            // Beyond the verges: ground at the edge's height; paint only where a line still
-            // covers t (a road without border lanes ends on the middle of its edge line).
-            Some((h, m)) if tt != t => {
-                let m = match m {
-                    Material::Marking if !self.st.painted(t) => Material::Asphalt,
-                    m => m,
-                };
-                (base + h, m, Zone::Sidewalk)
-            }
+            // Beyond the verges: paint only where a line still covers t (a road without border
+            // lanes ends on the middle of its edge line), else            // gravel or grass at the edge's height.
+            Some((h, m)) if tt != t => match m {
+                Material::Marking if self.st.painted(t) => (base + h, m, Zone::Sidewalk),
+                _ => (base + h + self.st.verge(&self.scene.surface, t), Material::Gravel, Zone::Sidewalk),
+            },
             Some((h, m)) => (base + h, m, self.st.borders.zone(tt)),
             None if self.st.borders.curb_at(t) => {
                 (base + self.scene.surface.curb_height, Material::Concrete, Zone::Sidewalk)

@@ -32,7 +32,14 @@ pub enum Material {
     Metal,
     /// Car paint.
     Paint,
+    /// Gravel or grass of a verge: rough (see [`VERGE_ROUGHNESS`]), brighter than asphalt.
+    Gravel,
 }
+
+/// A level verge and the ground beyond the designed surface are the asphalt's texture field
+/// this many times as rough (1 cm RMS at 5 cm correlation for the 1 mm asphalt): gravel or
+/// grass, so the pavement's edge shows where no line or curb marks it, as on a real road.
+pub const VERGE_ROUGHNESS: f64 = 10.0;
 
 /// Reflectance parameters of a material (Phong: diffuse, specular, exponent).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +64,7 @@ impl Material {
             Material::Vegetation => (0.45, 0.0, 1),
             Material::Metal => (0.30, 0.40, 30),
             Material::Paint => (0.20, 0.60, 50),
+            Material::Gravel => (0.30, 0.0, 1),
         };
         Reflectance { diffuse, specular, exponent }
     }
@@ -153,17 +161,19 @@ pub struct SurfaceModel {
 }
 
 impl SurfaceModel {
-    /// Bounds on the designed height above the OpenDRIVE surface, m: on the road (texture and
-    /// paint, manhole covers, sett domes) and on a sidewalk behind a curb.
+    /// Bounds on the designed height above the OpenDRIVE surface, m: on the road and level
+    /// verges (texture and paint, manhole covers, sett domes, the verges' gravel) and on a
+    /// sidewalk behind a curb (and the ground beyond it).
     pub fn height_bounds(&self) -> (f64, f64) {
+        let verge = VERGE_ROUGHNESS * self.asphalt.max_abs();
         let road = [
-            self.asphalt.max_abs() + self.paint,
+            verge + self.paint,
             self.manholes.iter().map(|m| m.offset).fold(0.0, f64::max),
             self.cobbles.map_or(0.0, |c| c.dome),
         ]
         .into_iter()
         .fold(0.0, f64::max);
-        (road, self.curb_height + self.sidewalk.max_abs())
+        (road, self.curb_height + self.sidewalk.max_abs().max(verge))
     }
 }
 
@@ -463,22 +473,20 @@ impl Scene {
         let kind = |id: i32| {
             sec.and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.as_deref()).unwrap_or("none")
         };
+        // The carriageway reaches the outer border of a side's outermost road lane (border
+        // and `none` lanes within it are paved too: a ramp's inner border lane); beyond it, a
+        // curb when the next lane is a walkway, else a level verge, to the outermost border.
         let side = |sign: i32| {
             let mut ids: Vec<&(i32, f64)> = lanes.iter().filter(|(id, _)| id.signum() == sign).collect();
             ids.sort_by_key(|(id, _)| id.abs());
-            let (mut road_edge, mut walk_edge, mut curb, mut on_road) = (centre, centre, false, true);
-            for &&(id, t) in &ids {
-                let k = kind(id);
-                let walkway = matches!(k, "sidewalk" | "walking" | "curb");
-                if on_road && !(walkway || matches!(k, "border" | "none")) {
-                    road_edge = t;
-                } else if on_road {
-                    on_road = false;
-                    curb = walkway;
-                }
-                walk_edge = t;
-            }
-            (road_edge, if on_road { road_edge } else { walk_edge }, curb)
+            let walkway = |id: i32| matches!(kind(id), "sidewalk" | "walking" | "curb");
+            let road_lane = |id: i32| !(walkway(id) || matches!(kind(id), "border" | "none"));
+            let last_road = ids.iter().rposition(|(id, _)| road_lane(*id));
+            let road_edge = last_road.map_or(centre, |i| ids[i].1);
+            let beyond = last_road.map_or(0, |i| i + 1);
+            let walk_edge = ids.last().filter(|_| beyond < ids.len()).map_or(road_edge, |l| l.1);
+            let curb = ids.get(beyond).is_some_and(|(id, _)| walkway(*id));
+            (road_edge, walk_edge, curb)
         };
         let (road_left, walk_left, curb_left) = side(1);
         let (road_right, walk_right, curb_right) = side(-1);
@@ -513,8 +521,8 @@ impl Scene {
                 let tex = st.lines.as_ref().map_or_else(|| m.sidewalk.at(s, t), |l| l.1.at(t));
                 Some((m.curb_height + tex, Material::Concrete))
             }
-            // A level verge: asphalt texture, lines on its edge painted.
-            Zone::Sidewalk => Some(paint(st.asphalt(m, t), Material::Asphalt)),
+            // A level verge: gravel or grass, lines on its edge painted.
+            Zone::Sidewalk => Some(paint(st.verge(m, t), Material::Gravel)),
             Zone::Road => {
                 for mh in &m.manholes {
                     let (ds, dt) = (s - mh.s, t - mh.t);
@@ -635,6 +643,11 @@ pub struct Station {
 impl Station {
     fn asphalt(&self, m: &SurfaceModel, t: f64) -> f64 {
         self.lines.as_ref().map_or_else(|| m.asphalt.at(self.s, t), |l| l.0.at(t))
+    }
+
+    /// Height of a verge's gravel or grass at t (also beyond the designed surface), m.
+    pub fn verge(&self, m: &SurfaceModel, t: f64) -> f64 {
+        VERGE_ROUGHNESS * self.asphalt(m, t)
     }
 
     /// Whether a marking covers t (a dash of a broken line, or a solid line).

@@ -102,22 +102,58 @@ impl Survey {
     }
 }
 
+/// The largest distance between neighbouring passes across a wide road, m: every part of it
+/// lies within 5 m of a pass, where a profile scanner 2.2 m up still gives 1 cm detail.
+pub const PASS_SPACING: f64 = 10.0;
+
 impl Survey {
-    /// Two passes at 10 m/s over the scene's s range: forward along the centre of lane -1 (at
-    /// mid-range), back along lane 1 (lane -1 again, 1 m further out, on a one-way road).
+    /// Passes at 10 m/s over the scene's s range, as a mapping vehicle drives a road: along
+    /// the centres of lanes of the carriageway (at mid-range), the outermost on the right
+    /// first, then each the farthest lane within [`PASS_SPACING`] of the last, until the
+    /// outermost on the left; passes right of the centre drive forward, left of it back (on a
+    /// one-way road they alternate). A road of one lane gets a second pass 1 m further out;
+    /// a road of two lanes each way its two usual passes; a wide one enough that every part
+    /// lies near a pass.
     pub fn along(scene: &Scene, seed: u64) -> Survey {
         let road = scene.road();
         let (s0, s1) = scene.s_range;
         let mid = 0.5 * (s0 + s1);
-        let right = scene.lane_centre(&road, -1, mid).unwrap_or(-1.5);
-        let left = scene.lane_centre(&road, 1, mid).unwrap_or(right - 1.0);
-        Survey {
-            passes: vec![
-                Pass { t: right, speed: 10.0, s_start: s0, s_end: s1, id: 1 },
-                Pass { t: left, speed: 10.0, s_start: s1, s_end: s0, id: 2 },
-            ],
-            ..Survey::demo(seed)
+        let b = scene.borders(&road, mid);
+        let centre = road.lane_offset(mid);
+        let mut lanes: Vec<f64> = [-1, 1]
+            .into_iter()
+            .flat_map(|sign| (1..=64).map_while(|k| scene.lane_centre(&road, sign * k, mid)).collect::<Vec<_>>())
+            .filter(|&t| t <= b.road_left + 1e-9 && t >= b.road_right - 1e-9)
+            .collect();
+        lanes.sort_by(f64::total_cmp);
+        lanes.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+        let mut ts = Vec::new();
+        if let (Some(&first), Some(&last)) = (lanes.first(), lanes.last()) {
+            ts.push(first);
+            while let Some(&at) = ts.last() {
+                if at >= last {
+                    break;
+                }
+                let next = lanes.iter().copied().filter(|&t| t > at && t <= at + PASS_SPACING).next_back();
+                ts.push(next.unwrap_or_else(|| lanes.iter().copied().find(|&t| t > at).unwrap_or(last)));
+            }
         }
+        match ts.len() {
+            0 => ts = vec![-1.5, -2.5],
+            1 => ts.push(ts[0] + if ts[0] > centre { 1.0 } else { -1.0 }),
+            _ => {}
+        }
+        let one_way = ts.iter().all(|&t| t < centre) || ts.iter().all(|&t| t > centre);
+        let passes = ts
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| {
+                let forward = if one_way { i % 2 == 0 } else { t < centre };
+                let (s_start, s_end) = if forward { (s0, s1) } else { (s1, s0) };
+                Pass { t, speed: 10.0, s_start, s_end, id: u16::try_from(i + 1).unwrap_or(u16::MAX) }
+            })
+            .collect();
+        Survey { passes, ..Survey::demo(seed) }
     }
 }
 
