@@ -230,6 +230,13 @@ fn a_part_keeps_what_lies_in_its_range() {
     let r = road(ROAD);
     let part = road_part(&r, 33.0, 70.0).unwrap();
     assert_same(&r, &part, 33.0, "synthetic");
+    // Starting and ending inside the poly3 record.
+    let inner = road_part(&r, 65.0, 85.0).unwrap();
+    assert!(matches!(
+        inner.plan_view.geometries[..],
+        [opendrive::Geometry { kind: GeometryKind::ParamPoly3 { .. }, .. }]
+    ));
+    assert!(assert_same(&r, &inner, 65.0, "inside poly3") == 80);
     assert_eq!(part.length, 37.0);
     // Both cubic records became normalized paramPoly3s in their original frames.
     let g = &part.plan_view.geometries;
