@@ -137,6 +137,16 @@ impl Curve {
         }
     }
 
+    /// For paramPoly3 and poly3: the curve's cubics u(p), v(p) in the record's local frame (for
+    /// poly3 u(p) = p) and the parameter at `ds` metres along the curve, as [`Curve::pose`]
+    /// finds it (clamped to the parameter range). None for other records.
+    pub(crate) fn cubic_at(&self, ds: f64) -> Option<([f64; 4], [f64; 4], f64)> {
+        match &self.kind {
+            CurveKind::Cubic(c) => Some((c.u, c.v, c.p_at_arc_length(ds))),
+            _ => None,
+        }
+    }
+
     /// Largest |curvature| on the record, 1/m (sampled for parametric cubics).
     pub fn max_abs_curvature(&self) -> f64 {
         match &self.kind {
