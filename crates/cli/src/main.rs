@@ -111,7 +111,7 @@ enum Command {
     /// mobile-mapping system delivers (scan.las/.laz, trajectory.csv) plus the exact truth
     /// (truth/road.xodr, truth/surface.crg, truth/features.json). Same seed, same bytes.
     #[command(
-        after_help = "Examples:\n  roadscan synth --scene demo --out survey --seed 1\n  roadscan synth --scene demo --out survey --laz --points-per-rev 2000\n  roadscan synth --scene curves.xodr --road 1 --s-range 100..400 --out curves-survey"
+        after_help = "Examples:\n  roadscan synth --scene demo --out survey --seed 1\n  roadscan synth --scene demo --out survey --laz --points-per-rev 2000\n  roadscan synth --scene curves.xodr --road 1 --s-range 100..400 --out curves-survey\n  roadscan synth --scene velodrome.xodr --road 1 --s-range 0..300 --clutter --traj-noise 0.03,0.05 --out messy-survey\n\n--clutter adds what a real survey meets (seeded, placed from the road's own lanes): trees whose\ncrowns overhang the carriageway by 1-2 m at 3-5 m, cars parked half on the outermost lane, people\non the road, and multipath returns (0.3 % of the road returns, 0.2-1 m too long along the beam,\nso below the surface, with the class of the surface hit). --traj-noise SIGMA_XY,SIGMA_Z adds a\nsmooth random GNSS/IMU error (RMS SIGMA_XY on x and on y, SIGMA_Z on z; periods of 40-150 s) to\nthe trajectory and, through it, to every point. survey.json records both; the truth stays the\ntruth of the pavement."
     )]
     Synth {
         /// Scene: the built-in `demo`, or an OpenDRIVE file whose road (`--road`) gets the demo's
@@ -268,6 +268,14 @@ struct ScanArgs {
     /// Drift of that error, m/s from the start of each pass: DX,DY,DZ.
     #[arg(long, value_parser = parse_xyz, default_value = "0,0,0", allow_hyphen_values = true)]
     traj_drift: [f64; 3],
+    /// Smooth random GNSS/IMU error added to the trajectory and the points: SIGMA_XY,SIGMA_Z,
+    /// its RMS in m (on x and on y, and on z), wandering over 10-30 s, e.g. 0.03,0.05.
+    #[arg(long, value_parser = parse_sigmas, default_value = "0,0")]
+    traj_noise: [f64; 2],
+    /// Add clutter: overhanging trees, cars parked half on the road, people on it, multipath
+    /// returns below the surface (see below).
+    #[arg(long)]
+    clutter: bool,
 }
 
 /// `v` when it is a number of metres from `lo` to `hi`, else an error naming the option
@@ -309,6 +317,15 @@ fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
     match v.as_slice() {
         [x, y, z] if v.iter().all(|c| c.is_finite() && c.abs() <= 1e3) => Ok([*x, *y, *z]),
         _ => Err(format!("'{s}': expected three numbers DX,DY,DZ of at most 1000 m")),
+    }
+}
+
+fn parse_sigmas(s: &str) -> Result<[f64; 2], String> {
+    let want = || format!("'{s}': expected two numbers SIGMA_XY,SIGMA_Z from 0 to 100 m, e.g. 0.03,0.05");
+    let v: Vec<f64> = s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| want())?;
+    match v.as_slice() {
+        [xy, z] if v.iter().all(|c| c.is_finite() && (0.0..=100.0).contains(c)) => Ok([*xy, *z]),
+        _ => Err(want()),
     }
 }
 
@@ -369,7 +386,10 @@ fn synth(
     let scene_file = Some(std::path::Path::new(scene)).filter(|_| scene != "demo");
     let outputs = outdir::Outputs::new(scene_file);
     let staged = outputs.dir(out, "truth/features.json")?;
-    let (sc, mut survey) = synth_scene(scene, road, s_range, seed)?;
+    let (mut sc, mut survey) = synth_scene(scene, road, s_range, seed)?;
+    if a.clutter {
+        sc.add_clutter();
+    }
     survey.scanner.points_per_rev = a.points_per_rev;
     survey.scanner.rate = a.rate;
     survey.scanner.range_noise = a.noise;
@@ -378,6 +398,7 @@ fn synth(
     survey.scanner.roll = a.mount_roll_deg.to_radians();
     survey.trajectory_offset = a.traj_offset;
     survey.trajectory_drift = a.traj_drift;
+    survey.trajectory_noise = a.traj_noise;
     let summary = sim::survey::run(&sc, &survey, &staged, laz).map_err(anyhow::Error::msg)?;
     outputs.commit()?;
     if !quiet {

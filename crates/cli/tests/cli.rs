@@ -221,6 +221,58 @@ fn synth_scans_a_road_of_an_opendrive_file() {
     }
 }
 
+/// `--clutter` and `--traj-noise` (issue 23): recorded in survey.json, the clutter's objects in
+/// features.json, the truth CRG that of the pavement alone; without them none of their keys.
+#[test]
+fn synth_clutter_and_trajectory_noise() {
+    let d = tmp_dir("synth-clutter");
+    let xodr = repo().join("data/opendrive/demo.xodr");
+    let run = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let args = ["synth", "--scene", xodr.to_str().unwrap(), "--s-range", "60..90", "--points-per-rev", "64", "-q"];
+        let o = roadscan(&[&args[..], &["--out", out.to_str().unwrap()], extra].concat());
+        (out, o)
+    };
+    let (clean, o) = run("clean", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (messy, o) = run("messy", &["--clutter", "--traj-noise", "0.03,0.05"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let json = text(&messy, "survey.json");
+    assert!(json.contains("\"noise_rms_m\": {\"xy\": 0.03, \"z\": 0.05"), "{json}");
+    assert!(json.contains("\"clutter\": {\"multipath_fraction\""), "{json}");
+    let features = text(&messy, "truth/features.json");
+    assert!(features.contains("\"type\": \"person\"") && features.contains("\"clutter\""), "{features}");
+    let json = text(&clean, "survey.json");
+    assert!(!json.contains("noise_rms_m") && !json.contains("clutter"), "{json}");
+    assert!(!text(&clean, "truth/features.json").contains("person"));
+    let bytes = |dir: &Path, f: &str| std::fs::read(dir.join(f)).unwrap();
+    assert!(bytes(&clean, "truth/surface.crg") == bytes(&messy, "truth/surface.crg"), "clutter in the truth CRG");
+    assert!(bytes(&clean, "scan.las") != bytes(&messy, "scan.las"));
+    // The trajectory moves by centimetres, not metres.
+    let rows = |dir: &Path| -> Vec<Vec<f64>> {
+        text(dir, "trajectory.csv")
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect()
+    };
+    let moved =
+        rows(&clean).iter().zip(&rows(&messy)).map(|(a, b)| (b[1] - a[1]).hypot(b[2] - a[2])).fold(0.0, f64::max);
+    assert!(moved > 0.001 && moved < 0.3, "the trajectory moved up to {moved} m");
+    for bad in ["0.03", "0.03,-1", "a,b"] {
+        let (_, o) = run("bad", &["--traj-noise", bad]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("SIGMA_XY,SIGMA_Z"), "{}", stderr(&o));
+    }
+    let o = roadscan(&["synth", "--help"]);
+    let help = stdout(&o);
+    assert!(
+        help.contains("--clutter") && help.contains("--traj-noise 0.03,0.05") && help.contains("multipath"),
+        "{help}"
+    );
+}
+
 /// A virtual survey of part of the demo road from its file: (test dir, survey dir).
 fn demo_survey(name: &str, s_range: &str, points_per_rev: &str) -> (Scratch, PathBuf) {
     let d = tmp_dir(name);

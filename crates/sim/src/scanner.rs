@@ -83,6 +83,8 @@ pub enum Class {
     Pole,
     /// Parked cars.
     Car,
+    /// People.
+    Person,
 }
 
 /// One return.
@@ -105,6 +107,9 @@ pub struct ScanPoint {
     pub range: f64,
     /// Range noise applied, m.
     pub noise: f64,
+    /// Extra range of a multipath return (see [`crate::Clutter`]), m; 0 for a direct return.
+    /// The measured point is the truth moved along the beam by `noise + multipath`.
+    pub multipath: f64,
     /// Truth class.
     pub class: Class,
     /// Surface material.
@@ -186,8 +191,9 @@ struct Fixed {
     bounds: (f64, f64),
 }
 
-/// The ground z at (s, t): the designed surface, or beyond the verges the ground at verge height.
-fn ground_z(scene: &Scene, road: &opendrive::RoadEval, s: f64, t: f64) -> f64 {
+/// The ground z at (s, t) an object stands on: the designed surface, or beyond the verges the
+/// ground at verge height.
+pub fn ground_z(scene: &Scene, road: &opendrive::RoadEval, s: f64, t: f64) -> f64 {
     let st = scene.station(road, s);
     let outer = (st.borders.walk_left - 1e-9, st.borders.walk_right + 1e-9);
     Section { scene, st, outer, bounds: scene.surface.height_bounds() }.z(t).0
@@ -268,7 +274,11 @@ fn profile(
         let hit = cast(&sec, tc, zc, sa, ca, cfg.max_range, (fl, fr, fh));
         let hit = nearest_object(&slices, tc, zc, sa, ca, hit.map_or(cfg.max_range, |h| h.0)).or(hit);
         let Some((r, t_hit, z_hit, material, class)) = hit else { continue };
-        let rm = r + noise;
+        let multipath = match scene.clutter {
+            Some(c) if matches!(class, Class::Road | Class::Marking) => multipath(&c, seed, pass.id, k, j),
+            _ => 0.0,
+        };
+        let rm = r + noise + multipath;
         let xy = |t: f64| [pose.x + t * normal[0], pose.y + t * normal[1]];
         let truth_xy = xy(t_hit);
         let meas_t = tc + rm * sa;
@@ -276,7 +286,7 @@ fn profile(
         let meas_z = zc - rm * ca;
         // Intensity: Phong with the incidence on a horizontal or vertical surface, 1/r falloff.
         let cos_inc = match class {
-            Class::Building | Class::Pole | Class::Vegetation | Class::Car => sa.abs().max(0.2),
+            Class::Building | Class::Pole | Class::Vegetation | Class::Car | Class::Person => sa.abs().max(0.2),
             _ => ca.abs(),
         };
         let refl = material.reflectance();
@@ -290,6 +300,7 @@ fn profile(
             angle,
             range: rm,
             noise,
+            multipath,
             class,
             material,
             intensity: (i.clamp(0.0, 1.0) * 65535.0) as u16,
@@ -500,6 +511,9 @@ fn slices(scene: &Scene, grounds: &[f64], s: f64, k: f64) -> Vec<Slice> {
             ObjectKind::Pole { radius, height } => {
                 out.extend(Slice::cylinder(o.t, d, radius, (ground, ground + height), Class::Pole, Material::Metal));
             }
+            ObjectKind::Person { radius, height } => {
+                out.extend(Slice::cylinder(o.t, d, radius, (ground, ground + height), Class::Person, Material::Cloth));
+            }
             ObjectKind::Car { length, width, height, clearance } => {
                 if d.abs() < length / 2.0 {
                     out.push(Slice::Rect {
@@ -567,6 +581,17 @@ fn nearest_object(
         }
     }
     best
+}
+
+/// The extra range of ray `j` of profile `k` when it is a multipath return (a hashed uniform
+/// below the clutter's fraction), else 0: independent of evaluation order.
+fn multipath(c: &crate::Clutter, seed: u64, pass: u16, k: usize, j: usize) -> f64 {
+    const SEED: u64 = 0x6d75_6c74_6970_6174;
+    if noise::uniform(seed ^ SEED, pass as u64, k as u64, j as u64) >= c.multipath {
+        return 0.0;
+    }
+    let (lo, hi) = c.multipath_extra;
+    lo + (hi - lo) * noise::uniform(seed ^ SEED.rotate_left(17), pass as u64, k as u64, j as u64)
 }
 
 /// Two independent standard normal variates for (seed, pass, profile, pair of points), by

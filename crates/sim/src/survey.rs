@@ -31,6 +31,14 @@
 //! - `axis`: what `roadscan axis --trajectory trajectory.csv` takes to give the reference line:
 //!   `--pass`, `--offset` (pass 1's `axis_offset_m`) and `--sensor-height` (`mount.height_m`:
 //!   the rows' z is the road surface under the vehicle plus it).
+//! - `trajectory_error`: the GNSS/IMU error added to the trajectory rows and to every point
+//!   (the points are georeferenced with the erroneous trajectory, as in a real survey): a
+//!   constant offset, a drift from the start of each pass and, when the survey has it, a smooth
+//!   random error `"noise_rms_m": {"xy": .., "z": .., "model": ..}` (RMS on x and on y, and on
+//!   z; see [`trajectory_noise`]).
+//! - `clutter` (only in a survey of a scene with [`crate::Scene::add_clutter`]): the fraction
+//!   of road returns that are multipath and their extra range; the clutter objects are listed
+//!   in `truth/features.json` with the other objects.
 //! - The trajectory rows are `time,x,y,z,roll,pitch,heading,pass`: GPS time (s), the scanner
 //!   centre in the map CRS (m, with the trajectory error), the vehicle's roll, pitch and
 //!   heading (rad), and the pass id.
@@ -38,8 +46,8 @@
 //! Map coordinates are the scene's file coordinates plus the OpenDRIVE header `<offset>` (the
 //! demo road sits at EOV (EPSG:23700) 650000 / 240000, near Budapest; `Scene::from_road` puts any
 //! road's start there). Classes: 2 level verge and ground, 11 road surface, 64 lane marking,
-//! 65 sidewalk, 68 curb, 6 building, 5 high vegetation, 66 pole, 67 car (64 to 68 are user
-//! classes).
+//! 65 sidewalk, 68 curb, 6 building, 5 high vegetation, 66 pole, 67 car, 69 person (64 to 69 are user
+//! classes). A multipath return has the class of the surface it hit.
 
 use crate::scanner::{scan_with, Class, Pass, ScanPoint, ScannerConfig};
 use crate::Scene;
@@ -65,6 +73,7 @@ pub fn class_code(c: Class) -> u8 {
         Class::Vegetation => 5,
         Class::Pole => 66,
         Class::Car => 67,
+        Class::Person => 69,
     }
 }
 
@@ -81,8 +90,11 @@ pub struct Survey {
     pub start_time: f64,
     /// GNSS/IMU error added to the trajectory and so to every point: a constant offset (m)...
     pub trajectory_offset: [f64; 3],
-    /// ... plus a drift (m/s) growing from the start of each pass.
+    /// ... plus a drift (m/s) growing from the start of each pass...
     pub trajectory_drift: [f64; 3],
+    /// ... plus a smooth random error of RMS `[sigma_xy, sigma_z]` (m; sigma_xy in each of x and
+    /// y), a function of the survey's time (see [`trajectory_noise`]).
+    pub trajectory_noise: [f64; 2],
 }
 
 impl Survey {
@@ -98,6 +110,7 @@ impl Survey {
             start_time: 3.0e8,
             trajectory_offset: [0.0; 3],
             trajectory_drift: [0.0; 3],
+            trajectory_noise: [0.0; 2],
         }
     }
 }
@@ -193,7 +206,8 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
     }
     writer.finish().map_err(|e| e.to_string())?;
     write_text(&out.join("trajectory.csv"), &traj)?;
-    write_text(&out.join("survey.json"), &survey_json(survey, if laz { "scan.laz" } else { "scan.las" }))?;
+    let scan_file = if laz { "scan.laz" } else { "scan.las" };
+    write_text(&out.join("survey.json"), &survey_json(survey, scene.clutter.as_ref(), scan_file))?;
     opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
     let (v_right, v_left) = scene.v_range_within(TRUTH_VERGE);
     let grid = (0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
@@ -235,7 +249,7 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
             let grade = road.grade(s);
             let heading = if dir > 0.0 { pose.hdg } else { pose.hdg + std::f64::consts::PI };
             let m = place.to_map([xy[0], xy[1], z]);
-            let e = traj_error(survey, tk);
+            let e = traj_error(survey, tk, t0 - survey.start_time + tk);
             let m = [m[0] + e[0], m[1] + e[1], m[2] + e[2]];
             let _ = writeln!(
                 traj,
@@ -254,7 +268,7 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
             las.clear();
             las.extend(pts.iter().map(|p| {
                 let m = place.to_map(p.xyz);
-                let e = traj_error(survey, p.time);
+                let e = traj_error(survey, p.time, t0 - survey.start_time + p.time);
                 scan::LasPoint {
                     x: m[0] + e[0],
                     y: m[1] + e[1],
@@ -286,8 +300,8 @@ pub fn axis_offset(survey: &Survey, p: &Pass) -> f64 {
 }
 
 /// `survey.json`: the mount, the scanner, the passes and the axis options of the survey (see
-/// the module's documentation for the format).
-pub fn survey_json(survey: &Survey, scan_file: &str) -> String {
+/// the module's documentation for the format); the scene's clutter when it has any.
+pub fn survey_json(survey: &Survey, clutter: Option<&crate::Clutter>, scan_file: &str) -> String {
     let sc = &survey.scanner;
     let v3 = |v: [f64; 3]| format!("[{}, {}, {}]", v[0], v[1], v[2]);
     let passes: Vec<String> = survey
@@ -324,12 +338,22 @@ pub fn survey_json(survey: &Survey, scan_file: &str) -> String {
         "  \"scanner\": {{\"rate_hz\": {}, \"points_per_rev\": {}, \"range_noise_m\": {}, \"max_range_m\": {}}},",
         sc.rate, sc.points_per_rev, sc.range_noise, sc.max_range
     );
+    // Trajectory noise and clutter only when there are any: a clean survey's file stays as it was.
+    let noise = match survey.trajectory_noise {
+        n if n == [0.0; 2] => String::new(),
+        [xy, z] => {
+            format!(", \"noise_rms_m\": {{\"xy\": {xy}, \"z\": {z}, \"model\": \"sinusoids, periods 40-150 s\"}}")
+        }
+    };
     let _ = writeln!(
         j,
-        "  \"trajectory_error\": {{\"offset_m\": {}, \"drift_m_per_s\": {}}},",
+        "  \"trajectory_error\": {{\"offset_m\": {}, \"drift_m_per_s\": {}{noise}}},",
         v3(survey.trajectory_offset),
         v3(survey.trajectory_drift)
     );
+    if let Some(c) = clutter {
+        let _ = writeln!(j, "  \"clutter\": {},", clutter_json(c));
+    }
     let _ = writeln!(j, "  \"passes\": [\n    {}\n  ],", passes.join(",\n    "));
     match survey.passes.first() {
         Some(p) => {
@@ -347,11 +371,55 @@ pub fn survey_json(survey: &Survey, scan_file: &str) -> String {
     j
 }
 
-/// The trajectory error at `t` seconds into a pass (the scanner's position error moves the
-/// point by the same amount; attitude errors are not modelled).
-fn traj_error(survey: &Survey, t: f64) -> [f64; 3] {
+/// The trajectory error at `t` seconds into a pass, `t_survey` seconds after the survey's
+/// start (the scanner's position error moves the point by the same amount; attitude errors are
+/// not modelled).
+fn traj_error(survey: &Survey, t: f64, t_survey: f64) -> [f64; 3] {
     let (o, d) = (survey.trajectory_offset, survey.trajectory_drift);
-    [o[0] + d[0] * t, o[1] + d[1] * t, o[2] + d[2] * t]
+    let e = [o[0] + d[0] * t, o[1] + d[1] * t, o[2] + d[2] * t];
+    if survey.trajectory_noise == [0.0; 2] {
+        return e;
+    }
+    let n = trajectory_noise(survey.seed, survey.trajectory_noise, t_survey);
+    [e[0] + n[0], e[1] + n[1], e[2] + n[2]]
+}
+
+/// Sinusoids in the trajectory noise of each axis.
+const NOISE_TERMS: u64 = 6;
+
+/// The smooth random trajectory error at `t` seconds after the survey's start, m: on each axis
+/// a sum of six sinusoids of seeded phases, weights and periods (40 to 150 s, one in each of
+/// six log-spaced bands, so no two beat slowly), scaled so that the RMS over time is
+/// `sigma[0]` on x and on y and `sigma[1]` on z. Its autocorrelation falls to 1/e within
+/// about 10 to 30 s; GNSS/IMU errors of a real survey wander like that. The same seed gives
+/// the same error.
+pub fn trajectory_noise(seed: u64, sigma: [f64; 2], t: f64) -> [f64; 3] {
+    let mut out = [0.0; 3];
+    for (axis, e) in out.iter_mut().enumerate() {
+        let sd = if axis < 2 { sigma[0] } else { sigma[1] };
+        if sd == 0.0 {
+            continue;
+        }
+        let u = |i: u64, k: u64| crate::noise::uniform(seed ^ 0x7a6a_0e55_0b5e_ed00, axis as u64, i, k);
+        let (p_lo, p_hi) = (40.0f64, 150.0f64);
+        let band = (p_hi / p_lo).ln() / NOISE_TERMS as f64;
+        let weights: Vec<f64> = (0..NOISE_TERMS).map(|i| 0.5 + 0.5 * u(i, 0)).collect();
+        let norm = (2.0 / weights.iter().map(|w| w * w).sum::<f64>()).sqrt();
+        for (i, w) in (0..NOISE_TERMS).zip(&weights) {
+            let period = p_lo * (band * (i as f64 + 0.2 + 0.6 * u(i, 1))).exp();
+            let phase = std::f64::consts::TAU * u(i, 2);
+            *e += sd * w * norm * (std::f64::consts::TAU * t / period + phase).sin();
+        }
+    }
+    out
+}
+
+/// The clutter's multipath settings as a JSON object (its objects are listed with the others).
+fn clutter_json(c: &crate::Clutter) -> String {
+    format!(
+        "{{\"multipath_fraction\": {}, \"multipath_extra_m\": [{}, {}], \"multipath_class\": \"the class of the surface hit\"}}",
+        c.multipath, c.multipath_extra.0, c.multipath_extra.1
+    )
 }
 
 fn pass_duration(p: &Pass) -> f64 {
@@ -375,7 +443,16 @@ pub fn features_json(scene: &Scene) -> String {
     let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
     let _ = writeln!(j, "  \"road\": \"{}\",", scene.odr.roads[0].id.replace(['"', '\\'], "_"));
     let _ = writeln!(j, "  \"s_range\": [{}, {}],", scene.s_range.0, scene.s_range.1);
-    let _ = writeln!(j, "  \"classes\": {{\"2\": \"ground\", \"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk\", \"68\": \"curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"}},");
+    // The person class only where there are people: a clean scene's file stays as it was.
+    let person = if scene.objects.iter().any(|o| matches!(o.kind, ObjectKind::Person { .. })) {
+        ", \"69\": \"person\""
+    } else {
+        ""
+    };
+    let _ = writeln!(j, "  \"classes\": {{\"2\": \"ground\", \"11\": \"road surface\", \"64\": \"lane marking\", \"65\": \"sidewalk\", \"68\": \"curb\", \"6\": \"building\", \"5\": \"high vegetation\", \"66\": \"pole\", \"67\": \"car\"{person}}},");
+    if let Some(c) = &scene.clutter {
+        let _ = writeln!(j, "  \"clutter\": {},", clutter_json(c));
+    }
     let _ = writeln!(j, "  \"asphalt_texture_rms_m\": {},", m.asphalt_rms);
     let _ = writeln!(j, "  \"curb_height_m\": {},", m.curb_height);
     let _ = writeln!(j, "  \"curb_width_m\": {},", m.curb_width);
@@ -432,6 +509,9 @@ pub fn features_json(scene: &Scene) -> String {
                 ),
                 ObjectKind::Pole { radius, height } => {
                     format!("\"type\": \"pole\", \"radius\": {radius}, \"height\": {height}")
+                }
+                ObjectKind::Person { radius, height } => {
+                    format!("\"type\": \"person\", \"radius\": {radius}, \"height\": {height}")
                 }
                 ObjectKind::Car { length, width, height, clearance } => format!(
                     "\"type\": \"car\", \"length\": {length}, \"width\": {width}, \"height\": {height}, \"clearance\": {clearance}"
