@@ -11,10 +11,15 @@ use sim::survey::Survey;
 use sim::Scene;
 
 fn sample(name: &str) -> OpenDrive {
+    sample_map(&std::path::Path::new("esmini").join(name))
+}
+
+/// A sample map by its path under shared/data/opendrive.
+fn sample_map(path: &std::path::Path) -> OpenDrive {
     let dir = std::env::var_os("ROADSCAN_SHARED_DATA")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    opendrive::read_file(dir.join("opendrive/esmini").join(name)).expect("sample map (ROADSCAN_SHARED_DATA)")
+    opendrive::read_file(dir.join("opendrive").join(path)).expect("sample map (ROADSCAN_SHARED_DATA)")
 }
 
 /// Points in map coordinates with intensity.
@@ -211,4 +216,32 @@ fn a_road_without_edge_lines_or_curbs_gets_lanes_from_its_paved_extent() {
     // Elevation and superelevation as designed (level, 0) under the clutter.
     let (ez, ex, (lo, hi)) = profile_errors(&scene.road(), &got, (range.0 + 1.0, range.1 - 1.0));
     assert!(ez < 0.005 && ex < 0.005 && lo > -0.005 && hi < 0.005, "{ez} {ex} {lo}..{hi}");
+}
+
+#[test]
+fn vertical_curves_and_superelevation_ramps_are_followed_within_millimetres() {
+    // Designed profiles whose curvature jumps where one record meets the next (a vertical
+    // curve starting on a level road, a crest between two grades, a superelevation ramp
+    // starting and ending), surveyed over part of the road: the written elevation must
+    // follow them within 3 mm, the superelevation within 0.003 rad.
+    let cases = [
+        ("esmini/straight_500_superelevation_elevation_curve.xodr", "1", (190.0, 310.0)),
+        ("libOpenDRIVE/Town07.xodr", "20", (68.0, 188.0)),
+        ("qc-opendrive/Ex_Entry_Exit.xodr", "308", (0.0, 119.0)),
+        ("qc-opendrive/junction_georef_utm32_v18.xodr", "19686", (0.0, 151.0)),
+    ];
+    let mut bad = Vec::new();
+    for (map, id, range) in cases {
+        let odr = sample_map(std::path::Path::new(map));
+        let scene = Scene::from_road(&odr, id, Some(range), 1).unwrap();
+        let p = survey(&scene);
+        let (out, _) = surveyed(&scene, &p);
+        let got = RoadEval::new(&out.roads[0]);
+        let (ez, ex, _) = profile_errors(&scene.road(), &got, (range.0 + 1.0, range.1 - 1.0));
+        eprintln!("{map}:{id}: elevation within {:.2} mm, superelevation within {ex:.5} rad", ez * 1e3);
+        if !(ez < 0.003 && ex < 0.003) {
+            bad.push(format!("{map}:{id}: {:.2} mm, {ex:.5} rad", ez * 1e3));
+        }
+    }
+    assert!(bad.is_empty(), "{bad:?}");
 }
