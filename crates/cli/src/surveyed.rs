@@ -25,8 +25,8 @@ pub struct XodrArgs {
     /// Cross sections cover |t| up to this, m.
     #[arg(long, default_value_t = 10.0)]
     pub half_width: f64,
-    /// Elevation records within this, m.
-    #[arg(long, default_value_t = 0.01)]
+    /// Elevation records within this of the surface's samples, m (as `build`).
+    #[arg(long, default_value_t = 0.002)]
     pub tolerance: f64,
     /// Print the report as JSON.
     #[arg(long)]
