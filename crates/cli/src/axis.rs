@@ -1,5 +1,6 @@
 //! `roadscan axis`: an OpenDRIVE reference line fitted to a trajectory, a polyline, an
-//! OpenStreetMap way or an existing road.
+//! OpenStreetMap way, an existing road, or the drive path found in the points themselves
+//! (`--points`, `pipeline::drive_path`).
 
 use crate::{exit, json_str, within};
 use anyhow::{bail, Context, Result};
@@ -8,14 +9,14 @@ use pipeline::axis::{build_axis, AxisOptions};
 use scan::axis::Polyline;
 use scan::{CrsDef, Reprojection};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The most vertices an `--xodr` road is sampled into (a 200 km road at 0.1 m).
 const MAX_SAMPLES: usize = 2_000_000;
 
 /// The arguments of `axis`.
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["trajectory", "polyline", "osm", "xodr"])))]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["trajectory", "polyline", "osm", "xodr", "points"])))]
 pub struct AxisArgs {
     /// A vehicle trajectory CSV with a header naming x, y (or easting, northing) and
     /// optionally z and pass.
@@ -46,6 +47,11 @@ pub struct AxisArgs {
     /// The road id in --xodr; also the id of the written road (default 1).
     #[arg(long)]
     pub road: Option<String>,
+    /// LAS/LAZ files with GPS time and scan angles: the axis is the scanner's drive path found
+    /// in them (the longest pass; its height less the sensor height estimated from the points
+    /// under the scanner).
+    #[arg(long, num_args = 1..)]
+    pub points: Vec<PathBuf>,
     /// Sampling step along an --xodr road, m.
     #[arg(long, default_value_t = 1.0)]
     pub step: f64,
@@ -102,6 +108,23 @@ impl AxisArgs {
     }
 }
 
+impl AxisArgs {
+    /// `axis --points FILES...` with every other option at its command-line default.
+    pub(crate) fn for_points(paths: &[PathBuf], crs: Option<&str>, out: &Path) -> Result<AxisArgs> {
+        use clap::{Args, FromArgMatches};
+        use std::ffi::OsString;
+        let mut argv: Vec<OsString> = vec!["axis".into(), "--out".into(), out.into(), "--points".into()];
+        argv.extend(paths.iter().map(|p| p.into()));
+        if let Some(c) = crs {
+            argv.extend(["--crs".into(), c.into()]);
+        }
+        let m = AxisArgs::augment_args(clap::Command::new("axis"))
+            .try_get_matches_from(argv)
+            .map_err(|e| anyhow::anyhow!("internal: axis arguments: {e}"))?;
+        Ok(AxisArgs::from_arg_matches(&m)?)
+    }
+}
+
 pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     within("tolerance", a.tolerance, 1e-4, 10.0)?;
     within("min-length", a.min_length, 0.01, 10_000.0)?;
@@ -110,18 +133,18 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
     within("offset", a.offset, -100.0, 100.0)?;
     within("sensor-height", a.sensor_height, -100.0, 100.0)?;
     let outputs = crate::outdir::Outputs::new(
-        [&a.trajectory, &a.polyline, &a.osm, &a.xodr].into_iter().flatten().collect::<Vec<_>>(),
+        [&a.trajectory, &a.polyline, &a.osm, &a.xodr].into_iter().flatten().chain(&a.points).collect::<Vec<_>>(),
     );
     let staged = outputs.file(crate::outdir::with_extension("--out", &a.out, &["xodr", "xml"])?)?;
     let t0 = std::time::Instant::now();
-    let (built, text, source) = fit(a)?;
+    let (built, text, source, note) = fit_noted(a, quiet)?;
     voxel::write_atomic(&staged, |w| w.write_all(text.as_bytes()))?;
     outputs.commit()?;
     let fit = &built.plan;
     let within = built.within(a.tolerance);
     let mut out = std::io::stdout().lock();
     if a.json {
-        report_json(&mut out, a, &built, &source)?;
+        report_json(&mut out, a, &built, &source, note.as_ref())?;
     } else if !quiet {
         report_text(&mut out, &built)?;
     }
@@ -154,7 +177,19 @@ pub fn run(a: &AxisArgs, quiet: bool) -> Result<u8> {
 /// The axis road `a` asks for (not written), its OpenDRIVE text, checked to read back as
 /// fitted, and the name of its source for messages.
 pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String, String)> {
-    let (line, source) = read_source(a)?;
+    fit_noted(a, true).map(|(b, t, s, _)| (b, t, s))
+}
+
+/// [`fit`], with what was estimated from the points (`--points`), also printed on stderr
+/// unless `quiet`.
+pub(crate) fn fit_noted(
+    a: &AxisArgs,
+    quiet: bool,
+) -> Result<(pipeline::axis::AxisRoad, String, String, Option<DrivePathNote>)> {
+    let (line, source, note) = read_source(a)?;
+    if let (Some(n), false) = (&note, quiet) {
+        eprintln!("roadscan: {}", n.text());
+    }
     // The project CRS and the source's.
     let project = match (&a.crs, &line.crs) {
         (Some(c), _) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
@@ -198,17 +233,108 @@ pub(crate) fn fit(a: &AxisArgs) -> Result<(pipeline::axis::AxisRoad, String, Str
         road_id: a.road.clone().unwrap_or_else(|| "1".into()),
         lane_width: a.lane_width,
         geo_reference: project.as_ref().and_then(CrsDef::proj_string),
-        z_offset: if a.trajectory.is_some() { a.sensor_height } else { 0.0 },
+        z_offset: match &note {
+            Some(n) => n.sensor_height,
+            None if a.trajectory.is_some() => a.sensor_height,
+            None => 0.0,
+        },
     };
     let built = build_axis(&xyz, &opts).with_context(|| format!("{source}: fitting the axis"))?;
     // What is written must read back as fitted.
     let text = opendrive::write(&built.odr, &Default::default())?;
     pipeline::axis::check_written(&text, &built).map_err(|e| anyhow::anyhow!("internal: {e}"))?;
-    Ok((built, text, source))
+    Ok((built, text, source, note))
 }
 
 /// The vertices of the chosen source, and its name for messages.
-fn read_source(a: &AxisArgs) -> Result<(Polyline, String)> {
+fn read_source(a: &AxisArgs) -> Result<(Polyline, String, Option<DrivePathNote>)> {
+    if !a.points.is_empty() {
+        let (line, note) = drive_path(&a.points, a.crs.as_deref())?;
+        let source = match a.points.as_slice() {
+            [p] => p.display().to_string(),
+            ps => format!("{} and {} more", ps[0].display(), ps.len() - 1),
+        };
+        return Ok((line, source, Some(note)));
+    }
+    let (line, source) = read_other(a)?;
+    Ok((line, source, None))
+}
+
+/// What `--points` found: the passes, the one chosen and the sensor height estimated.
+#[derive(Debug, Clone)]
+pub(crate) struct DrivePathNote {
+    /// Each pass: GPS time range (s), length (m), samples.
+    pub passes: Vec<((f64, f64), f64, usize)>,
+    /// The pass the axis follows (index into `passes`).
+    pub chosen: usize,
+    /// The scanner's height above the road under it (median over the pass), m.
+    pub sensor_height: f64,
+    /// Windows fitted, and left out (their angles describe no vertical scan plane).
+    pub windows: usize,
+    pub rejected: usize,
+    /// The chosen pass's largest fit residual (RMS distance of a window's points from their
+    /// rays), m.
+    pub rms: f64,
+}
+
+impl DrivePathNote {
+    pub fn text(&self) -> String {
+        let ((t0, t1), len, _) = self.passes[self.chosen];
+        format!(
+            "drive path from the points: {} pass(es); the axis follows pass {} of {} (GPS time {t0:.2}..{t1:.2} s, {len:.1} m), the scanner's track, not the road's centre; sensor height estimated {:.3} m from the points under the scanner; {} of {} windows left out; rays fitted within {:.1} mm RMS",
+            self.passes.len(),
+            self.chosen + 1,
+            self.passes.len(),
+            self.sensor_height,
+            self.rejected,
+            self.windows,
+            self.rms * 1e3
+        )
+    }
+}
+
+/// The drive path of the scanner through the LAS/LAZ files `paths` (in their CRS, else
+/// `crs`): the vertices of its longest pass (scanner positions), and what was found.
+pub(crate) fn drive_path(paths: &[PathBuf], crs: Option<&str>) -> Result<(Polyline, DrivePathNote)> {
+    use pipeline::drive_path::{DrivePathBuilder, DrivePathOptions};
+    let inputs = crate::inputs::Inputs::open(&opendrive::OpenDrive::default(), Path::new(""), crs, paths, true)?;
+    let crs_label = inputs.crs.as_ref().map(|c| c.0.clone());
+    let mut b = DrivePathBuilder::new(DrivePathOptions::default()).map_err(anyhow::Error::msg)?;
+    let mut without_time = false;
+    inputs.stream(false, |p| {
+        if p.gps_time.len() < p.x.len() || p.scan_angle_deg.len() < p.x.len() {
+            without_time = true;
+        }
+        b.add(&p.x, &p.y, &p.z, &p.gps_time, &p.scan_angle_deg);
+        Ok(())
+    })?;
+    let name = match paths {
+        [p] => p.display().to_string(),
+        ps => format!("{} (and {} more)", ps[0].display(), ps.len() - 1),
+    };
+    if without_time && b.points() == 0 {
+        bail!("{name}: the points have no GPS time (point format 0 or 2): the drive path cannot be found; give --trajectory or --polyline");
+    }
+    let path = b.finish().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let Some((chosen, pass)) = path.longest() else { bail!("{name}: no drive path found") };
+    let sensor_height = pass.sensor_height().with_context(|| {
+        format!("{name}: no points within 3 degrees of nadir under the scanner: its height above the road is unknown")
+    })?;
+    let rms = pass.samples.iter().map(|s| s.rms).fold(0.0, f64::max);
+    let note = DrivePathNote {
+        passes: path.passes.iter().map(|p| (p.time_range(), p.length, p.samples.len())).collect(),
+        chosen,
+        sensor_height,
+        windows: path.windows,
+        rejected: path.rejected,
+        rms,
+    };
+    let xyz = pipeline::drive_path::vertices(pass, 0.2);
+    Ok((Polyline { xyz, crs: crs_label }, note))
+}
+
+/// The vertices of a source other than `--points`, and its name for messages.
+fn read_other(a: &AxisArgs) -> Result<(Polyline, String)> {
     if let Some(p) = &a.trajectory {
         return Ok((scan::axis::read_trajectory(p, a.pass.as_deref(), a.offset)?, p.display().to_string()));
     }
@@ -248,7 +374,7 @@ fn read_source(a: &AxisArgs) -> Result<(Polyline, String)> {
         let crs = odr.header.geo_reference.as_ref().map(|g| g.trim().to_string()).filter(|g| CrsDef::parse(g).is_ok());
         return Ok((Polyline { xyz, crs }, format!("{} road {id}", p.display())));
     }
-    bail!("give one of --trajectory, --polyline, --osm with --way, or --xodr with --road")
+    bail!("give one of --trajectory, --polyline, --osm with --way, --xodr with --road, or --points")
 }
 
 /// A geometry record's element name.
@@ -303,9 +429,32 @@ fn report_text(out: &mut impl Write, b: &pipeline::axis::AxisRoad) -> Result<()>
     Ok(())
 }
 
-fn report_json(out: &mut impl Write, a: &AxisArgs, b: &pipeline::axis::AxisRoad, source: &str) -> Result<()> {
+fn report_json(
+    out: &mut impl Write,
+    a: &AxisArgs,
+    b: &pipeline::axis::AxisRoad,
+    source: &str,
+    note: Option<&DrivePathNote>,
+) -> Result<()> {
     writeln!(out, "{{")?;
     writeln!(out, "  \"source\": {},", json_str(source))?;
+    if let Some(n) = note {
+        let passes: Vec<String> = n
+            .passes
+            .iter()
+            .map(|((t0, t1), len, k)| format!("{{\"gps_time\": [{t0}, {t1}], \"length_m\": {len}, \"samples\": {k}}}"))
+            .collect();
+        writeln!(
+            out,
+            "  \"drive_path\": {{\"passes\": [{}], \"pass\": {}, \"follows\": \"scanner track\", \"sensor_height_m\": {}, \"windows\": {}, \"rejected\": {}, \"rms_m\": {}}},",
+            passes.join(", "),
+            n.chosen + 1,
+            n.sensor_height,
+            n.windows,
+            n.rejected,
+            n.rms
+        )?;
+    }
     writeln!(out, "  \"out\": {},", json_str(&a.out.display().to_string()))?;
     writeln!(out, "  \"tolerance_m\": {},", a.tolerance)?;
     writeln!(out, "  \"origin\": [{}, {}, {}],", b.origin[0], b.origin[1], b.origin[2])?;

@@ -129,8 +129,18 @@ pub(crate) struct Settings {
 /// Where the axis comes from.
 #[derive(Debug, Clone)]
 pub(crate) enum Axis {
-    File { path: PathBuf, road: Option<String> },
-    Trajectory { path: PathBuf, offset: f64, sensor_height: f64, pass: Option<String> },
+    File {
+        path: PathBuf,
+        road: Option<String>,
+    },
+    Trajectory {
+        path: PathBuf,
+        offset: f64,
+        sensor_height: f64,
+        pass: Option<String>,
+    },
+    /// No axis source given: the scanner's drive path found in the inputs (`axis --points`).
+    Points,
 }
 
 impl Default for Settings {
@@ -157,9 +167,10 @@ impl Settings {
     /// Every file the build reads (never to be written over); `config`: its config file.
     pub fn inputs(&self, config: Option<&Path>) -> Vec<PathBuf> {
         let axis = match &self.axis {
-            Axis::File { path, .. } | Axis::Trajectory { path, .. } => path,
+            Axis::File { path, .. } | Axis::Trajectory { path, .. } => Some(path),
+            Axis::Points => None,
         };
-        self.input.iter().chain([axis]).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
+        self.input.iter().chain(axis).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
     }
 
     /// The arguments `a` merged with its `--config` (the command line wins) and the defaults.
@@ -199,7 +210,8 @@ impl Settings {
                 Axis::Trajectory { path, offset, sensor_height, pass }
             }
             (Some(_), Some(_)) => bail!("give --axis or --trajectory, not both"),
-            (None, None) => bail!("no axis: give --axis road.xodr or --trajectory trajectory.csv"),
+            // No axis source: the drive path in the points (an error there names what is missing).
+            (None, None) => Axis::Points,
         };
         let num = |name: &str, v: Option<f64>, f: Option<f64>, (default, lo, hi): (f64, f64, f64)| {
             within(name, v.or(f).unwrap_or(default), lo, hi)
@@ -258,6 +270,7 @@ impl Settings {
                 "trajectory": path.display().to_string(), "offset": offset,
                 "sensor_height": sensor_height, "pass": pass,
             }),
+            Axis::Points => json!({"points": "drive path of the inputs"}),
         };
         json!({
             "axis": axis,
@@ -455,6 +468,11 @@ pub(crate) struct AxisOf {
 impl AxisOf {
     /// The axis `s` names: read, or fitted to the trajectory (not written).
     pub fn of(s: &Settings) -> Result<AxisOf> {
+        AxisOf::of_noted(s, true)
+    }
+
+    /// [`AxisOf::of`], printing what a drive path found in the points estimated unless `quiet`.
+    pub fn of_noted(s: &Settings, quiet: bool) -> Result<AxisOf> {
         match &s.axis {
             Axis::File { path, .. } => Ok(AxisOf {
                 odr: opendrive::read_file(path)?,
@@ -477,6 +495,14 @@ impl AxisOf {
                     label: "axis.xodr".into(),
                     fit: Some((built, args.tolerance, text)),
                 })
+            }
+            Axis::Points => {
+                let path = s.input.first().cloned().unwrap_or_default();
+                let args = crate::axis::AxisArgs::for_points(&s.input, s.crs.as_deref(), Path::new("axis.xodr"))?;
+                let (built, text, _, _) = crate::axis::fit_noted(&args, quiet)?;
+                let odr =
+                    opendrive::read(&text).with_context(|| format!("{}: the drive path's axis", path.display()))?;
+                Ok(AxisOf { odr, path, label: "axis.xodr".into(), fit: Some((built, args.tolerance, text)) })
             }
         }
     }
@@ -515,6 +541,7 @@ impl AxisOf {
 pub(crate) fn on_road(s: &Settings, road: &opendrive::Road) -> impl Fn(String) -> anyhow::Error {
     let source = match &s.axis {
         Axis::File { path, .. } | Axis::Trajectory { path, .. } => path.display().to_string(),
+        Axis::Points => "axis.xodr (the drive path of the inputs)".to_string(),
     };
     let id = road.id.clone();
     move |e: String| anyhow::anyhow!("{source}: road {id}: {e}")
@@ -641,12 +668,16 @@ pub(crate) struct Gathered<'a> {
 /// Builds every product of `s` into the directory `dir`.
 pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built> {
     let t0 = Instant::now();
-    let fitted = matches!(s.axis, Axis::Trajectory { .. });
+    let fitted = matches!(s.axis, Axis::Trajectory { .. } | Axis::Points);
     let mut st = Stages::new(if fitted { 6 } else { 5 }, quiet);
     let hashing = hash_inputs(s);
 
     // 1. The axis.
-    let axis = if fitted { st.run("axis fitted to the trajectory", None, |_| AxisOf::of(s))? } else { AxisOf::of(s)? };
+    let what = match s.axis {
+        Axis::Points => "axis fitted to the drive path found in the points",
+        _ => "axis fitted to the trajectory",
+    };
+    let axis = if fitted { st.run(what, None, |_| AxisOf::of_noted(s, quiet))? } else { AxisOf::of(s)? };
     axis.write_into(dir)?;
     let road = axis.road(s)?;
     let s = &s.for_road(road);

@@ -273,9 +273,13 @@ pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8
     })?;
     // The axis as planned (a fitted one from the plan's axis.xodr, not fitted again).
     let axis = match (&s.axis, stage) {
-        (Axis::Trajectory { path, .. }, st) if st != Stage::Finish => {
+        (Axis::Trajectory { .. } | Axis::Points, st) if st != Stage::Finish => {
+            let path = match &s.axis {
+                Axis::Trajectory { path, .. } => path.clone(),
+                _ => s.input.first().cloned().unwrap_or_default(),
+            };
             let p = work.join("axis.xodr");
-            AxisOf { odr: opendrive::read_file(&p)?, path: path.clone(), label: "axis.xodr".into(), fit: None }
+            AxisOf { odr: opendrive::read_file(&p)?, path, label: "axis.xodr".into(), fit: None }
         }
         _ => AxisOf::of(s)?,
     };

@@ -268,3 +268,73 @@ fn a_noisy_polyline_gives_few_records_and_reports_its_noise() {
     let report = String::from_utf8_lossy(&o.stdout);
     assert!(report.contains(&format!("mm estimated, {outliers} outliers left out")), "{report}");
 }
+
+/// `axis --points`: the drive path found in a survey's LAS (two passes in opposite
+/// directions; no trajectory) is written as a road whose line lies on pass 1's track (as
+/// survey.json records it) within 5 cm, its elevation on the road within 5 cm; what was
+/// estimated is printed.
+#[test]
+fn the_points_alone_give_the_drive_path() {
+    let Some(data) = roadscan_tests::shared_data() else { return };
+    let curves = data.join("opendrive/esmini/curves.xodr");
+    let d = tmp("points");
+    let survey = d.join("survey");
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        s(&curves),
+        "--road",
+        "1",
+        "--s-range",
+        "100..250",
+        "--out",
+        s(&survey),
+        "--points-per-rev",
+        "300",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = d.join("axis.xodr");
+    let o = roadscan(&["axis", "--points", s(&survey.join("scan.las")), "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("follows pass 1 of 2") && err.contains("sensor height estimated 2.200 m"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(survey.join("survey.json")).unwrap()).unwrap();
+    let track = json["passes"][0]["track_t_m"].as_f64().unwrap();
+    let odr = opendrive::read_file(&out).unwrap();
+    let truth = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
+    let (road, troad) = (&odr.roads[0], &truth.roads[0]);
+    assert!((road.length - 150.0).abs() < 3.0, "{}", road.length);
+    let (eval, teval) = (RoadEval::new(road), RoadEval::new(troad));
+    let tplace = truth.header.offset.unwrap_or_default().placement();
+    let (mut lateral, mut height) = (0.0f64, 0.0f64);
+    let mut sv = 0.5;
+    while sv < road.length - 0.5 {
+        let m = map_pose(&odr, &eval, sv);
+        let f = tplace.to_file(m);
+        let st = teval.xy_to_st(f[0], f[1], 20.0).unwrap();
+        lateral = lateral.max((st.t - track).abs());
+        height = height.max((f[2] - teval.elevation(st.s)).abs());
+        sv += 1.0;
+    }
+    eprintln!("axis --points: {:.2} mm from the track, elevation {:.1} mm", lateral * 1e3, height * 1e3);
+    assert!(lateral < 0.05, "{lateral} m from pass 1's track");
+    assert!(height < 0.05, "elevation {height} m off the road");
+}
+
+/// The real Jakarto sample (0.02 s, no scan angles): a one-line error naming the file and
+/// what is missing, nothing written, never a panic.
+#[test]
+fn the_points_without_scan_angles_are_a_clear_error() {
+    let Some(data) = roadscan_tests::shared_data() else { return };
+    let d = tmp("points-jakarto");
+    let out = d.join("axis.xodr");
+    let las = data.join("las/jakarto_montreal_mls_0.02s.las");
+    let o = roadscan(&["axis", "--points", s(&las), "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("jakarto_montreal_mls_0.02s.las") && err.contains("scan angle"), "{err}");
+    assert!(!out.exists());
+}

@@ -547,7 +547,21 @@ fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
     fails(&["build", "--config", s(&bad)], "bad.toml:4:1: unknown field `tiles`");
     fails(&["build", "--config", s(&cfg), "--input", "/nonexistent.las"], "/nonexistent.las");
     fails(&["build", "--config", s(&cfg), "--cell", "0"], "--cell must be from 0.001 to 1 m, got 0");
-    fails(&["build", "--input", s(&scan), "--out", s(&by_config)], "no axis");
+    // Without an axis source, the axis is the drive path found in the points (`axis --points`).
+    let drive = d.join("drive");
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["build", "--input", s(&scan), "--out", s(&drive)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    assert!(err.contains("drive path from the points") && err.contains("follows pass 1 of 2"), "{err}");
+    assert!(drive.join("axis.xodr").exists() && drive.join("road.xodr").exists());
+    // ... and points without scan angles say so.
+    if let Some(data) = roadscan_tests::shared_data() {
+        let jakarto = data.join("las/jakarto_montreal_mls_0.02s.las");
+        fails(&["build", "--input", s(&jakarto), "--out", s(&d.join("j"))], "scan angle other than 0");
+    }
     // An axis 3.4 m off the road's centre (the wrong --offset) finds no marking line or curb
     // on one side: every product is still written, and the failed check says why (exit 1).
     let traj = survey.join("trajectory.csv");

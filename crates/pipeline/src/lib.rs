@@ -9,6 +9,7 @@
 //! h = height above the OpenDRIVE surface (elevation + t·tan(superelevation)/√(1+grade²)).
 
 pub mod axis;
+pub mod drive_path;
 pub mod frame;
 mod par;
 pub mod road;
