@@ -6,6 +6,6 @@ pub mod noise;
 pub mod scene;
 pub mod truth;
 
-pub use scene::{Clutter, Material, ObjectKind, Scene, SceneObject, Station, Zone};
+pub use scene::{Clutter, Drape, Material, ObjectKind, Scene, SceneObject, Station, Zone};
 pub mod scanner;
 pub mod survey;

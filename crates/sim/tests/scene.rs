@@ -188,3 +188,28 @@ fn lanes_too_wide_negative_or_far_off_are_errors_naming_lane_and_station() {
     let odr = one_lane_road(r#"a="3" b="0" c="0" d="0""#, ("0", "0"));
     Scene::from_road(&odr, "1", None, 1).unwrap();
 }
+
+/// A measured grid draped on the road: its heights at the nodes (less its plane), bilinear
+/// between them, mirrored (so continuous) beyond its edges, and only from s0 to s1.
+#[test]
+fn a_draped_grid_gives_its_heights_mirrored_beyond_its_edges() {
+    let (nu, nv) = (4, 3);
+    let z: Vec<f32> = (0..nu * nv).map(|i| if i == 5 { 0.01 } else { 0.0 }).collect();
+    let crg = opencrg::Crg::new_grid(0.0, 0.01, nu, -0.01, 0.01, nv, (0.0, 0.0, 0.0), None, z);
+    let d = sim::Drape::from_crg(&crg, 10.0, 20.0, 1.0).unwrap();
+    // Node (1, 2) is the bump, 1 cm over the rest before the plane (mean and tilts) is taken
+    // off; 6.8 mm over the node (3, 0) after.
+    let bump = d.at(10.01, 1.02) - d.at(10.03, 1.0);
+    assert!((bump - 0.0068333).abs() < 1e-6, "{bump}");
+    assert!((d.at(10.005, 1.02) - 0.5 * (d.at(10.0, 1.02) + d.at(10.01, 1.02))).abs() < 1e-9);
+    // Mirrored at u = 3 cells: s = 10.04 is s = 10.02.
+    assert!((d.at(10.04, 1.01) - d.at(10.02, 1.01)).abs() < 1e-9);
+    assert!((d.at(9.99, 1.01) - d.at(10.01, 1.01)).abs() < 1e-9);
+    let mut scene = Scene::demo(1);
+    scene.surface.drape = Some(d);
+    let road = scene.road();
+    let (h, m) = scene.height(&road, 10.01, 1.02).unwrap();
+    assert_eq!(m, Material::Cobble);
+    assert!((h - scene.surface.drape.as_ref().unwrap().at(10.01, 1.02)).abs() < 1e-12);
+    assert_eq!(scene.height(&road, 25.0, 1.02).unwrap().1, Material::Asphalt);
+}
