@@ -1424,6 +1424,18 @@ impl Drop for RowStream<'_> {
     }
 }
 
+/// Largest difference between a CRG node's chord heading and the road's mean heading over it,
+/// rad: on a smooth line the chord runs along the mean of its end tangents (exactly on an arc,
+/// to micro-radians on a clothoid); a road that jumps 0.1 mm across a 1 cm chord turns it by
+/// 0.01 rad.
+const MAX_CHORD_TURN: f64 = 1e-3;
+
+/// An angle in (-pi, pi].
+fn wrap_angle(a: f64) -> f64 {
+    let t = std::f64::consts::TAU;
+    a - t * ((a + std::f64::consts::PI) / t).floor()
+}
+
 /// Rows of z in order: slabs gridded as the rows reach them, gaps filled, heights to z.
 struct RowStream<'a> {
     progress: Option<Progress<'a>>,
@@ -1619,7 +1631,12 @@ impl<'a> RowStream<'a> {
         phi.push(prev.hdg);
         for i in 1..n {
             let p = self.road.pose(s_at(i));
-            phi.push((p.y - prev.y).atan2(p.x - prev.x));
+            // The chord through the road's points, unless the road jumps between them (a gap
+            // between geometry records, tenths of a millimetre in many maps): there the mean
+            // heading, so the CRG's line bends no sharper than the road does.
+            let chord = (p.y - prev.y).atan2(p.x - prev.x);
+            let mean = prev.hdg + 0.5 * wrap_angle(p.hdg - prev.hdg);
+            phi.push(if wrap_angle(chord - mean).abs() < MAX_CHORD_TURN { chord } else { mean });
             prev = p;
         }
         let start = self.road.pose(s_at(0));

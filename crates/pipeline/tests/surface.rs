@@ -381,3 +381,29 @@ fn a_frame_covering_the_points_box_grids_the_same_bits_as_the_whole_road() {
     assert_eq!(bits(&whole), bits(&part));
     assert_eq!(whole.points, part.points);
 }
+
+/// A road whose second geometry record starts 0.1 mm beside the first one's end (as in many
+/// maps): the CRG's reference line follows the road's headings across the gap, with no kink
+/// that would fold the grid (a chord across the gap turns 0.01 rad in 1 cm).
+#[test]
+fn a_gap_between_geometry_records_bends_no_crg_reference_line() {
+    let text = r#"<?xml version="1.0"?><OpenDRIVE><header revMajor="1" revMinor="6"/>
+<road id="1" length="40" junction="-1"><planView>
+<geometry s="0" x="0" y="0" hdg="0" length="20"><line/></geometry>
+<geometry s="20" x="20" y="0.0001" hdg="0" length="20"><line/></geometry>
+</planView><lanes><laneSection s="0"><center><lane id="0" type="none"/></center>
+<right><lane id="-1" type="driving"><width sOffset="0" a="3" b="0" c="0" d="0"/></lane></right>
+</laneSection></lanes></road></OpenDRIVE>"#;
+    let odr = opendrive::read(text).unwrap();
+    let mut pts = Vec::new();
+    for i in 0..400 {
+        for j in 0..300 {
+            pts.push([0.1 * i as f64, -0.01 * j as f64, 0.0]);
+        }
+    }
+    let opts = SurfaceOptions { s_range: Some((0.0, 39.9)), v_range: Some((-3.0, 0.0)), ..Default::default() };
+    let g = grid_surface(&odr.roads[0], None, &pts, opts).unwrap();
+    let phi = g.crg.phi.as_ref().unwrap();
+    let turn = phi.windows(2).map(|w| (w[1] - w[0]).abs()).fold(0.0f64, f64::max);
+    assert!(turn < 1e-6, "the CRG's line turns {turn} rad between nodes");
+}
