@@ -15,6 +15,8 @@ pub(crate) struct Facts<'a> {
     /// The fitted axis and its tolerance, when the build fitted one.
     pub axis_fit: Option<(&'a pipeline::axis::AxisRoad, f64)>,
     pub odr: &'a OpenDrive,
+    /// The axis the road was surveyed on (its design, when it is a map's road).
+    pub axis: &'a OpenDrive,
     pub survey: &'a SurveyReport,
     pub grid: &'a SurfaceGrid,
     /// The CRG tiles.
@@ -24,6 +26,11 @@ pub(crate) struct Facts<'a> {
     /// The inputs, as the manifest shows them.
     pub inputs: &'a [String],
     pub crs: Option<&'a str>,
+}
+
+/// The quantity an implausibility finding is about (as `roadscan check` words it).
+fn odd_kind(message: &str) -> Option<&'static str> {
+    ["superelevation", "grade", "wide", "curvature"].into_iter().find(|k| message.contains(k))
 }
 
 /// What the report keeps of a CRG tile (the tile itself is dropped after its search, so
@@ -131,14 +138,28 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
         "detail": format!("{errors} errors, {warnings} warnings")}));
     // Values no ordinary road has (a 50-degree superelevation, a 9 m lane): a failed check of
     // the survey, whatever check's severity.
-    let odd: Vec<String> = diags.iter().filter(|d| d.implausible).map(|d| d.to_string()).collect();
-    checks.push(
-        json!({"name": "road.xodr: plausible superelevation, grade, lane widths and curvature", "pass": odd.is_empty(),
-        "detail": if odd.is_empty() { "all within the limits of roadscan check".to_string() } else {
-            let more = if odd.len() > 5 { format!("; and {} more", odd.len() - 5) } else { String::new() };
-            format!("{}{more}", odd[..odd.len().min(5)].join("; "))
-        }}),
-    );
+    // A value the axis itself declares (a banked track's superelevation, a ramp's grade in a
+    // map's design) is the design, measured: named, not failed.
+    let designed: std::collections::HashSet<&str> = opendrive::validate::check(f.axis, &Default::default())
+        .iter()
+        .filter(|d| d.implausible)
+        .filter_map(|d| odd_kind(&d.message))
+        .collect();
+    let (as_designed, odd): (Vec<&opendrive::validate::Diagnostic>, Vec<&opendrive::validate::Diagnostic>) = diags
+        .iter()
+        .filter(|d| d.implausible)
+        .partition(|d| odd_kind(&d.message).is_some_and(|k| designed.contains(k)));
+    let listed = |v: &[&opendrive::validate::Diagnostic]| {
+        let more = if v.len() > 5 { format!("; and {} more", v.len() - 5) } else { String::new() };
+        format!("{}{more}", v[..v.len().min(5)].iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))
+    };
+    let detail = match (odd.is_empty(), as_designed.is_empty()) {
+        (true, true) => "all within the limits of roadscan check".to_string(),
+        (true, false) => format!("beyond the limits as the axis road's design is: {}", listed(&as_designed)),
+        (false, _) => listed(&odd),
+    };
+    checks.push(json!({"name": "road.xodr: plausible superelevation, grade, lane widths and curvature",
+        "pass": odd.is_empty(), "detail": detail}));
     // What the survey could not find and made up for (lanes from the paved extent where no
     // marking line or curb was found): the products are written, the check fails.
     for finding in &sv.findings {

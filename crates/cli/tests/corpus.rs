@@ -25,6 +25,9 @@ use std::sync::Mutex;
 /// Roads up to this long are surveyed whole, longer ones over [`PART`] metres of their middle.
 const WHOLE: f64 = 160.0;
 const PART: f64 = 120.0;
+/// The trajectory error of the noisy cases (`synth --traj-noise`, RMS per axis, smooth over
+/// tens of seconds): horizontal, vertical, m.
+const TRAJ_NOISE: &str = "0.005,0.001";
 /// Margin the products may extend beyond the surveyed range, m.
 const MARGIN: f64 = 2.0;
 
@@ -141,7 +144,7 @@ fn survey_and_build(c: &Case, dir: &Path, clutter: bool, traj_noise: bool) -> Re
         args.push("--clutter");
     }
     if traj_noise && c.noisy {
-        args.extend(["--traj-noise", "0.02,0.002"]);
+        args.extend(["--traj-noise", TRAJ_NOISE]);
     }
     let o = run(&args);
     if !o.status.success() {

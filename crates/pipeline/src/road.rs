@@ -226,7 +226,7 @@ pub fn survey_road(
         out.lateral_profile.superelevations = x.held(road.length);
     }
     let sides = LaneSides::of(road);
-    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, sides, opts, &mut findings);
+    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, &sides, opts, &mut findings);
     let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
     attach_surface(&mut out, &mut features, links);
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
@@ -762,11 +762,13 @@ fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLin
 /// The sides of the reference line the axis road declares lanes on: both (a road of two
 /// directions, or an axis that says nothing, like one fitted to a trajectory), or one (a
 /// one-way road or ramp whose reference line is its edge).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Only road lanes count: a border, a sidewalk beside a one-way road's reference line is no
+/// side of its own; the centre is then the axis's lane offset.
+#[derive(Debug, Clone, PartialEq)]
 enum LaneSides {
     Both,
-    /// Only left (+1) or only right (-1).
-    One(f64),
+    /// Only left (+1) or only right (-1), and the axis's lane offset records.
+    One(f64, Vec<Poly3>),
 }
 
 impl LaneSides {
@@ -775,12 +777,18 @@ impl LaneSides {
         let has = |left: bool| {
             secs.iter().any(|sec| {
                 let side = if left { &sec.left } else { &sec.right };
-                side.as_ref().is_some_and(|l| !l.lanes.is_empty())
+                side.as_ref().is_some_and(|l| {
+                    l.lanes.iter().any(|lane| {
+                        let kind = lane.kind.as_deref().unwrap_or("none");
+                        !matches!(kind, "border" | "none" | "sidewalk" | "walking" | "curb" | "median")
+                    })
+                })
             })
         };
+        let one = |side: f64| LaneSides::One(side, road.lanes.lane_offsets.clone());
         match (has(true), has(false)) {
-            (true, false) => LaneSides::One(1.0),
-            (false, true) => LaneSides::One(-1.0),
+            (true, false) => one(1.0),
+            (false, true) => one(-1.0),
             _ => LaneSides::Both,
         }
     }
@@ -810,7 +818,7 @@ fn lanes(
     surveyed: (f64, f64),
     markings: &[MarkingLine],
     curbs: &[Option<Curb>; 2],
-    sides_declared: LaneSides,
+    sides_declared: &LaneSides,
     opts: &SurveyOptions,
     findings: &mut Vec<Finding>,
 ) -> Lanes {
@@ -819,13 +827,15 @@ fn lanes(
         LaneSides::Both if !divided(markings) => centre_line(markings),
         LaneSides::Both => (Vec::new(), None),
         // The centre lane's mark: a line along the reference line, if any.
-        LaneSides::One(_) => {
+        LaneSides::One(..) => {
             let on_line = |m: &&MarkingLine| m.samples.iter().filter(|p| p.1.abs() < 0.3).count() * 2 > m.samples.len();
             (Vec::new(), markings.iter().filter(on_line).max_by_key(|m| m.samples.len()))
         }
     };
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
-    let lane_offsets: Vec<Poly3> = if centre_samples.len() >= 10 {
+    let lane_offsets: Vec<Poly3> = if let LaneSides::One(_, declared) = &sides_declared {
+        declared.clone()
+    } else if centre_samples.len() >= 10 {
         let (s, t): (Vec<f64>, Vec<f64>) = centre_samples.iter().copied().unzip();
         let fit = fit_profile(&s, &t, &width_fit).map(|f| f.held(length)).unwrap_or_default();
         // A centre on the reference line needs no lane offset.
@@ -846,7 +856,7 @@ fn lanes(
         samples.iter().map(|&(s, t)| (s, t - tc(s))).filter(|p| p.1 * sign >= 0.5).map(|(s, d)| (s, d.abs())).collect()
     };
     for (k, sign) in [(0usize, 1.0f64), (1, -1.0)] {
-        if matches!(sides_declared, LaneSides::One(side) if side != sign) {
+        if matches!(sides_declared, LaneSides::One(side, _) if *side != sign) {
             continue;
         }
         let curb = curbs[k].as_ref();
