@@ -244,20 +244,32 @@ impl Settings {
         Ok(s)
     }
 
-    /// The settings for `road`: without a --half-width, the default widened to 1 m beyond the
-    /// outermost lane border the axis road declares (a wide road's outer lanes and curbs lie
-    /// beyond 10 m), at most --buffer.
+    /// The settings for `road`: without a --half-width, the default widened to 2 m beyond the
+    /// outermost border of a road lane the axis road declares (a wide road's outer lanes and
+    /// its curbs lie beyond 10 m; its verges, sidewalks and `none` lanes do not count), at most
+    /// --buffer.
     pub(crate) fn for_road(&self, road: &opendrive::Road) -> Settings {
         let mut s = self.clone();
         if !self.half_width_given {
             let eval = opendrive::RoadEval::new(road);
             let n = (road.length / 5.0).ceil().clamp(1.0, 10_000.0) as usize;
-            let outer = (0..=n)
-                .flat_map(|i| eval.lane_borders(road.length * i as f64 / n as f64))
-                .map(|(_, t)| t.abs())
-                .filter(|t| t.is_finite())
-                .fold(0.0f64, f64::max);
-            s.half_width = s.half_width.max((outer + 1.0).ceil()).min(s.buffer);
+            let mut outer = 0.0f64;
+            for i in 0..=n {
+                let sv = road.length * i as f64 / n as f64;
+                let Some(sec) = eval.lane_section(sv) else { continue };
+                let road_lane = |id: i32| {
+                    sec.lanes()
+                        .find(|l| l.id == id)
+                        .and_then(|l| l.kind.as_deref())
+                        .is_some_and(|k| !matches!(k, "border" | "none" | "sidewalk" | "walking" | "curb" | "median"))
+                };
+                for (id, t) in eval.lane_borders(sv) {
+                    if road_lane(id) && t.is_finite() {
+                        outer = outer.max(t.abs());
+                    }
+                }
+            }
+            s.half_width = s.half_width.max((outer + 2.0).ceil()).min(s.buffer);
         }
         s
     }

@@ -147,7 +147,7 @@ impl Survey {
                 if at >= last {
                     break;
                 }
-                let next = lanes.iter().copied().filter(|&t| t > at && t <= at + PASS_SPACING).next_back();
+                let next = lanes.iter().copied().rfind(|&t| t > at && t <= at + PASS_SPACING);
                 ts.push(next.unwrap_or_else(|| lanes.iter().copied().find(|&t| t > at).unwrap_or(last)));
             }
         }
