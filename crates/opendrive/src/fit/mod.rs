@@ -328,7 +328,9 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
         }
     }
     let (fit, m) = best.ok_or(FitError::TooShort(q.len(), length))?;
-    let measure = |m: &Model| chain(m, points, &guess, Some(&counted), (window, sigma_noise, opts.tolerance));
+    let measure = |m: &Model, before: Option<(&Model, &AxisFit)>| {
+        chain_after(m, points, &guess, Some(&counted), (window, sigma_noise, opts.tolerance), before)
+    };
     let mut fit = jumps(fit, m, &polish, &sigma, opts.tolerance, measure);
     fit.noise = sigma_noise;
     fit.outliers = counted.iter().filter(|&&c| !c).count();
@@ -353,7 +355,7 @@ fn jumps(
     polish: &Polish,
     stations: &[f64],
     tol: f64,
-    measure: impl Fn(&Model) -> AxisFit,
+    measure: impl Fn(&Model, Option<(&Model, &AxisFit)>) -> AxisFit,
 ) -> AxisFit {
     // Candidates are polished on every k-th vertex (at most about 1,500 of them: the
     // curvatures of a few records need no more), then measured against every point.
@@ -371,15 +373,17 @@ fn jumps(
     let bic = |f: &AxisFit, params: usize| points * (f.rms * f.rms + floor * floor).ln() + params as f64 * points.ln();
     // A jump's two knots are one position.
     let params = |m: &Model| 4 + m.vars.len() + m.knots.windows(2).filter(|w| w[1] > w[0]).count();
-    let settle = |mut t: Model| -> (AxisFit, Model) {
+    // A candidate polished (where that is affordable) and measured; the points short of its
+    // first change keep their stations on the chain it changes (`before`).
+    let settle = |mut t: Model, before: (&Model, &AxisFit)| -> (AxisFit, Model) {
         if polishable {
             let mut st = stations.to_vec();
             polish.refine(&mut t, &mut st, false);
         }
-        (measure(&t), t)
+        (measure(&t, Some(before)), t)
     };
     // The current chain, polished like the candidates (a fair comparison).
-    let (f, t) = settle(m.clone());
+    let (f, t) = settle(m.clone(), (&m, &fit));
     let (mut fit, mut m) = if f.deviation <= fit.deviation.max(tol) && bic(&f, params(&t)) <= bic(&fit, params(&m)) {
         (f, t)
     } else {
@@ -406,7 +410,7 @@ fn jumps(
         }
         let mut best: Option<(AxisFit, Model)> = None;
         for t in step_runs(&m, k, e) {
-            let (cand, tm) = settle(t);
+            let (cand, tm) = settle(t, (&m, &fit));
             let better = best.as_ref().is_none_or(|(f, bm)| bic(&cand, params(&tm)) < bic(f, params(bm)));
             if accept(&cand, &tm, &fit, &m) && better {
                 best = Some((cand, tm));
@@ -443,7 +447,7 @@ fn jumps(
         }
         let var_of: Vec<Option<usize>> = m.var_of.iter().map(|v| if *v == va || *v == vb { to } else { *v }).collect();
         tidy(&mut t, m.knots.clone(), var_of, vars);
-        let (cand, tm) = settle(t);
+        let (cand, tm) = settle(t, (&m, &fit));
         if accept(&cand, &tm, &fit, &m) {
             (fit, m) = (cand, tm);
             k = k.saturating_sub(1);
@@ -884,6 +888,22 @@ fn chain(
     counted: Option<&[bool]>,
     measure: (usize, f64, f64),
 ) -> AxisFit {
+    chain_after(m, points, guess, counted, measure, None)
+}
+
+/// Like [`chain`], after `before`, the chain of a model `old` measured against the same
+/// points: where `m` has the start pose, knots and curvatures of `old` up to some knot, the
+/// records up to there are the same, and the points whose feet lie on them (short of the
+/// first change by [`REUSE_MARGIN`]) keep their stations (the same Newton steps from the same
+/// guesses on the same records would find them again).
+fn chain_after(
+    m: &Model,
+    points: &[[f64; 2]],
+    guess: &[f64],
+    counted: Option<&[bool]>,
+    measure: (usize, f64, f64),
+    before: Option<(&Model, &AxisFit)>,
+) -> AxisFit {
     let geometries = records(m);
     let curves: Vec<Curve> = geometries.iter().map(Curve::new).collect();
     let total: f64 = geometries.iter().map(|g| g.length).sum();
@@ -896,8 +916,31 @@ fn chain(
     let mut stations = Vec::with_capacity(points.len());
     let (mut max, mut sq, mut n) = (0.0f64, 0.0, 0usize);
     let mut offsets = Vec::with_capacity(points.len());
+    // Stations short of this stay as they were.
+    let same_until = before.map_or(f64::NEG_INFINITY, |(old, _)| unchanged(old, m) - REUSE_MARGIN);
+    let old_stations = before.map(|(_, f)| &f.stations[..]).filter(|st| st.len() == points.len());
     for (i, (p, &g)) in points.iter().zip(guess).enumerate() {
-        // Newton steps along the line to the foot of the perpendicular.
+        if let Some(&[u, t]) = old_stations.map(|st| &st[i]) {
+            if u > 0.0 && u < same_until {
+                let r = geometries.partition_point(|g| g.s <= u).clamp(1, geometries.len()) - 1;
+                stations.push([u, t]);
+                if counted.is_some_and(|c| !c[i]) {
+                    continue;
+                }
+                let d = t.abs();
+                offsets.push(t);
+                n += 1;
+                let e = &mut per[r];
+                e.0 = e.0.max(d);
+                e.1 += d * d;
+                e.2 += 1;
+                max = max.max(d);
+                sq += d * d;
+                continue;
+            }
+        }
+        // Newton steps along the line to the foot of the perpendicular (from the first guess
+        // even where `before` has a station: the fits are compared to the last digit).
         let mut u = g * scale;
         for _ in 0..12 {
             let (_, c) = pose(u);
@@ -945,6 +988,25 @@ fn chain(
     }
 }
 
+/// Distance short of a model's first change within which points are measured again (a foot
+/// near the change may move onto it), m.
+const REUSE_MARGIN: f64 = 5.0;
+
+/// How far from its start `new` is the same curve as `old` (same start pose; knots and their
+/// curvatures equal up to the first that differs), m.
+fn unchanged(old: &Model, new: &Model) -> f64 {
+    if (old.x0, old.y0, old.hdg0) != (new.x0, new.y0, new.hdg0) || old.knots.first() != new.knots.first() {
+        return f64::NEG_INFINITY;
+    }
+    let d = (0..old.knots.len().min(new.knots.len()))
+        .find(|&k| old.knots[k] != new.knots[k] || old.kappa_at_knot(k) != new.kappa_at_knot(k))
+        .unwrap_or(old.knots.len().min(new.knots.len()));
+    if d == 0 {
+        return f64::NEG_INFINITY;
+    }
+    old.knots[d - 1] - old.knots[0]
+}
+
 /// The model's records, each from the previous record's exact end.
 fn records(m: &Model) -> Vec<Geometry> {
     let mut geometries: Vec<Geometry> = Vec::new();
@@ -969,4 +1031,48 @@ fn records(m: &Model) -> Vec<Geometry> {
         geometries.push(g);
     }
     geometries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_model_measures_as_if_from_scratch() {
+        let m = Model {
+            x0: 0.0,
+            y0: 0.0,
+            hdg0: 0.2,
+            knots: vec![0.0, 100.0, 160.0, 300.0, 360.0, 500.0],
+            var_of: vec![None, None, Some(0), Some(0), None, None],
+            vars: vec![1.0 / 400.0],
+            length: 500.0,
+        };
+        let g = records(&m);
+        let curves: Vec<Curve> = g.iter().map(Curve::new).collect();
+        // Points every metre, 5 mm to the left and right by turns.
+        let (points, guess): (Vec<[f64; 2]>, Vec<f64>) = (0..=500)
+            .map(|i| {
+                let s = i as f64;
+                let r = g.partition_point(|x| x.s <= s).clamp(1, g.len()) - 1;
+                let p = curves[r].pose(s - g[r].s);
+                let t = if i % 2 == 0 { 0.005 } else { -0.005 };
+                ([p.x - t * p.hdg.sin(), p.y + t * p.hdg.cos()], s)
+            })
+            .unzip();
+        let measure = (1, 0.0, 0.01);
+        let old = chain(&m, &points, &guess, None, measure);
+        // The arc a little sharper: the records before it stay, the points after it move.
+        let mut t = m.clone();
+        t.vars[0] *= 1.01;
+        assert_eq!(unchanged(&m, &t), 100.0);
+        let scratch = chain(&t, &points, &guess, None, measure);
+        let reused = chain_after(&t, &points, &guess, None, measure, Some((&m, &old)));
+        assert!(scratch.max > 0.01, "the change must show: {}", scratch.max);
+        for (a, b) in scratch.stations.iter().zip(&reused.stations) {
+            assert!((a[0] - b[0]).abs() < 1e-5 && (a[1] - b[1]).abs() < 1e-9, "{a:?} vs {b:?}");
+        }
+        assert!((scratch.max - reused.max).abs() < 1e-9 && (scratch.rms - reused.rms).abs() < 1e-9);
+        assert_eq!(scratch.records, reused.records);
+    }
 }
