@@ -312,8 +312,8 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
     Ok(crate::exit::OK)
 }
 
-/// Share of a ribbon's pixels over the points' s range below which it is an error: nothing
-/// of the roadside landed in its heights.
+/// Share of a ribbon's pixels over the points' s range, and of the points kept landing in
+/// it, below both of which it is an error: nothing of the roadside landed in its heights.
 const MIN_FILLED: f64 = 0.05;
 
 /// An error when a ribbon came out (nearly) empty over the s range of the points: the points
@@ -331,8 +331,10 @@ fn check_filled(side: &Roadside, a: &RibbonsArgs) -> Result<()> {
         );
     };
     for rib in [left, right] {
+        // A flat open roadside fills few pixels with many points (the ground, edge on): empty
+        // is few pixels and few of the points kept.
         let filled = rib.filled_within(seen);
-        if filled < MIN_FILLED {
+        if filled < MIN_FILLED && (rib.points() as f64) < MIN_FILLED * side.points.1 as f64 {
             bail!(
                 "{}: the {} ribbon is nearly empty ({:.1} % of its pixels over s {:.1}..{:.1} m, where the points are, filled; {} of the {} points kept fell within --h-range {}..{} m): {hint}",
                 a.out.display(),
