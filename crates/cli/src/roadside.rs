@@ -2,7 +2,7 @@
 
 use crate::json_str;
 use anyhow::{bail, Context, Result};
-use pipeline::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
+use pipeline::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use voxel::{Colouring, Mesh};
@@ -57,7 +57,8 @@ pub struct RibbonsArgs {
     /// Pixel size, m.
     #[arg(long, default_value_t = 0.1)]
     pub cell: f64,
-    /// Heights covered, A..B in m above the reference line's elevation.
+    /// Heights covered, A..B in m above the road surface: the reference line's elevation, or
+    /// the surface found in the points near the reference line where that is missing or off.
     #[arg(long, value_parser = crate::parse_range, default_value = "-2..20", allow_hyphen_values = true)]
     pub h_range: (f64, f64),
     /// Leave out points nearer than this to the reference line (|t|), m.
@@ -67,6 +68,17 @@ pub struct RibbonsArgs {
 
 /// Reads the inputs along the road into the roadside products.
 pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, InputInfo)> {
+    build_above(r, opts, quiet, None)
+}
+
+/// [`build`], with heights measured above `datum` (the road surface found in the points)
+/// instead of the axis' elevation profile.
+fn build_above(
+    r: &RoadArgs,
+    opts: RoadsideOptions,
+    quiet: bool,
+    datum: Option<SurfaceDatum>,
+) -> Result<(Roadside, InputInfo)> {
     let odr = opendrive::read_file(&r.src.axis)?;
     let road = r.src.road(&odr)?;
     let inputs = r.src.open(&odr, quiet)?;
@@ -74,6 +86,9 @@ pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<
     let opts = RoadsideOptions { points_box: inputs.points_box(), ..opts };
     let mut b = RoadsideBuilder::new(road, odr.header.offset, &opts)
         .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.src.axis.display(), road.id))?;
+    if let Some(d) = datum {
+        b = b.with_datum(d);
+    }
     let progress = !quiet && std::io::stderr().is_terminal();
     inputs.stream(progress, |p| {
         let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
@@ -257,10 +272,29 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
     };
     let outputs = crate::outdir::Outputs::new(a.road.src.files());
     let staged = outputs.dir(&a.out, "ribbons.json")?;
-    let (side, info) = build(&a.road, opts, quiet)?;
-    write_ribbons(&side, &info, &staged, cell, &a.road.src.axis)?;
-    outputs.commit()?;
+    // Heights are above the axis' elevation where it is the road surface the points show
+    // (within half a cell, at least 0.1 m); where it is missing or off, the points are read
+    // again with heights above the surface found (issue 23: an OSM way, a 2-D polyline or an
+    // axis in another height datum gave empty images).
+    let zero = (cell / 2.0).max(0.1);
+    let (mut side, mut info) = build(&a.road, opts.clone(), quiet)?;
+    let mut datum = None;
+    if let Some(found) = side.surface_found(zero).filter(|d| !d.is_zero()) {
+        let (lo, hi) = found.range();
+        if !quiet {
+            eprintln!(
+                "roadscan: the road surface in the points near the reference line lies {} above the axis' elevation ({} slabs of 2 m): the heights of the ribbons are measured above that surface (reading the points again)",
+                if (hi - lo) < 0.01 { format!("{lo:.2} m") } else { format!("{lo:.2}..{hi:.2} m") },
+                found.slabs()
+            );
+        }
+        (side, info) = build_above(&a.road, opts, quiet, Some(found.clone()))?;
+        datum = Some(found);
+    }
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
+    check_filled(&side, a)?;
+    write_ribbons_above(&side, &info, &staged, cell, &a.road.src.axis, datum.as_ref())?;
+    outputs.commit()?;
     if !quiet {
         eprintln!(
             "roadscan: wrote {} ({} x {} pixels of {cell} m per side, filled left {:.1} %, right {:.1} %); points: {} read, {} within {} m; {:.1} s",
@@ -278,9 +312,62 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
     Ok(crate::exit::OK)
 }
 
+/// Share of a ribbon's pixels over the points' s range, and of the points kept landing in
+/// it, below both of which it is an error: nothing of the roadside landed in its heights.
+const MIN_FILLED: f64 = 0.05;
+
+/// An error when a ribbon came out (nearly) empty over the s range of the points: the points
+/// lie beside the ribbons' heights or away from the axis, which an exit 0 with blank images
+/// hid.
+fn check_filled(side: &Roadside, a: &RibbonsArgs) -> Result<()> {
+    let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
+    let hint = "check the axis (its position and its elevation: --h-range is in m above the road surface), the road id and the CRS";
+    let Some(seen) = side.s_seen() else {
+        bail!(
+            "{}: no ribbons: none of the {} points lies within --buffer {} m of the reference line: {hint}",
+            a.out.display(),
+            side.points.0,
+            a.road.buffer
+        );
+    };
+    for rib in [left, right] {
+        // A flat open roadside fills few pixels with many points (the ground, edge on): empty
+        // is few pixels and few of the points kept.
+        let filled = rib.filled_within(seen);
+        if filled < MIN_FILLED && (rib.points() as f64) < MIN_FILLED * side.points.1 as f64 {
+            bail!(
+                "{}: the {} ribbon is nearly empty ({:.1} % of its pixels over s {:.1}..{:.1} m, where the points are, filled; {} of the {} points kept fell within --h-range {}..{} m): {hint}",
+                a.out.display(),
+                rib.side.name(),
+                100.0 * filled,
+                seen.0,
+                seen.1,
+                rib.points(),
+                side.points.1,
+                a.h_range.0,
+                a.h_range.1
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The ribbons of `side` into the directory `out` (created): depth and intensity images per
 /// side, the street view and the JSON sidecar.
 pub(crate) fn write_ribbons(side: &Roadside, info: &InputInfo, out: &Path, cell: f64, axis: &Path) -> Result<()> {
+    write_ribbons_above(side, info, out, cell, axis, None)
+}
+
+/// [`write_ribbons`] of ribbons whose heights are above `datum`, the road surface found in the
+/// points, where the sidecar says so.
+fn write_ribbons_above(
+    side: &Roadside,
+    info: &InputInfo,
+    out: &Path,
+    cell: f64,
+    axis: &Path,
+    datum: Option<&SurfaceDatum>,
+) -> Result<()> {
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
     std::fs::create_dir_all(out).with_context(|| format!("{}: cannot create the directory", out.display()))?;
     let mut files = Vec::new();
@@ -300,8 +387,18 @@ pub(crate) fn write_ribbons(side: &Roadside, info: &InputInfo, out: &Path, cell:
     voxel::ribbon::write_street_view(left, right, &out.join("street_view.png"), &caption)?;
     files.push("street_view.png".into());
     let crs = info.crs.as_ref().map_or("null".into(), |c| json_str(&c.0));
+    let height_datum = match datum {
+        None => "\"h = z in the axis file's frame minus the road's elevation profile at s (superelevation not applied)\",\n  \"surface_found\": null".to_string(),
+        Some(d) => {
+            let (lo, hi) = d.range();
+            format!(
+                "\"h = z in the axis file's frame minus the road surface found in the points within 2 m of the reference line (each 2 m slab's lowest dense layer of heights, a Theil-Sen line through five slabs', linear between slab middles), since the axis' elevation profile is missing or off\",\n  \"surface_found\": {{\"slabs\": {}, \"above_elevation_m\": [{lo}, {hi}]}}",
+                d.slabs()
+            )
+        }
+    };
     let json = format!(
-        "{{\n  \"axis\": {},\n  \"road\": {},\n  \"crs\": {crs},\n  \"s0\": {},\n  \"cell\": {cell},\n  \"columns\": {},\n  \"rows\": {},\n  \"h_top\": {},\n  \"h_bottom\": {},\n  \"height_datum\": \"h = z in the axis file's frame minus the road's elevation profile at s (superelevation not applied)\",\n  \"layout\": \"row 0 = highest h (h_top - cell/2 at its centre), column 0 = s0 (s0 + cell/2 at its centre), s growing to the right on both sides\",\n  \"depth\": \"|t|, distance from the reference line on that side (left t > 0, right t < 0), of the nearest point in the pixel; PNG: uint16 millimetres, 0 = empty; TIFF: float32 metres, NaN = empty\",\n  \"depth_range\": [{}, {}],\n  \"points\": {{\"read\": {}, \"kept\": {}, \"left\": {}, \"right\": {}}},\n  \"filled\": {{\"left\": {:.4}, \"right\": {:.4}}},\n  \"files\": [{}]\n}}\n",
+        "{{\n  \"axis\": {},\n  \"road\": {},\n  \"crs\": {crs},\n  \"s0\": {},\n  \"cell\": {cell},\n  \"columns\": {},\n  \"rows\": {},\n  \"h_top\": {},\n  \"h_bottom\": {},\n  \"height_datum\": {height_datum},\n  \"layout\": \"row 0 = highest h (h_top - cell/2 at its centre), column 0 = s0 (s0 + cell/2 at its centre), s growing to the right on both sides\",\n  \"depth\": \"|t|, distance from the reference line on that side (left t > 0, right t < 0), of the nearest point in the pixel; PNG: uint16 millimetres, 0 = empty; TIFF: float32 metres, NaN = empty\",\n  \"depth_range\": [{}, {}],\n  \"points\": {{\"read\": {}, \"kept\": {}, \"left\": {}, \"right\": {}}},\n  \"filled\": {{\"left\": {:.4}, \"right\": {:.4}}},\n  \"files\": [{}]\n}}\n",
         json_str(&axis.display().to_string()),
         json_str(&info.road),
         left.s0,

@@ -535,6 +535,122 @@ fn voxel_and_ribbons_of_a_virtual_survey() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A ribbon's depth TIFF (as `write_depth_tiff` lays it out): width, height and the depths.
+fn depth_tiff(p: &Path) -> (usize, usize, Vec<f32>) {
+    let b = std::fs::read(p).unwrap();
+    let le = |k: usize| u32::from_le_bytes(b[k..k + 4].try_into().unwrap()) as usize;
+    // ImageWidth and ImageLength are the first two entries of the IFD at 8.
+    let (w, h) = (le(10 + 8), le(10 + 12 + 8));
+    let px = b[134..].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>();
+    assert_eq!(px.len(), w * h, "{}", p.display());
+    (w, h, px)
+}
+
+/// How far the depth images `a` and `b` of the same size differ: the largest gap (in rows)
+/// between the columns' mean filled rows, over the columns with 20 or more filled pixels in
+/// both; the share of `a`'s filled pixels with a depth of `b` within 5 cm one row or less
+/// away; and the two shares filled.
+fn ribbon_gap(a: &(usize, usize, Vec<f32>), b: &(usize, usize, Vec<f32>)) -> (f64, f64, f64, f64) {
+    let (w, h) = (a.0, a.1);
+    assert_eq!((w, h), (b.0, b.1));
+    let at = |img: &[f32], c: usize, r: usize| img[r * w + c];
+    let mut gap = 0.0f64;
+    for c in 0..w {
+        let rows = |img: &[f32]| (0..h).filter(|&r| !at(img, c, r).is_nan()).collect::<Vec<_>>();
+        let (ra, rb) = (rows(&a.2), rows(&b.2));
+        if ra.len() >= 20 && rb.len() >= 20 {
+            let mean = |v: &[usize]| v.iter().sum::<usize>() as f64 / v.len() as f64;
+            gap = gap.max((mean(&ra) - mean(&rb)).abs());
+        }
+    }
+    let (mut filled, mut matched) = (0usize, 0usize);
+    for r in 0..h {
+        for c in 0..w {
+            let d = at(&a.2, c, r);
+            if d.is_nan() {
+                continue;
+            }
+            filled += 1;
+            let near = (r.saturating_sub(1)..(r + 2).min(h)).any(|rr| (at(&b.2, c, rr) - d).abs() < 0.05);
+            matched += usize::from(near);
+        }
+    }
+    let share = |img: &[f32]| img.iter().filter(|d| !d.is_nan()).count() as f64 / img.len() as f64;
+    (gap, matched as f64 / filled.max(1) as f64, share(&a.2), share(&b.2))
+}
+
+#[test]
+fn ribbons_find_the_road_surface_where_the_axis_elevation_is_missing_or_off() {
+    // Issue 23: an axis without elevation (or in another height datum) gave blank ribbons
+    // and exit 0.
+    let (d, survey) = demo_survey("ribbons-datum", "40..70", "1000");
+    let truth = std::fs::read_to_string(survey.join("truth/road.xodr")).unwrap();
+    let las = survey.join("scan.las");
+    let (start, end) = (truth.find("<elevationProfile>").unwrap(), truth.find("</elevationProfile>").unwrap());
+    let profile = &truth[start..end];
+    let shifted = |dz: f64| {
+        // Every elevation record's constant term moved by dz.
+        let mut p = String::new();
+        let mut rest = profile;
+        while let Some(k) = rest.find(" a=\"") {
+            let v0 = k + 4;
+            let v1 = v0 + rest[v0..].find('"').unwrap();
+            let a: f64 = rest[v0..v1].parse().unwrap();
+            p.push_str(&rest[..v0]);
+            p.push_str(&format!("{}", a + dz));
+            rest = &rest[v1..];
+        }
+        p.push_str(rest);
+        format!("{}{p}{}", &truth[..start], &truth[end..])
+    };
+    let run = |name: &str, xodr: &str, extra: &[&str]| {
+        let axis = d.join(format!("{name}.xodr"));
+        std::fs::write(&axis, xodr).unwrap();
+        let out = d.join(name);
+        let mut args = vec!["ribbons", "--axis", axis.to_str().unwrap(), "--input", las.to_str().unwrap()];
+        args.extend(["--out", out.to_str().unwrap(), "--s-range", "40..70"]);
+        args.extend(extra);
+        (roadscan(&args), out)
+    };
+    let (o, truth_out) = run("truth", &truth, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("road surface"), "the true axis' elevation is the road's: {}", stderr(&o));
+    let json = std::fs::read_to_string(truth_out.join("ribbons.json")).unwrap();
+    assert!(json.contains("\"surface_found\": null"), "{json}");
+    let tiff = |out: &Path, side: &str| depth_tiff(&out.join(format!("{side}_depth.tif")));
+    let without = format!("{}{}", &truth[..start], &truth[end + "</elevationProfile>".len()..]);
+    assert!(!without.contains("<elevation "));
+    for (name, xodr) in [("flat", without), ("up3", shifted(3.0)), ("down40", shifted(-40.0))] {
+        let (o, out) = run(name, &xodr, &[]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert!(stderr(&o).contains("road surface in the points"), "{name}: {}", stderr(&o));
+        let json = std::fs::read_to_string(out.join("ribbons.json")).unwrap();
+        assert!(json.contains("\"surface_found\": {\"slabs\": "), "{name}: {json}");
+        for side in ["left", "right"] {
+            let (want, got) = (tiff(&truth_out, side), tiff(&out, side));
+            let (gap, matched, f0, f1) = ribbon_gap(&want, &got);
+            assert!(gap <= 1.0, "{name} {side}: the columns' mean rows differ by {gap:.2} rows");
+            assert!(matched >= 0.95, "{name} {side}: {:.1} % of the pixels match", 100.0 * matched);
+            assert!((f0 - f1).abs() <= 0.02 && f0 > 0.05, "{name} {side}: filled {f0:.3} and {f1:.3}");
+        }
+    }
+    // Hostile: an axis 1 km away from the points, and heights above all of the points: an
+    // error naming the output and what to check, nothing written.
+    let far = truth.replacen(" x=\"", " x=\"1000", 1);
+    assert_ne!(far, truth);
+    for (name, xodr, extra) in
+        [("far", far.as_str(), &[][..]), ("high", truth.as_str(), &["--h-range", "200..220"][..])]
+    {
+        let (o, out) = run(name, xodr, extra);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(out.to_str().unwrap()) && e.contains("check the axis"), "{name}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(!out.exists(), "{name}: nothing is written");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn a_closed_pipe_is_not_an_error() {
     // `roadscan eval ... | head -1`: far more output than a pipe holds, read one line, close.

@@ -18,5 +18,5 @@ pub mod section;
 pub mod surface;
 
 pub use frame::{RoadFrame, Station};
-pub use roadside::{AddError, PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions};
+pub use roadside::{AddError, PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
 pub use surface::{grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};

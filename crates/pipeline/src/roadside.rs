@@ -7,11 +7,17 @@
 //! overlay GIS data; the default origin is the road's start point rounded down to 100 m
 //! (height: to 10 m), so the voxel faces of sizes that divide 100 m lie on a global grid.
 //! Ribbons are over (s, h) with h = height above the reference line's elevation at s (file
-//! frame z minus the elevation profile; superelevation is not applied).
+//! frame z minus the elevation profile; superelevation is not applied), or above the road
+//! surface found in the points where the axis' elevation is missing or off
+//! ([`Roadside::surface_found`], [`RoadsideBuilder::with_datum`]): while the points stream,
+//! each 2 m slab counts the heights of the points within 2 m of the reference line, and the
+//! slabs' lowest dense layers, as for the CRG surface (`surface.rs`), give the road surface.
 
 use crate::frame::RoadFrame;
 use crate::section::{SectionGrid, SectionOptions};
+use crate::surface::{SlabStats, PROFILE_T, SLAB};
 use opendrive::{HeaderOffset, Placement, RoadEval};
+use std::collections::BTreeMap;
 use voxel::part::{Reader, Writer};
 use voxel::{Ribbon, Side, VoxelGrid, VoxelKey};
 
@@ -132,6 +138,111 @@ pub struct RoadsideBuilder<'a> {
     kappa_max: f64,
     offered: u64,
     kept: u64,
+    /// Heights (above the datum) of the points within [`PROFILE_T`] of the reference line, by
+    /// 2 m slab (with ribbons or sections).
+    stats: BTreeMap<i64, SlabStats>,
+    /// The road surface's height above the elevation profile, subtracted from every h.
+    datum: Option<SurfaceDatum>,
+    /// The s extent of the points kept.
+    s_seen: Option<(f64, f64)>,
+}
+
+/// The road surface's height above the reference line's elevation profile along s, found in
+/// the points near the reference line ([`Roadside::surface_found`]): a value per 2 m slab,
+/// linear between the slabs' middles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurfaceDatum {
+    /// The first slab, and the value of each slab from it.
+    k0: i64,
+    off: Vec<f64>,
+    /// Slabs whose points gave a layer.
+    slabs: usize,
+}
+
+/// Slabs either side of a slab whose surface heights give its value.
+const DATUM_HALF: usize = 2;
+
+impl SurfaceDatum {
+    /// The datum of the slabs' heights: each slab's lowest dense layer (as for the CRG
+    /// surface), refined to the median of the heights within 0.15 m of it; then, for each slab,
+    /// the Theil-Sen line through the values of the five slabs around it (moved inwards at the
+    /// ends, so a grade gives no lag there), which a car hiding one slab's road does not move;
+    /// a slab without a value takes the nearest one's; zero where within `zero` m.
+    fn of(stats: &BTreeMap<i64, SlabStats>, zero: f64) -> Option<SurfaceDatum> {
+        let raw: Vec<(i64, f64)> =
+            stats.iter().filter_map(|(&k, st)| st.layer().map(|l| (k, st.median_near(l, 0.15).unwrap_or(l)))).collect();
+        let (&(k0, _), &(k1, _)) = (raw.first()?, raw.last()?);
+        let n = (k1 - k0 + 1) as usize;
+        let mut off = vec![0.0; n];
+        let mut slopes = Vec::new();
+        let mut levels = Vec::new();
+        for (i, o) in off.iter_mut().enumerate() {
+            let k = k0 + i as i64;
+            // The nearest slab with a value, and the window of five around it.
+            let c = raw.partition_point(|e| e.0 < k);
+            let c = match (c.checked_sub(1), raw.get(c)) {
+                (Some(p), Some(q)) if k - raw[p].0 <= q.0 - k => p,
+                (_, Some(_)) => c,
+                (p, None) => p.unwrap_or(0),
+            };
+            let a = c.saturating_sub(DATUM_HALF).min(raw.len().saturating_sub(2 * DATUM_HALF + 1));
+            let w = &raw[a..(a + 2 * DATUM_HALF + 1).min(raw.len())];
+            slopes.clear();
+            for (j, p) in w.iter().enumerate() {
+                for q in &w[j + 1..] {
+                    slopes.push((q.1 - p.1) / (q.0 - p.0) as f64);
+                }
+            }
+            let slope = median(&mut slopes).unwrap_or(0.0);
+            levels.clear();
+            levels.extend(w.iter().map(|p| p.1 + slope * (k - p.0) as f64));
+            let v = median(&mut levels).unwrap_or(0.0);
+            *o = if v.abs() > zero { v } else { 0.0 };
+        }
+        Some(SurfaceDatum { k0, off, slabs: raw.len() })
+    }
+
+    /// The value of slab `k` (the first's or the last's beyond them).
+    fn value(&self, k: i64) -> f64 {
+        let i = (k - self.k0).clamp(0, self.off.len() as i64 - 1) as usize;
+        self.off.get(i).copied().unwrap_or(0.0)
+    }
+
+    /// The road surface's height above the elevation profile at `s`, m: linear between the
+    /// slabs' middles.
+    pub fn at(&self, s: f64) -> f64 {
+        let x = s / SLAB - 0.5;
+        let k = x.floor();
+        let (a, b) = (self.value(k as i64), self.value(k as i64 + 1));
+        a + (b - a) * (x - k)
+    }
+
+    /// Slabs of 2 m whose points gave the road surface.
+    pub fn slabs(&self) -> usize {
+        self.slabs
+    }
+
+    /// Whether the elevation profile is the road surface everywhere (within the tolerance the
+    /// datum was found with).
+    pub fn is_zero(&self) -> bool {
+        self.off.iter().all(|&v| v == 0.0)
+    }
+
+    /// The smallest and largest height of the road surface above the elevation profile, m.
+    pub fn range(&self) -> (f64, f64) {
+        let v = &self.off;
+        (v.iter().copied().fold(f64::INFINITY, f64::min), v.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+    }
+}
+
+/// The median of `v` (reordered), None when empty.
+fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable_by(f64::total_cmp);
+    let m = v.len();
+    Some(if m % 2 == 1 { v[m / 2] } else { 0.5 * (v[m / 2 - 1] + v[m / 2]) })
 }
 
 /// Keyed points waiting for the grid.
@@ -169,6 +280,8 @@ pub struct Roadside {
     pub points: (u64, u64),
     /// The s range covered, m.
     pub s_range: (f64, f64),
+    stats: BTreeMap<i64, SlabStats>,
+    s_seen: Option<(f64, f64)>,
 }
 
 impl<'a> RoadsideBuilder<'a> {
@@ -227,7 +340,17 @@ impl<'a> RoadsideBuilder<'a> {
             kappa_max,
             offered: 0,
             kept: 0,
+            stats: BTreeMap::new(),
+            datum: None,
+            s_seen: None,
         })
+    }
+
+    /// Heights h are measured above `datum` (the road surface found in the points by a
+    /// builder of the same road, [`Roadside::surface_found`]) instead of the elevation profile.
+    pub fn with_datum(mut self, datum: SurfaceDatum) -> RoadsideBuilder<'a> {
+        self.datum = (!datum.is_zero()).then_some(datum);
+        self
     }
 
     /// Offers a chunk of points; an error names a point the voxel grid cannot place (by its
@@ -321,11 +444,20 @@ impl<'a> RoadsideBuilder<'a> {
         let intensity: Vec<u16> = kept.iter().map(|k| p.intensity[k.0 as usize]).collect();
         let rgb: Option<Vec<[u16; 3]>> = p.rgb.map(|c| kept.iter().map(|k| c[k.0 as usize]).collect());
         if want_st {
+            let datum = self.datum.as_ref();
             let (s, t, h): (Vec<f64>, Vec<f64>, Vec<f64>) = (
                 kept.iter().map(|k| k.1).collect(),
                 kept.iter().map(|k| k.2).collect(),
-                kept.iter().map(|k| k.3).collect(),
+                kept.iter().map(|k| datum.map_or(k.3, |d| k.3 - d.at(k.1))).collect(),
             );
+            // The heights near the reference line, for the road surface; the s seen.
+            for ((&s, &t), &h) in s.iter().zip(&t).zip(&h) {
+                let seen = self.s_seen.get_or_insert((s, s));
+                *seen = (seen.0.min(s), seen.1.max(s));
+                if t.abs() <= PROFILE_T && h.is_finite() {
+                    self.stats.entry((s / SLAB).floor() as i64).or_default().add_height(h as f32);
+                }
+            }
             let (s, t, h, i, c) = (&s, &t, &h, &intensity, rgb.as_deref());
             if let Some([left, right]) = self.ribbons.as_mut() {
                 std::thread::scope(|sc| {
@@ -358,6 +490,8 @@ impl<'a> RoadsideBuilder<'a> {
             sections: self.sections,
             points: (self.offered, self.kept),
             s_range: self.s_range,
+            stats: self.stats,
+            s_seen: self.s_seen,
         })
     }
 }
@@ -412,6 +546,20 @@ impl Roadside {
             s.merge_part(&mut r).map_err(|e| at(&r, e))?;
         }
         r.end()
+    }
+
+    /// The road surface near the reference line, above the heights h were measured from (the
+    /// elevation profile, or the builder's datum), from the points this builder saw (not those
+    /// of parts merged): each 2 m slab's lowest dense layer of heights within 2 m of the
+    /// reference line, a line through five slabs' (see `SurfaceDatum::of`), zero where within
+    /// `zero` m. None when no slab had enough points near the reference line.
+    pub fn surface_found(&self, zero: f64) -> Option<SurfaceDatum> {
+        SurfaceDatum::of(&self.stats, zero)
+    }
+
+    /// The s extent of the points kept by the builder (not by parts merged), if any.
+    pub fn s_seen(&self) -> Option<(f64, f64)> {
+        self.s_seen
     }
 
     /// Station s and offset t of map points (e.g. voxel centres, best in a spatial order: each

@@ -385,7 +385,7 @@ struct SlabPoint {
 
 /// Slab length along s, m (short, so a slab of dense points stays small): candidates are held (in memory, or spilled to disk) per slab and
 /// gridded a slab at a time, so memory does not grow with the road's length or the points.
-const SLAB: f64 = 2.0;
+pub(crate) const SLAB: f64 = 2.0;
 
 /// Candidates by slab; spilled to files in `dir` when more than `limit` are held.
 #[derive(Debug)]
@@ -1000,7 +1000,7 @@ const HIST_BIN: f64 = 0.05;
 /// `max_height` of the OpenDRIVE surface) and of all, and a histogram of the heights (above the
 /// OpenDRIVE surface) of those near the reference line, in bins of [`HIST_BIN`].
 #[derive(Debug, Clone)]
-struct SlabStats {
+pub(crate) struct SlabStats {
     near: u64,
     all: u64,
     near_s: (f64, f64),
@@ -1041,7 +1041,7 @@ impl SlabStats {
 
     /// Adds a height to the histogram.
     #[inline(always)]
-    fn add_height(&mut self, h: f32) {
+    pub(crate) fn add_height(&mut self, h: f32) {
         let b = (h as f64 / HIST_BIN).floor().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
         self.add_bin(b, 1);
     }
@@ -1063,6 +1063,28 @@ impl SlabStats {
         }
     }
 
+    /// The median of the heights within `half` of `centre` (m), interpolated within the bins:
+    /// the middle of a layer [`SlabStats::layer`] found (whose lowest bin leans low).
+    pub(crate) fn median_near(&self, centre: f64, half: f64) -> Option<f64> {
+        let (lo, hi) = (((centre - half) / HIST_BIN).floor() as i64, ((centre + half) / HIST_BIN).floor() as i64);
+        let mut bins: Vec<(i32, u32)> =
+            self.hist.iter().copied().filter(|e| (lo..=hi).contains(&(e.0 as i64))).collect();
+        bins.sort_unstable();
+        let total: u64 = bins.iter().map(|b| b.1 as u64).sum();
+        if total == 0 {
+            return None;
+        }
+        let half_n = total as f64 / 2.0;
+        let mut below = 0.0;
+        for &(b, n) in &bins {
+            if below + n as f64 >= half_n {
+                return Some((b as f64 + (half_n - below) / n as f64) * HIST_BIN);
+            }
+            below += n as f64;
+        }
+        None
+    }
+
     /// Adds what another run saw of the same slab.
     fn merge(&mut self, o: &SlabStats) {
         self.near += o.near;
@@ -1079,7 +1101,7 @@ impl SlabStats {
     /// at least 1/[`LAYER_SHARE`] as many heights as the densest three: multipath below the
     /// surface is sparser, a car roof above it may be denser), as the mean of those bins' centres weighted by
     /// their counts. `None` with fewer than [`HIST_MIN`] heights.
-    fn layer(&self) -> Option<f64> {
+    pub(crate) fn layer(&self) -> Option<f64> {
         let mut bins = self.hist.clone();
         bins.sort_unstable();
         let total: u64 = bins.iter().map(|b| b.1 as u64).sum();
@@ -1114,7 +1136,7 @@ const PROFILE_HALF: i64 = 2;
 
 /// Half the width of the band of t (within the grid's width) whose heights find the road
 /// surface, m.
-const PROFILE_T: f64 = 2.0;
+pub(crate) const PROFILE_T: f64 = 2.0;
 
 /// The road surface's height above the OpenDRIVE surface along s: a value per slab (at its
 /// middle), interpolated linearly between; zero where the OpenDRIVE surface is right (within

@@ -267,6 +267,22 @@ impl Ribbon {
         self.hits.iter().filter(|h| h.depth.is_finite()).count() as f64 / self.hits.len().max(1) as f64
     }
 
+    /// Share of the pixels with a depth among those of the columns that s in `s_range`
+    /// reaches (the points' extent along the road, where a ribbon should have something to
+    /// show); 0 when no column is reached.
+    pub fn filled_within(&self, s_range: (f64, f64)) -> f64 {
+        let col = |s: f64| ((s - self.origin) / self.cell).floor() - self.col0 as f64;
+        let (a, b) = (col(s_range.0).max(0.0), (col(s_range.1) + 1.0).min(self.ns as f64));
+        if a >= b {
+            return 0.0;
+        }
+        let (a, b) = (a as usize, b as usize);
+        let filled = (0..self.nh)
+            .map(|r| self.hits[r * self.ns + a..r * self.ns + b].iter().filter(|h| h.depth.is_finite()).count())
+            .sum::<usize>();
+        filled as f64 / ((b - a) * self.nh) as f64
+    }
+
     /// Writes the depths as a 16-bit greyscale PNG: millimetres, 0 = empty (depths beyond
     /// 65.534 m are clamped there).
     pub fn write_depth_png(&self, path: &Path) -> Result<(), Error> {
@@ -493,6 +509,20 @@ mod tests {
         // The right side's point is not on the left ribbon.
         assert_eq!(a.depth(1, 0), None);
         assert_eq!(a.points(), 3);
+    }
+
+    #[test]
+    fn filled_within_counts_the_columns_of_the_points() {
+        let mut r = Ribbon::new(Side::Left, (0.0, 10.0), (0.0, 1.0), 1.0, (0.0, 50.0)).unwrap();
+        r.add(&[2.5, 3.5], &[1.0, 1.0], &[0.5, 0.5], &[1, 1], None);
+        assert_eq!(r.filled(), 0.2);
+        assert_eq!(r.filled_within((2.0, 3.9)), 1.0);
+        assert_eq!(r.filled_within((2.0, 5.5)), 0.5);
+        assert_eq!(r.filled_within((20.0, 30.0)), 0.0, "no column reached");
+        // A part's columns are numbered as in the whole ribbon.
+        let mut p = Ribbon::new_part(Side::Left, (0.0, 10.0), (0.0, 1.0), 1.0, (0.0, 50.0), Some((3.0, 6.0))).unwrap();
+        p.add(&[3.5], &[1.0], &[0.5], &[1], None);
+        assert_eq!(p.filled_within((3.0, 4.5)), 0.5);
     }
 
     #[test]
