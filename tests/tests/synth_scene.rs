@@ -28,8 +28,9 @@ fn scene_follows_the_lanes_and_road_marks_of_the_file() {
         assert_eq!(scene.zone(&road, s, 3.0), Zone::Road);
         assert_eq!(scene.zone(&road, s, 3.2), Zone::Sidewalk);
         assert_eq!(scene.zone(&road, s, 14.2), Zone::Outside);
-        // Level verge: within the texture of the road, not a curb up.
-        assert!(scene.height(&road, s, 6.0).unwrap().0.abs() < 0.01);
+        // Level verge: gravel, rougher than the road (1 cm RMS), not a curb up.
+        let (h, m) = scene.height(&road, s, 6.0).unwrap();
+        assert!(h.abs() < 0.05 && m == Material::Gravel, "{h} {m:?}");
     }
     // Solid lines 12 cm wide centred on the outer borders of lanes 1 and -1 (on the road and
     // on the verge), broken 3 m / 6 m centre line from s = 100 (the mark's start in the range).

@@ -229,7 +229,11 @@ impl Section<'_> {
             // lanes ends on the middle of its edge line), else            // gravel or grass at the edge's height.
             Some((h, m)) if tt != t => match m {
                 Material::Marking if self.st.painted(t) => (base + h, m, Zone::Sidewalk),
-                _ => (base + h + self.st.verge(&self.scene.surface, t), Material::Gravel, Zone::Sidewalk),
+                // Continuous with the designed surface at its edge.
+                _ => {
+                    let m = &self.scene.surface;
+                    (base + h + self.st.verge(m, t) - self.st.verge(m, tt), Material::Gravel, Zone::Sidewalk)
+                }
             },
             Some((h, m)) => (base + h, m, self.st.borders.zone(tt)),
             None if self.st.borders.curb_at(t) => {

@@ -32,7 +32,7 @@ pub enum Material {
     Metal,
     /// Car paint.
     Paint,
-    /// Gravel or grass of a verge: rough (see [`VERGE_ROUGHNESS`]), brighter than asphalt.
+    /// Gravel or grass of a verge: rough (see [`VERGE_ROUGHNESS`]), about as dark as asphalt.
     Gravel,
     /// Clothes (people).
     Cloth,
@@ -66,7 +66,7 @@ impl Material {
             Material::Vegetation => (0.45, 0.0, 1),
             Material::Metal => (0.30, 0.40, 30),
             Material::Paint => (0.20, 0.60, 50),
-            Material::Gravel => (0.30, 0.0, 1),
+            Material::Gravel => (0.14, 0.0, 1),
             Material::Cloth => (0.30, 0.02, 2),
         };
         Reflectance { diffuse, specular, exponent }
