@@ -608,6 +608,10 @@ pub(crate) fn read_points(
     Ok((t.elapsed().as_secs_f64(), counts))
 }
 
+/// The surveyed road (read back), its OpenDRIVE text, what was measured, and the part of the
+/// axis road it is (None: all of it).
+pub(crate) type Surveyed = (opendrive::OpenDrive, String, pipeline::road::SurveyReport, Option<(f64, f64)>);
+
 /// The products cover the surveyed s range and this much more at either end (within the road), m.
 pub(crate) const PART_MARGIN: f64 = 2.0;
 
@@ -644,7 +648,7 @@ pub(crate) fn survey_of(
     road: &opendrive::Road,
     side: &Roadside,
     seen: Option<(f64, f64)>,
-) -> Result<(opendrive::OpenDrive, String, pipeline::road::SurveyReport, Option<(f64, f64)>)> {
+) -> Result<Surveyed> {
     if side.points.1 == 0 {
         bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
     }
