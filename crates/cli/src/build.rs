@@ -617,7 +617,7 @@ pub(crate) const PART_MARGIN: f64 = 2.0;
 
 /// The part of the axis road the products cover: the surveyed s range `surveyed` (within
 /// `seen`, the s extent of the road-surface points, when there are any: the cross sections'
-/// rows are coarser than the points), widened by
+/// rows are coarser than the points; rounded inward to whole cells of `cell`), widened by
 /// [`PART_MARGIN`] and clamped to the road, its start rounded down to whole cells of `cell`
 /// (so that the CRG's u keeps the grid's lattice); None when that is the whole road.
 pub(crate) fn part_of(
@@ -629,6 +629,11 @@ pub(crate) fn part_of(
     let (lo, hi) = surveyed?;
     let (lo, hi) = match seen {
         Some((a, b)) if a.max(lo) < b.min(hi) => (a.max(lo), b.min(hi)),
+        _ => (lo, hi),
+    };
+    // Inward to whole cells: points a few millimetres beyond a whole cell do not widen the part.
+    let (lo, hi) = match ((lo / cell - 1e-6).ceil() * cell, (hi / cell + 1e-6).floor() * cell) {
+        (l, h) if l < h => (l, h),
         _ => (lo, hi),
     };
     let a = (lo - PART_MARGIN).max(0.0);
