@@ -620,21 +620,72 @@ pub(crate) fn read_points(
     Ok((t.elapsed().as_secs_f64(), counts))
 }
 
+/// The surveyed road (read back), its OpenDRIVE text, what was measured, and the part of the
+/// axis road it is (None: all of it).
+pub(crate) type Surveyed = (opendrive::OpenDrive, String, pipeline::road::SurveyReport, Option<(f64, f64)>);
+
+/// The products cover the surveyed s range and this much more at either end (within the road), m.
+pub(crate) const PART_MARGIN: f64 = 2.0;
+
+/// The part of the axis road the products cover: the surveyed s range `surveyed` (within
+/// `seen`, the s extent of the road-surface points, when there are any: the cross sections'
+/// rows are coarser than the points; rounded inward to whole cells of `cell`), widened by
+/// [`PART_MARGIN`] and clamped to the road, its start rounded down to whole cells of `cell`
+/// (so that the CRG's u keeps the grid's lattice); None when that is the whole road.
+pub(crate) fn part_of(
+    road: &opendrive::Road,
+    surveyed: Option<(f64, f64)>,
+    seen: Option<(f64, f64)>,
+    cell: f64,
+) -> Option<(f64, f64)> {
+    let (lo, hi) = surveyed?;
+    let (lo, hi) = match seen {
+        Some((a, b)) if a.max(lo) < b.min(hi) => (a.max(lo), b.min(hi)),
+        _ => (lo, hi),
+    };
+    // Inward to whole cells: points a few millimetres beyond a whole cell do not widen the part.
+    let (lo, hi) = match ((lo / cell - 1e-6).ceil() * cell, (hi / cell + 1e-6).floor() * cell) {
+        (l, h) if l < h => (l, h),
+        _ => (lo, hi),
+    };
+    let a = (lo - PART_MARGIN).max(0.0);
+    let a = (a / cell + 1e-9).floor() * cell;
+    let b = (hi + PART_MARGIN).min(road.length);
+    (a > 0.0 || b < road.length).then_some((a, b)).filter(|&(a, b)| a < b)
+}
+
 /// The surveyed road from the cross sections of `side`, as read back from its OpenDRIVE text
-/// (so a build and its units grid against the same road), and what was measured; an error
+/// (so a build and its units grid against the same road), what was measured, and the part of
+/// the axis road it is ([`part_of`], `seen`: the s extent of the CRG's candidates; None: all
+/// of it): a road cut to the part starts at s 0, and what was measured is in its s. An error
 /// when no point came near the road.
 pub(crate) fn survey_of(
     s: &Settings,
     axis: &AxisOf,
     road: &opendrive::Road,
     side: &Roadside,
-) -> Result<(opendrive::OpenDrive, String, pipeline::road::SurveyReport)> {
+    seen: Option<(f64, f64)>,
+) -> Result<Surveyed> {
     if side.points.1 == 0 {
         bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
     }
     let context = on_road(s, road);
     let sections = side.sections.as_ref().context("no cross sections were built")?;
-    let (plain, survey) = survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
+    let (mut plain, mut survey) =
+        survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
+    let part = part_of(road, survey.s_range, seen, s.cell);
+    if let Some((a, b)) = part {
+        plain.roads[0] = opendrive::road_part(&plain.roads[0], a, b).map_err(|e| context(e.to_string()))?;
+        let shift = |r: &mut (f64, f64)| *r = (r.0 - a, r.1 - a);
+        survey.s_range.iter_mut().for_each(shift);
+        for m in &mut survey.markings {
+            shift(&mut m.s_range);
+            m.samples.iter_mut().for_each(|p| p.0 -= a);
+        }
+        for c in survey.curbs.iter_mut().flatten() {
+            c.samples.iter_mut().for_each(|p| p.0 -= a);
+        }
+    }
     if plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none()) {
         return Err(context(format!(
             "no lanes found in the points (no marking lines or curbs within --half-width {} m of the reference line): check the axis and --offset",
@@ -643,7 +694,7 @@ pub(crate) fn survey_of(
     }
     let text = opendrive::write(&plain, &opendrive::WriteOptions::default())?;
     let plain = opendrive::read(&text).context("the surveyed road does not read back")?;
-    Ok((plain, text, survey))
+    Ok((plain, text, survey, part))
 }
 
 /// Stage: the CRG tiles `crg/road_NNN.crg` in `dir` (a unit's only, for a unit).
@@ -668,6 +719,8 @@ pub(crate) struct Gathered<'a> {
     pub axis: &'a AxisOf,
     pub plain: &'a opendrive::OpenDrive,
     pub survey: pipeline::road::SurveyReport,
+    /// The part of the axis road that `plain` is (None: all of it).
+    pub part: Option<(f64, f64)>,
     pub grid: pipeline::SurfaceGrid,
     /// The tiles, relative to the output directory.
     pub tile_paths: Vec<PathBuf>,
@@ -710,15 +763,21 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
             .map_err(&context)?;
     let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
     let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
-    let side = side.finish().map_err(&context)?;
+    let mut side = side.finish().map_err(&context)?;
 
-    // 3. The surveyed road, then the CRG tiles as heights above its surface.
-    let (road_plain, _, survey) = survey_of(s, &axis, road, &side)?;
+    // 3. The surveyed road (the part of the axis road surveyed), then the CRG tiles as heights
+    // above its surface; the roadside in its s.
+    let (road_plain, _, survey, part) = survey_of(s, &axis, road, &side, surface.seen().s_range)?;
     plain = road_plain;
-    surface.retarget(&plain.roads[0], None).map_err(&context)?;
+    let shift = part.map_or(0.0, |p| p.0);
+    surface.retarget(&plain.roads[0], None, shift).map_err(&context)?;
+    if let Some(p) = part {
+        side.cut_to(p).map_err(&context)?;
+    }
     let (grid, tile_paths) = grid_tiles(&mut st, surface, s, dir, &context)?;
     let tile_paths = tile_paths.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_path_buf()).collect();
-    let g = Gathered { axis: &axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
+    let g =
+        Gathered { axis: &axis, plain: &plain, survey, part, grid, tile_paths, side: &side, info, read_secs, hashing };
     finish_into(s, dir, st, t0, g)
 }
 
@@ -779,6 +838,11 @@ pub(crate) fn finish_into(s: &Settings, dir: &Path, mut st: Stages, t0: Instant,
     })?;
 
     // 6. Report and manifest.
+    // The part of the axis road that road.xodr is, as the report and the manifest record it.
+    let part = g.part.map(|(a, b)| {
+        json!({"road": g.info.road, "s": [a, b], "margin": PART_MARGIN,
+               "note": format!("road.xodr covers s {a}..{b} of the axis road {} (its s 0 is the axis road's s {a}); every product is in its s", g.info.road)})
+    });
     let hashes = g.hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
     let mut failed = Vec::new();
     let times_so_far = st.times.clone();
@@ -806,6 +870,9 @@ pub(crate) fn finish_into(s: &Settings, dir: &Path, mut st: Stages, t0: Instant,
             crs: g.info.crs.as_ref().map(|c| c.0.as_str()),
         };
         let mut rep = report::json(&facts);
+        if let Some(part) = &part {
+            rep["road"]["part_of_axis"] = part.clone();
+        }
         rep["performance"] = perf;
         rep["stages"] = st_times(&times_so_far);
         for c in rep["checks"].as_array().into_iter().flatten() {
@@ -822,7 +889,7 @@ pub(crate) fn finish_into(s: &Settings, dir: &Path, mut st: Stages, t0: Instant,
         voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
         Ok(text)
     })?;
-    write_manifest(s, dir, &hashes, &st.times, t0.elapsed().as_secs_f64())?;
+    write_manifest(s, dir, &hashes, &st.times, t0.elapsed().as_secs_f64(), part.as_ref())?;
     Ok(Built { report_json, failed })
 }
 
@@ -878,6 +945,7 @@ fn write_manifest(
     hashes: &[(u64, String)],
     times: &[(String, f64)],
     secs: f64,
+    part: Option<&Value>,
 ) -> Result<()> {
     let inputs: Vec<Value> =
         s.input.iter().zip(hashes).map(|(p, (n, h))| json!({"path": shown(p, dir), "bytes": n, "sha256": h})).collect();
@@ -889,7 +957,7 @@ fn write_manifest(
         let (n, h) = hash_file(&dir.join(&rel))?;
         outputs.push(json!({"path": rel.display().to_string(), "bytes": n, "sha256": h}));
     }
-    let m = json!({
+    let mut m = json!({
         "roadscan": {"version": env!("CARGO_PKG_VERSION")},
         "formats": {"opendrive": "1.8", "opencrg": "KRBI (OpenCRG 1.2)", "las": "1.0-1.4 in", "gltf": "2.0 binary"},
         "inputs": inputs,
@@ -897,6 +965,9 @@ fn write_manifest(
         "outputs": outputs,
         "timings": {"seconds": secs, "stages": st_times(times)},
     });
+    if let Some(part) = part {
+        m["road_part"] = part.clone();
+    }
     write_json(&dir.join("manifest.json"), &m)?;
     Ok(())
 }

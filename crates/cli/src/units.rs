@@ -27,7 +27,7 @@ use crate::build::{
 use crate::outdir::Outputs;
 use crate::roadside::InputInfo;
 use anyhow::{bail, Context, Result};
-use pipeline::surface::{grid_extent, SurfaceUnit};
+use pipeline::surface::{clip_grid, grid_extent, SurfaceUnit};
 use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -93,8 +93,11 @@ struct PointsRecord {
 /// What the `road` unit found (`road.json`; the road itself is `road.xodr`).
 #[derive(Debug, Serialize, Deserialize)]
 struct RoadRecord {
-    /// The CRG grid's s extent, m.
+    /// The CRG grid's s extent, m (in the axis road's s; within `part`).
     grid_s_range: (f64, f64),
+    /// The part of the axis road that `road.xodr` is, m of its s (None: all of it).
+    #[serde(default)]
+    part: Option<(f64, f64)>,
 }
 
 /// What a `surface` unit gridded (`surface/NNNN.json`): its tiles and its rows' counts.
@@ -416,27 +419,32 @@ impl Ctx<'_> {
     fn road(&self) -> Result<()> {
         let Ctx { s, axis, road, work, .. } = *self;
         let side = self.merged()?;
-        let (_, text, _) = survey_of(s, axis, road, &side)?;
+        let seen = self.seen()?.s_range;
+        let (_, text, _, part) = survey_of(s, axis, road, &side, seen)?;
         let grid = match s.s_range {
             Some(r) => r,
-            None => grid_extent(self.seen()?.s_range, s.cell).map_err(on_road(s, road))?,
+            None => grid_extent(seen, s.cell).map_err(on_road(s, road))?,
+        };
+        // The grid of one build's retargeted builder: clipped to the part.
+        let grid = match part {
+            Some(p) => clip_grid(grid, p, s.cell).map_err(on_road(s, road))?,
+            None => grid,
         };
         voxel::write_atomic(&work.join("road.xodr"), |w| w.write_all(text.as_bytes()))?;
-        write_record(&work.join("road.json"), &RoadRecord { grid_s_range: grid })?;
+        write_record(&work.join("road.json"), &RoadRecord { grid_s_range: grid, part })?;
         Ok(())
     }
 
-    /// The CRG grid's s extent, from the `road` unit.
-    fn grid_range(&self) -> Result<(f64, f64)> {
-        let r: RoadRecord = read_record(&self.work.join("road.json"), &not_run(self.plan.units))?;
-        Ok(r.grid_s_range)
+    /// What the `road` unit found: the CRG grid's s extent and the part of the axis road.
+    fn road_record(&self) -> Result<RoadRecord> {
+        read_record(&self.work.join("road.json"), &not_run(self.plan.units))
     }
 
     /// A `surface` unit: range i's CRG tiles.
     fn surface(&self, i: usize) -> Result<()> {
         let Ctx { s, plan, axis, road, work, quiet } = *self;
         let n = plan.units;
-        let grid = self.grid_range()?;
+        let RoadRecord { grid_s_range: grid, part } = self.road_record()?;
         let plain = opendrive::read_file(work.join("road.xodr"))?;
         let tiles = (i * plan.unit_tiles, (i + 1) * plan.unit_tiles);
         let range = (grid.0 + tiles.0 as f64 * s.tile, grid.0 + tiles.1 as f64 * s.tile);
@@ -457,7 +465,7 @@ impl Ctx<'_> {
             let what = format!("unit {}: the CRG points of s {:.1}..{:.1}", n + 1 + i, range.0, range.1.min(grid.1));
             secs = read_points(&mut st, inputs, None, &mut surface, &what)?.0;
         }
-        surface.retarget(&plain.roads[0], None).map_err(&context)?;
+        surface.retarget(&plain.roads[0], None, part.map_or(0.0, |p| p.0)).map_err(&context)?;
         let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
         let r = SurfaceRecord {
             tiles: paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect(),
@@ -490,12 +498,12 @@ impl Ctx<'_> {
             }
         }
         let mut side = self.merged()?;
-        let PointsSeen { near, units: points, .. } = self.seen()?;
-        let grid_range = self.grid_range()?;
-        let (plain, text, survey) = survey_of(s, axis, road, &side)?;
+        let PointsSeen { near, units: points, s_range: seen } = self.seen()?;
+        let RoadRecord { grid_s_range: grid_range, part: planned_part } = self.road_record()?;
+        let (plain, text, survey, part) = survey_of(s, axis, road, &side, seen)?;
         let planned = std::fs::read_to_string(work.join("road.xodr"))
             .with_context(|| format!("{}: missing: {}", work.join("road.xodr").display(), not_run(n)))?;
-        if planned != text {
+        if planned != text || planned_part != part {
             bail!(
                 "the points give another road than unit {n} made ({}): run the units again",
                 work.join("road.xodr").display()
@@ -554,8 +562,13 @@ impl Ctx<'_> {
         let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
         let crg = opencrg::read_file(dir.join(first))?;
         let (covered, nodes) = pipeline::surface::surveyed_coverage(&columns, rows);
+        let shift = part.map_or(0.0, |p| p.0);
+        if let Some(p) = part {
+            side.cut_to(p).map_err(on_road(s, road))?;
+        }
         let grid = pipeline::SurfaceGrid {
-            s_range: grid_range,
+            // In road.xodr's s, as one build's.
+            s_range: (grid_range.0 - shift, grid_range.1 - shift),
             crg,
             covered: (covered, nodes),
             coverage: covered as f64 / nodes.max(1) as f64,
@@ -568,7 +581,7 @@ impl Ctx<'_> {
         };
         axis.write_into(&dir)?;
         let st = Stages::new(3, quiet);
-        let g = Gathered { axis, plain: &plain, survey, grid, tile_paths, side: &side, info, read_secs, hashing };
+        let g = Gathered { axis, plain: &plain, survey, part, grid, tile_paths, side: &side, info, read_secs, hashing };
         let built = finish_into(s, &dir, st, t0, g)?;
         outputs.commit()?;
         if let Err(e) = std::fs::remove_dir_all(work) {

@@ -109,7 +109,7 @@ impl Figures {
         }
         let (a, b) = self.extent;
         if a < c.range.0 - MARGIN - 0.01 || b > c.range.1 + MARGIN + 0.01 || a.is_nan() || b.is_nan() {
-            p.push(format!("road covers s {a:.1}..{b:.1}, surveyed {:.1}..{:.1}", c.range.0, c.range.1));
+            p.push(format!("road covers s {a:.3}..{b:.3}, surveyed {:.1}..{:.1}", c.range.0, c.range.1));
         }
         p
     }

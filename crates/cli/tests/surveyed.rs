@@ -236,6 +236,10 @@ fn a_build_reads_the_points_once_and_gives_back_the_demo_road() {
         assert_eq!(c["pass"], true, "{c}");
     }
     assert_eq!(report["features"].as_array().unwrap().len(), 2);
+    // A survey of the whole road: road.xodr is the whole axis road, not a part of it.
+    assert!(report["road"].get("part_of_axis").is_none() && m.get("road_part").is_none(), "{}", report["road"]);
+    let fitted = opendrive::read_file(out.join("axis.xodr")).unwrap();
+    assert_eq!(r.length, fitted.roads[0].length);
     // report.html: every image it shows is beside it; the features, checks and plots are in it.
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     let srcs: Vec<&str> = html.split("src=\"").skip(1).filter_map(|x| x.split('"').next()).collect();
@@ -741,5 +745,133 @@ fn a_sparse_survey_makes_no_lane_of_noise() {
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Issue 23: a survey of s 300..420 of esmini's curves.xodr road 1 (1,154 m) built on the
+/// truth's axis gives a road.xodr of the surveyed part (+-2 m), starting at s 0: its reference
+/// line is the truth's over s 298..422, its lanes start at 0, its CRG lies within it and
+/// matches the truth surface, the roadside products are in its s; and the units of a plan give
+/// the same products.
+#[test]
+fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
+    let Some(data) = roadscan_tests::shared_data() else { return };
+    let d = tmp("partial");
+    let survey = d.join("survey");
+    let src = data.join("opendrive/esmini/curves.xodr");
+    let args = ["--road", "1", "--s-range", "300..420", "--seed", "1", "-q"];
+    roadscan(&[&["synth", "--scene", s(&src), "--out", s(&survey)][..], &args[..]].concat());
+    let (scan, axis) = (survey.join("scan.las"), survey.join("truth/road.xodr"));
+    let opts = ["--input", s(&scan), "--axis", s(&axis), "--tile", "50"];
+    // Exit code 0, or 1 when a report check fails (300 points a revolution leave the CRG's
+    // coverage under 95 %).
+    let run = |extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+            .args([&["build"][..], &opts[..], extra, &["-q"][..]].concat())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "build {extra:?}: {err}");
+    };
+    let out = d.join("out");
+    run(&["--out", s(&out)]);
+    let json = |p: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    let truth_odr = opendrive::read_file(&axis).unwrap();
+    let odr = opendrive::read_file(out.join("road.xodr")).unwrap();
+    let r = &odr.roads[0];
+    assert!((r.length - 120.0).abs() <= 4.5, "road.xodr is {} m long", r.length);
+    let report = json(&out.join("report.json"));
+    let part = &report["road"]["part_of_axis"];
+    let (a, b) = (part["s"][0].as_f64().unwrap(), part["s"][1].as_f64().unwrap());
+    // The surveyed 300..420 and 2 m, no more (points a few millimetres beyond 300 or 420 do
+    // not widen it by a cell).
+    assert!((a - 298.0).abs() < 1e-6 && (b - 422.0).abs() < 1e-6 && (b - a - r.length).abs() < 1e-9, "{part}");
+    assert_eq!(json(&out.join("manifest.json"))["road_part"], *part);
+    // The reference line: the truth's, s - a on ours.
+    let (truth, ours) = (RoadEval::new(&truth_odr.roads[0]), RoadEval::new(r));
+    assert_eq!(odr.header.offset, truth_odr.header.offset);
+    for k in 0..=124 {
+        let st = 298.0 + k as f64;
+        let (p, q) = (truth.pose(st), ours.pose(st - a));
+        assert!((p.x - q.x).hypot(p.y - q.y) <= 0.001, "s {st}: {p:?} vs {q:?}");
+    }
+    assert_eq!(r.lanes.lane_sections[0].s, 0.0);
+    assert!(r.lanes.lane_sections.iter().all(|sec| sec.s >= 0.0 && sec.s < r.length));
+    assert!(r.objects.objects.iter().all(|o| (0.0..=r.length).contains(&o.s)));
+
+    // The CRG tiles: within the road, linked over their u range; against the truth surface.
+    let (place, tplace) =
+        (odr.header.offset.unwrap_or_default().placement(), truth_odr.header.offset.unwrap_or_default().placement());
+    let truth_crg =
+        opencrg::Surface::from_owned(opencrg::read_file(survey.join("truth/surface.crg")).unwrap(), false).unwrap();
+    assert!(r.surface.crgs.len() >= 2, "{:?}", r.surface.crgs);
+    let (mut sq, mut n, mut cells) = (0.0, 0usize, 0usize);
+    for link in &r.surface.crgs {
+        let crg = opencrg::read_file(out.join(&link.file)).unwrap();
+        let ours = opencrg::Surface::new(&crg, false).unwrap();
+        let ((u0, u1), (v0, v1)) = (ours.u_range(), ours.v_range());
+        assert!(u0 >= 0.0 && u1 <= r.length, "{}: u {u0}..{u1}, road {} m", link.file, r.length);
+        assert!((link.s_start - u0).abs() < 1e-9 && (link.s_end - u1).abs() < 1e-9, "{link:?}: u {u0}..{u1}");
+        let eval = RoadEval::new(r);
+        for i in 0..=((u1 - u0) / 0.5) as usize {
+            let u = u0 + 0.5 * i as f64;
+            for j in 0..=((v1 - v0) / 0.05) as usize {
+                let v = v0 + 0.05 * j as f64;
+                // On asphalt (features.json): not on the setts (axis s 384..404), not within
+                // 25 cm of the curbs, not at the manhole (336, 1.535), the pothole (354,
+                // -1.535) or under the car (374.4, -2.07; 4.5 x 1.8 m).
+                let st = u + a;
+                let near = |s0: f64, t0: f64| (st - s0).hypot(v - t0) < 0.7;
+                let car = (st - 374.4).abs() < 3.0 && (v + 2.07).abs() < 1.6;
+                if (383.5..=404.5).contains(&st) || v.abs() > 2.8 || near(336.0, 1.535) || near(354.0, -1.535) || car {
+                    continue;
+                }
+                cells += 1;
+                let Some(z) = ours.uv_to_z(u, v).filter(|z| z.is_finite()) else { continue };
+                let (x, y) = ours.uv_to_xy(u, v);
+                let abs = z + eval.elevation(u) + v * eval.planar_cross_slope(u);
+                let f = tplace.to_file(place.to_map([x, y, abs]));
+                let (tu, tv) = truth_crg.xy_to_uv(f[0], f[1]);
+                let Some(tz) = truth_crg.uv_to_z(tu, tv).filter(|t| t.is_finite()) else { continue };
+                sq += (f[2] - tz).powi(2);
+                n += 1;
+            }
+        }
+    }
+    let rms = (sq / n.max(1) as f64).sqrt();
+    eprintln!(
+        "partial survey: road {:.2} m (axis s {a}..{b}), CRG RMS {:.2} mm over {n} of {cells}",
+        r.length,
+        rms * 1e3
+    );
+    assert!(n as f64 >= 0.8 * cells as f64 && rms <= 0.001, "{n} of {cells}, RMS {rms}");
+
+    // The roadside in the road's s.
+    let ribbons = json(&out.join("ribbons/ribbons.json"));
+    let (s0, cols, cell) =
+        (ribbons["s0"].as_f64().unwrap(), ribbons["columns"].as_f64().unwrap(), ribbons["cell"].as_f64().unwrap());
+    assert!(s0 > -cell && s0 <= 0.0 && s0 + cols * cell >= r.length && s0 + cols * cell < r.length + cell, "{ribbons}");
+    let voxels = json(&out.join("scene.json"));
+    let s1 = voxels["s_range"][1].as_f64().unwrap();
+    assert!(voxels["s_range"][0] == 0.0 && (s1 - r.length).abs() < 1e-9, "{}", voxels["s_range"]);
+    let csv = std::fs::read_to_string(out.join("scene.voxels.csv")).unwrap();
+    let s_of: Vec<f64> = csv.lines().skip(1).filter_map(|l| l.split(',').nth(12)?.parse().ok()).collect();
+    assert!(s_of.len() > 1000 && s_of.iter().all(|s| (0.0..=r.length).contains(s)), "{} voxels with s", s_of.len());
+
+    // The units of a plan: the same products.
+    let dist = d.join("dist");
+    let o = roadscan(&[&["plan"][..], &opts[..], &["--out", s(&dist), "--unit-tiles", "1", "-q"]].concat());
+    let units = String::from_utf8(o.stdout).unwrap().lines().count();
+    for u in 0..units {
+        run(&["--out", s(&dist), "--unit", &u.to_string()]);
+    }
+    assert_eq!(files(&out), files(&dist));
+    for f in files(&out) {
+        if !["report.json", "report.html", "manifest.json"].contains(&f.to_str().unwrap()) {
+            assert!(std::fs::read(out.join(&f)).unwrap() == std::fs::read(dist.join(&f)).unwrap(), "{}", f.display());
+        }
+    }
+    assert_eq!(json(&dist.join("report.json"))["road"], report["road"]);
     let _ = std::fs::remove_dir_all(&d);
 }

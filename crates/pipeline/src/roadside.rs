@@ -282,6 +282,8 @@ pub struct Roadside {
     pub s_range: (f64, f64),
     stats: BTreeMap<i64, SlabStats>,
     s_seen: Option<(f64, f64)>,
+    /// The part of the road the products were cut to ([`Roadside::cut_to`]), in the road's s.
+    cut: Option<(f64, f64)>,
 }
 
 impl<'a> RoadsideBuilder<'a> {
@@ -492,6 +494,7 @@ impl<'a> RoadsideBuilder<'a> {
             s_range: self.s_range,
             stats: self.stats,
             s_seen: self.s_seen,
+            cut: None,
         })
     }
 }
@@ -564,15 +567,38 @@ impl Roadside {
 
     /// Station s and offset t of map points (e.g. voxel centres, best in a spatial order: each
     /// search starts from the previous point's station), None where the foot lies beyond the
-    /// road's ends.
+    /// road's ends (of the part, after [`Roadside::cut_to`], whose s it is then).
     pub fn stations(&self, points: impl IntoIterator<Item = [f64; 3]>) -> Vec<Option<(f64, f64)>> {
         let mut last = None;
         points
             .into_iter()
             .map(|p| {
                 let [fx, fy, _] = self.place.to_file(p);
-                self.frame.project_from(&mut last, fx, fy)
+                let st = self.frame.project_from(&mut last, fx, fy);
+                match (st, self.cut) {
+                    (Some((s, t)), Some((a, b))) => (s >= a && s <= b).then_some((s - a, t)),
+                    _ => st,
+                }
             })
             .collect()
+    }
+
+    /// Puts the products in the s of the road's part `a..b` (as `opendrive::road_part` cuts
+    /// it: s - a): the ribbons keep the columns over it, `s_range` is what of it was covered,
+    /// and [`Roadside::stations`] give s on the part. The voxels (in the map frame) and the
+    /// cross sections stay as they are; no part can be merged afterwards.
+    pub fn cut_to(&mut self, (a, b): (f64, f64)) -> Result<(), String> {
+        let (lo, hi) = (self.s_range.0.max(a), self.s_range.1.min(b));
+        if self.cut.is_some() || !(a.is_finite() && b.is_finite() && lo < hi) {
+            return Err(format!("cannot cut the roadside of s {:?} to s {a}..{b}", self.s_range));
+        }
+        if let Some(ribbons) = self.ribbons.as_mut() {
+            for r in ribbons.iter_mut() {
+                *r = r.cropped((a, b), a);
+            }
+        }
+        self.s_range = (lo - a, hi - a);
+        self.cut = Some((a, b));
+        Ok(())
     }
 }

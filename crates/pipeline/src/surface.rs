@@ -598,6 +598,9 @@ pub struct SurfaceBuilder<'a> {
     progress: Option<Progress<'a>>,
     /// The road residual heights are measured from, when not the one points were collected on.
     target: Option<RoadEval<'a>>,
+    /// The collecting road's s range the target covers, when it covers part of it: its s is
+    /// the collecting road's minus the first.
+    cut: Option<(f64, f64)>,
 }
 
 impl std::fmt::Debug for SurfaceBuilder<'_> {
@@ -669,27 +672,47 @@ impl<'a> SurfaceBuilder<'a> {
             slab_range,
             progress: None,
             target: None,
+            cut: None,
         })
     }
 
     /// Grids against `road`, which has the same reference line as the road the points were
-    /// collected on (e.g. the road surveyed from these very points, with its elevation,
-    /// superelevation and lanes): residual heights become heights above its surface, and the
-    /// grid spans its lanes (or `v_range`) within the width collected. Points are collected
+    /// collected on from s `shift` on (e.g. the road surveyed from these very points, with its
+    /// elevation, superelevation and lanes, or the part of it the points cover, cut with
+    /// `opendrive::road_part` at `shift`): the collecting road's s is `road`'s s plus `shift`.
+    /// Residual heights become heights above its surface, the grid spans its lanes (or
+    /// `v_range`) within the width collected, and the tiles' u is `road`'s s. A `road` shorter
+    /// than the collecting road clips the grid to its s range ([`clip_grid`]; `shift` should
+    /// be a whole number of cells, so that u keeps the grid's lattice). Points are collected
     /// within `max_height` of the first road's surface, so the two surfaces must be close.
-    pub fn retarget(&mut self, road: &'a opendrive::Road, v_range: Option<(f64, f64)>) -> Result<(), String> {
+    pub fn retarget(
+        &mut self,
+        road: &'a opendrive::Road,
+        v_range: Option<(f64, f64)>,
+        shift: f64,
+    ) -> Result<(), String> {
         let eval = RoadEval::new(road);
         let first = &self.proj.road;
-        let n = (first.length() / 10.0).ceil().max(1.0) as usize;
-        let same_length = (eval.length() - first.length()).abs() <= 1e-6;
+        let whole = shift == 0.0 && (eval.length() - first.length()).abs() <= 1e-6;
+        if !(shift.is_finite() && shift >= 0.0 && shift + eval.length() <= first.length() + 1e-6) {
+            return Err(format!(
+                "road {} ({} m) from s {shift} does not lie within road {} ({} m)",
+                road.id,
+                eval.length(),
+                first.road().id,
+                first.length()
+            ));
+        }
+        let n = (eval.length() / 10.0).ceil().max(1.0) as usize;
         for i in 0..=n {
-            let s = first.length() * i as f64 / n as f64;
-            let (a, b) = (first.pose(s), eval.pose(s.min(eval.length())));
-            if !same_length || (a.x - b.x).hypot(a.y - b.y) > 1e-6 {
+            let s = eval.length() * i as f64 / n as f64;
+            let (a, b) = (first.pose((s + shift).min(first.length())), eval.pose(s));
+            if (a.x - b.x).hypot(a.y - b.y) > 1e-6 {
                 return Err(format!(
-                    "road {} does not share the reference line of road {} (at s {s:.1})",
+                    "road {} does not share the reference line of road {} (at s {s:.1}, its s {:.1})",
                     road.id,
-                    first.road().id
+                    first.road().id,
+                    s + shift
                 ));
             }
         }
@@ -700,6 +723,7 @@ impl<'a> SurfaceBuilder<'a> {
             return Err(format!("the grid's width {want:?} lies outside the width collected {have:?}"));
         }
         self.proj.v_range = v;
+        self.cut = (!whole).then_some((shift, shift + eval.length()));
         self.target = Some(eval);
         Ok(())
     }
@@ -1305,6 +1329,21 @@ pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), 
     Ok(((lo / cell).floor() * cell, (hi / cell).ceil() * cell))
 }
 
+/// The grid over `s_range` (of the collecting road, whole cells from s 0) clipped to `cut`, the
+/// part of that road a retargeted builder grids against: inward to whole cells. Units of a
+/// build clip the grid's extent they pass as `s_range` so; clipping twice changes nothing.
+pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64, f64), String> {
+    let lo = if s_range.0 < cut.0 { (cut.0 / cell - 1e-9).ceil() * cell } else { s_range.0 };
+    let hi = if s_range.1 > cut.1 { (cut.1 / cell + 1e-9).floor() * cell } else { s_range.1 };
+    if hi - lo < cell {
+        return Err(format!(
+            "the grid over s {}..{} lies outside the road's part s {}..{}",
+            s_range.0, s_range.1, cut.0, cut.1
+        ));
+    }
+    Ok((lo, hi))
+}
+
 /// The road's extent across: the outermost lane borders over its length.
 fn lane_extent(road: &RoadEval) -> (f64, f64) {
     let n = road.length().ceil().max(1.0) as usize;
@@ -1470,6 +1509,8 @@ struct RowStream<'a> {
     progress: Option<Progress<'a>>,
     road: RoadEval<'a>,
     target: Option<RoadEval<'a>>,
+    /// The collecting road's s minus the target's (the tiles' u).
+    shift: f64,
     opts: SurfaceOptions,
     g: Geometry,
     /// Gridded slabs, in order, from the gridding thread.
@@ -1515,6 +1556,11 @@ impl<'a> RowStream<'a> {
             }
             None => grid_extent(seen.s_range, cell)?,
         };
+        let (s0, s1) = match b.cut {
+            Some(cut) => clip_grid((s0, s1), cut, cell)?,
+            None => (s0, s1),
+        };
+        let shift = b.cut.map_or(0.0, |c| c.0);
         let (vr, vl) = ((b.proj.v_range.0 / cell).floor() * cell, (b.proj.v_range.1 / cell).ceil() * cell);
         let nu = grid_rows((s0, s1), cell);
         let nv = ((vl - vr) / cell).round() as usize + 1;
@@ -1548,6 +1594,7 @@ impl<'a> RowStream<'a> {
             progress: b.progress,
             road: b.proj.road,
             target: b.target,
+            shift,
             g,
             gridded: Some(gridded),
             thread: Some(thread),
@@ -1614,7 +1661,8 @@ impl<'a> RowStream<'a> {
             (ZMode::Absolute, _) => (self.road.elevation(s) - self.datum, self.road.planar_cross_slope(s)),
             (ZMode::Residual, None) => (0.0, 0.0),
             (ZMode::Residual, Some(t)) => {
-                (self.road.elevation(s) - t.elevation(s), self.road.planar_cross_slope(s) - t.planar_cross_slope(s))
+                let ts = s - self.shift;
+                (self.road.elevation(s) - t.elevation(ts), self.road.planar_cross_slope(s) - t.planar_cross_slope(ts))
             }
         };
         for ((o, hv), v) in out.iter_mut().zip(&h).zip(&self.v_at) {
@@ -1669,14 +1717,16 @@ impl<'a> RowStream<'a> {
             prev = p;
         }
         let start = self.road.pose(s_at(0));
+        // u: the target road's s (the same poses, `shift` earlier).
+        let u_at = |i: usize| s_at(i) - self.shift;
         let mut crg =
-            Crg::new_grid(s_at(0), g.cell, n, g.vr, g.cell, g.nv, (start.x, start.y, start.hdg), Some(phi), z);
+            Crg::new_grid(u_at(0), g.cell, n, g.vr, g.cell, g.nv, (start.x, start.y, start.hdg), Some(phi), z);
         let o = &self.opts;
         if o.z == ZMode::Absolute {
             crg.road.start_z = Some(self.datum);
         }
         crg.comment = vec![
-            format!("roadscan crg: road {} s {}..{}, cell {} m", self.road.road().id, s_at(0), s_at(n - 1), g.cell),
+            format!("roadscan crg: road {} s {}..{}, cell {} m", self.road.road().id, u_at(0), u_at(n - 1), g.cell),
             format!(
                 "z {}; estimator {:?}, radius {} m; along-track gaps up to {} m filled",
                 match o.z {
@@ -1703,7 +1753,7 @@ impl<'a> RowStream<'a> {
             estimated: self.estimated,
             filled: self.fill.filled,
             points: (self.offered, self.near, self.kept),
-            s_range: (g.s0, g.s1),
+            s_range: (g.s0 - self.shift, g.s1 - self.shift),
             coverage_map: {
                 let mut m = self.map.clone();
                 m.flush(g.nv);

@@ -141,6 +141,23 @@ impl Ribbon {
         })
     }
 
+    /// The columns of the ribbon that s in `s_range` reaches, as a ribbon of its own whose s is
+    /// this one's minus `shift` (e.g. the ribbon of the part of a road cut at `shift`): the
+    /// same pixels, `s0` moved. Its point count stays this ribbon's (points are not kept).
+    pub fn cropped(&self, s_range: (f64, f64), shift: f64) -> Ribbon {
+        let col = |s: f64| ((s - self.s0) / self.cell).clamp(0.0, self.ns as f64);
+        // At least a column (of a ribbon that has one).
+        let first = ((col(s_range.0) + 1e-9).floor() as usize).min(self.ns.saturating_sub(1));
+        let end = ((col(s_range.1) - 1e-9).ceil() as usize).clamp((first + 1).min(self.ns), self.ns);
+        let ns = end - first;
+        let mut hits = Vec::with_capacity(ns * self.nh);
+        for r in 0..self.nh {
+            hits.extend_from_slice(&self.hits[r * self.ns + first..r * self.ns + end]);
+        }
+        let s0 = self.s0 + first as f64 * self.cell - shift;
+        Ribbon { s0, ns, hits, origin: s0, total: ns, col0: 0, ..*self }
+    }
+
     /// h of the top edge of row 0, m.
     pub fn h_top(&self) -> f64 {
         self.h0 + self.nh as f64 * self.cell
