@@ -226,7 +226,7 @@ pub fn survey_road(
         out.lateral_profile.superelevations = x.held(road.length);
     }
     let sides = LaneSides::of(road);
-    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, &sides, &eval, opts, &mut findings);
+    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, &sides, opts, &mut findings);
     let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
     attach_surface(&mut out, &mut features, links);
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
@@ -724,19 +724,11 @@ fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
     }
 }
 
-/// A line within this of the axis's own centre (its lane offset) is the centre line before
-/// any other, m.
-const PRIOR_REACH: f64 = 1.0;
-
 /// The centre line: per row, among the lines seen there, an inner one (not the outermost on
-/// either side; a lone line within 0.5 m of the reference line where only two are seen):
-/// within [`PRIOR_REACH`] of the axis's centre `prior(s)` first, then solid before broken,
-/// then the nearest to the previous row's choice. Its samples, and the
+/// either side; a lone line within 0.5 m of the reference line where only two are seen),
+/// solid before broken, then the nearest to the previous row's choice. Its samples, and the
 /// line chosen most often (for the centre lane's mark).
-fn centre_line<'m>(
-    markings: &'m [MarkingLine],
-    prior: &dyn Fn(f64) -> f64,
-) -> (Vec<(f64, f64)>, Option<&'m MarkingLine>) {
+fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLine>) {
     let mut rows: std::collections::BTreeMap<i64, Vec<(f64, usize)>> = std::collections::BTreeMap::new();
     for (k, m) in markings.iter().enumerate() {
         for &(s, t) in &m.samples {
@@ -744,30 +736,18 @@ fn centre_line<'m>(
         }
     }
     let (mut out, mut votes) = (Vec::new(), vec![0usize; markings.len()]);
-    // Lines along the axis's centre: the centre line where one is, also in the rows a broken
-    // one leaves out (its gaps), which then give no sample rather than another line.
-    let along_prior: Vec<bool> = markings
-        .iter()
-        .map(|m| (m.t - prior(0.5 * (m.s_range.0 + m.s_range.1))).abs() <= PRIOR_REACH && m.samples.len() >= 10)
-        .collect();
-    let any_prior = along_prior.iter().any(|&b| b);
     let mut prev = 0.0;
     for (key, mut hits) in rows {
         hits.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let cands: Vec<(f64, usize)> = if any_prior {
-            hits.iter().copied().filter(|h| along_prior[h.1]).collect()
-        } else if hits.len() >= 3 {
+        let cands: Vec<(f64, usize)> = if hits.len() >= 3 {
             hits[1..hits.len() - 1].to_vec()
         } else {
             hits.iter().copied().filter(|h| h.0.abs() < 0.5).collect()
         };
         let pick = cands.iter().min_by(|a, b| {
-            let sv = key as f64 / 1000.0;
-            let rank = |h: &(f64, usize)| {
-                ((h.0 - prior(sv)).abs() > PRIOR_REACH, markings[h.1].kind != "solid", (h.0 - prev).abs())
-            };
+            let rank = |h: &(f64, usize)| (markings[h.1].kind != "solid", (h.0 - prev).abs());
             let (ra, rb) = (rank(a), rank(b));
-            ra.0.cmp(&rb.0).then(ra.1.cmp(&rb.1)).then(ra.2.total_cmp(&rb.2))
+            ra.0.cmp(&rb.0).then(ra.1.total_cmp(&rb.1))
         });
         if let Some(&(t, k)) = pick {
             out.push((key as f64 / 1000.0, t));
@@ -839,13 +819,12 @@ fn lanes(
     markings: &[MarkingLine],
     curbs: &[Option<Curb>; 2],
     sides_declared: &LaneSides,
-    axis_eval: &RoadEval,
     opts: &SurveyOptions,
     findings: &mut Vec<Finding>,
 ) -> Lanes {
     let (s_lo, s_hi) = surveyed;
     let (centre_samples, centre) = match sides_declared {
-        LaneSides::Both if !divided(markings) => centre_line(markings, &|s| axis_eval.lane_offset(s)),
+        LaneSides::Both if !divided(markings) => centre_line(markings),
         LaneSides::Both => (Vec::new(), None),
         // The centre lane's mark: a line along the reference line, if any.
         LaneSides::One(..) => {

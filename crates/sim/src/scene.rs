@@ -914,9 +914,13 @@ impl Station {
         self.lines.as_ref().map_or_else(|| m.asphalt.at(self.s, t), |l| l.0.at(t))
     }
 
-    /// Height of a verge's gravel or grass at t (also beyond the designed surface), m.
+    /// Height of a verge's gravel or grass at t (also beyond the designed surface), m: the
+    /// asphalt's texture field turned 45 degrees and moved 1 km, so that its lattice draws no
+    /// line along the road (a rough texture's lattice rows, parallel to s, showed in the
+    /// intensities as marking lines).
     pub fn verge(&self, m: &SurfaceModel, t: f64) -> f64 {
-        VERGE_ROUGHNESS * self.asphalt(m, t)
+        let r = std::f64::consts::FRAC_1_SQRT_2;
+        VERGE_ROUGHNESS * m.asphalt.at((self.s + t) * r + 1000.0, (t - self.s) * r)
     }
 
     /// Whether a marking covers t (a dash of a broken line, or a solid line).

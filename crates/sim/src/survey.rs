@@ -119,14 +119,18 @@ impl Survey {
 /// lies within 5 m of a pass, where a profile scanner 2.2 m up still gives 1 cm detail.
 pub const PASS_SPACING: f64 = 10.0;
 
+/// The two usual passes (lanes -1 and 1) serve a road whose edges both lie within this of one
+/// of them, m (a 2+1 road's edge lies 5.25 m from the nearer pass).
+pub const CLASSIC_REACH: f64 = 6.0;
+
 impl Survey {
-    /// Passes at 10 m/s over the scene's s range, as a mapping vehicle drives a road: along
-    /// the centres of lanes of the carriageway (at mid-range), the outermost on the right
-    /// first, then each the farthest lane within [`PASS_SPACING`] of the last, until the
+    /// Passes at 10 m/s over the scene's s range, as a mapping vehicle drives a road. Two, where
+    /// they reach every part of the carriageway within [`CLASSIC_REACH`] (at mid-range): forward
+    /// along the centre of lane -1, back along lane 1 (lane -1 again, 1 m further out, on a
+    /// one-way road). Else along the centres of lanes of the carriageway, the outermost on the
+    /// right first, then each the farthest lane within [`PASS_SPACING`] of the last, until the
     /// outermost on the left; passes right of the centre drive forward, left of it back (on a
-    /// one-way road they alternate). A road of one lane gets a second pass 1 m further out;
-    /// a road of two lanes each way its two usual passes; a wide one enough that every part
-    /// lies near a pass.
+    /// one-way road they alternate).
     pub fn along(scene: &Scene, seed: u64) -> Survey {
         let road = scene.road();
         let (s0, s1) = scene.s_range;
@@ -141,7 +145,14 @@ impl Survey {
         lanes.sort_by(f64::total_cmp);
         lanes.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
         let mut ts = Vec::new();
-        if let (Some(&first), Some(&last)) = (lanes.first(), lanes.last()) {
+        let right = scene.lane_centre(&road, -1, mid);
+        let classic = right.map(|r| [r, scene.lane_centre(&road, 1, mid).unwrap_or(r - 1.0)]);
+        let reach = |p: &[f64; 2]| {
+            [b.road_right, b.road_left].iter().all(|&e| p.iter().any(|&t| (t - e).abs() <= CLASSIC_REACH))
+        };
+        if let Some(p) = classic.filter(reach) {
+            ts = p.to_vec();
+        } else if let (Some(&first), Some(&last)) = (lanes.first(), lanes.last()) {
             ts.push(first);
             while let Some(&at) = ts.last() {
                 if at >= last {
