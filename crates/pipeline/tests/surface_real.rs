@@ -127,8 +127,9 @@ fn circle(p: &[(f64, f64)]) -> ((f64, f64), f64) {
         for r in 0..3 {
             if r != c {
                 let f = m[r][c] / m[c][c];
-                for k in 0..4 {
-                    m[r][k] -= f * m[c][k];
+                let pivot = m[c];
+                for (v, p) in m[r].iter_mut().zip(pivot) {
+                    *v -= f * p;
                 }
             }
         }
