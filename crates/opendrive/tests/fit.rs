@@ -78,13 +78,13 @@ fn curves_road_1_is_fitted_within_1_cm_with_few_records() {
             "{} records",
             fit.geometries.len()
         );
-        // Continuous heading at every joint; the curvature may jump (the fitter picks a jump
-        // over a transition where the information criterion prefers it, as designs do).
+        // Continuous heading and curvature at every joint.
         for w in curves.windows(2) {
             let (a, b) = (w[0].pose(w[0].length), w[1].pose(0.0));
             assert!((a.x - b.x).abs() < 1e-9 && (a.y - b.y).abs() < 1e-9, "gap at a joint");
             let dh = (a.hdg - b.hdg + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
             assert!(dh.abs() < 1e-9, "heading jump {dh}");
+            assert!((a.curvature - b.curvature).abs() < 1e-9, "curvature jump {} -> {}", a.curvature, b.curvature);
         }
         // Length within a few centimetres of the truth.
         let len: f64 = fit.geometries.iter().map(|g| g.length).sum();

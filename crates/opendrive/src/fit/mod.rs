@@ -1,6 +1,5 @@
 //! Reference lines and profiles fitted to survey data: a chain of lines, arcs and clothoids
-//! whose heading is continuous (and the curvature, but where a jump explains the points
-//! better, see [`jumps`]), and cubic profiles (elevation, crossfall), each
+//! whose heading and curvature are continuous, and cubic profiles (elevation, crossfall), each
 //! within a tolerance and with few records.
 //!
 //! # Method
@@ -14,9 +13,7 @@
 //! (D''' = 0) where the fit allows. The chain is then built from D (start offset D(0),
 //! heading D'(0), knot curvatures D''), the vertices' exact distances to it are measured, and
 //! if the small-angle step left any above the tolerance a Gauss-Newton polish on the exact
-//! curve follows (`polish.rs`), then a tighter spline if still needed. Last, runs of short
-//! transitions are tried as curvature jumps and near-constant spirals as arcs, kept where the
-//! Bayesian information criterion prefers the fewer records (`jumps`).
+//! curve follows (`polish.rs`), then a tighter spline if still needed.
 //!
 //! Profiles are the same spline fitted to (s, value) directly: lines are constant grades,
 //! parabolas vertical curves.
@@ -300,7 +297,7 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     let guess: Vec<f64> = vertex_of.iter().map(|&v| sigma[slot[v]]).collect();
     let counted: Vec<bool> = vertex_of.iter().map(|&v| cleaned.keep[v]).collect();
     let polish = Polish { q: &kq, grid_step: 0.25 };
-    let mut best: Option<(AxisFit, Model)> = None;
+    let mut best: Option<AxisFit> = None;
     // The spline's own tolerance leaves room for the small-angle step; tighter on retries.
     for margin in [0.8, 0.6, 0.4] {
         let tol = margin * opts.tolerance;
@@ -320,249 +317,18 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
             }
         }
         let done = fit.deviation <= opts.tolerance;
-        if best.as_ref().is_none_or(|b| fit.deviation < b.0.deviation) {
-            best = Some((fit, m));
+        if best.as_ref().is_none_or(|b| fit.deviation < b.deviation) {
+            best = Some(fit);
         }
         if done {
             break;
         }
     }
-    let (fit, m) = best.ok_or(FitError::TooShort(q.len(), length))?;
-    let measure = |m: &Model, before: Option<(&Model, &AxisFit)>| {
-        chain_after(m, points, &guess, Some(&counted), (window, sigma_noise, opts.tolerance), before)
-    };
-    let mut fit = jumps(fit, m, &polish, &sigma, opts.tolerance, measure);
+    let mut fit = best.ok_or(FitError::TooShort(q.len(), length))?;
     fit.noise = sigma_noise;
     fit.outliers = counted.iter().filter(|&&c| !c).count();
     fit.window = window as f64 * spacing;
     Ok(fit)
-}
-
-/// Longest transition that [`jumps`] tries to replace by a curvature jump, m.
-const JUMP_SPIRAL: f64 = 30.0;
-
-/// Model selection between a transition and a curvature jump: a design that steps from a line
-/// straight into an arc (OpenDRIVE allows it; many maps do it) is followed by the C² spline
-/// with a spiral of a few metres and, under noise, by a smeared curve. Each spiral up to
-/// [`JUMP_SPIRAL`] long is tried as a jump at its middle (which keeps the heading it turns),
-/// the chain polished again; the jump stays when the line still lies within `tol` of the
-/// local estimate and the Bayesian information criterion (n·ln RSS + p·ln n, with a floor of a
-/// twentieth of the tolerance under the residuals of exact points) says the record less is
-/// worth its residuals. A spiral left between two jumps is then tried as an arc.
-fn jumps(
-    fit: AxisFit,
-    m: Model,
-    polish: &Polish,
-    stations: &[f64],
-    tol: f64,
-    measure: impl Fn(&Model, Option<(&Model, &AxisFit)>) -> AxisFit,
-) -> AxisFit {
-    // Candidates are polished on every k-th vertex (at most about 1,500 of them: the
-    // curvatures of a few records need no more), then measured against every point.
-    let stride = polish.q.len().div_ceil(1500).max(1);
-    let (q, stations): (Vec<[f64; 2]>, Vec<f64>) = (0..polish.q.len())
-        .filter(|&i| i % stride == 0 || i + 1 == polish.q.len())
-        .map(|i| (polish.q[i], stations[i]))
-        .unzip();
-    let polish = &Polish { q: &q, grid_step: polish.grid_step };
-    let stations = &stations[..];
-    let np = 4 + m.vars.len();
-    let polishable = np <= 40;
-    let points = fit.records.iter().map(|r| r.points).sum::<usize>().max(2) as f64;
-    let floor = 0.05 * tol;
-    let bic = |f: &AxisFit, params: usize| points * (f.rms * f.rms + floor * floor).ln() + params as f64 * points.ln();
-    // A jump's two knots are one position.
-    let params = |m: &Model| 4 + m.vars.len() + m.knots.windows(2).filter(|w| w[1] > w[0]).count();
-    // A candidate polished (where that is affordable) and measured; the points short of its
-    // first change keep their stations on the chain it changes (`before`).
-    let settle = |mut t: Model, before: (&Model, &AxisFit)| -> (AxisFit, Model) {
-        if polishable {
-            let mut st = stations.to_vec();
-            polish.refine(&mut t, &mut st, false);
-        }
-        (measure(&t, Some(before)), t)
-    };
-    // The current chain, polished like the candidates (a fair comparison).
-    let (f, t) = settle(m.clone(), (&m, &fit));
-    let (mut fit, mut m) = if f.deviation <= fit.deviation.max(tol) && bic(&f, params(&t)) <= bic(&fit, params(&m)) {
-        (f, t)
-    } else {
-        (fit, m)
-    };
-    let accept = |cand: &AxisFit, tm: &Model, fit: &AxisFit, m: &Model| {
-        cand.deviation <= tol.max(fit.deviation) && bic(cand, params(tm)) <= bic(fit, params(m))
-    };
-    // Runs of spirals to jumps: each maximal run of transitions (each at most JUMP_SPIRAL
-    // long) between steady pieces or longer spirals, as one jump, or as two jumps around an arc.
-    let mut k = 0;
-    while k + 1 < m.knots.len() {
-        let is_spiral = |m: &Model, k: usize| {
-            let len = m.knots[k + 1] - m.knots[k];
-            len > 0.0 && len <= JUMP_SPIRAL && m.var_of[k] != m.var_of[k + 1]
-        };
-        if !is_spiral(&m, k) {
-            k += 1;
-            continue;
-        }
-        let mut e = k + 1;
-        while e + 1 < m.knots.len() && is_spiral(&m, e) {
-            e += 1;
-        }
-        let mut best: Option<(AxisFit, Model)> = None;
-        for t in step_runs(&m, k, e) {
-            let (cand, tm) = settle(t, (&m, &fit));
-            let better = best.as_ref().is_none_or(|(f, bm)| bic(&cand, params(&tm)) < bic(f, params(bm)));
-            if accept(&cand, &tm, &fit, &m) && better {
-                best = Some((cand, tm));
-            }
-        }
-        match best {
-            Some((f, t)) => {
-                let before = m.knots.len();
-                (fit, m) = (f, t);
-                // Past the run (its knots may have changed in number).
-                k = (e + m.knots.len()).saturating_sub(before).max(k + 1);
-            }
-            None => k = e,
-        }
-    }
-    // A spiral whose curvature hardly changes to an arc (or a line): the curvatures at its
-    // two ends become one, shared by every knot that had either.
-    let mut k = 0;
-    while k + 1 < m.knots.len() {
-        let (va, vb) = (m.var_of[k], m.var_of[k + 1]);
-        if m.knots[k + 1] <= m.knots[k] || va == vb {
-            k += 1;
-            continue;
-        }
-        let (ka, kb) = (m.kappa_at_knot(k), m.kappa_at_knot(k + 1));
-        let (to, value) = match (va, vb) {
-            (Some(a), Some(_)) => (Some(a), 0.5 * (ka + kb)),
-            _ => (None, 0.0),
-        };
-        let mut t = m.clone();
-        let mut vars = m.vars.clone();
-        if let Some(a) = to {
-            vars[a] = value;
-        }
-        let var_of: Vec<Option<usize>> = m.var_of.iter().map(|v| if *v == va || *v == vb { to } else { *v }).collect();
-        tidy(&mut t, m.knots.clone(), var_of, vars);
-        let (cand, tm) = settle(t, (&m, &fit));
-        if accept(&cand, &tm, &fit, &m) {
-            (fit, m) = (cand, tm);
-            k = k.saturating_sub(1);
-        } else {
-            k += 1;
-        }
-    }
-    fit
-}
-
-/// The model with its spirals over knots `a..=e` replaced by steps of curvature whose first
-/// moments (∫κ, ∫κs, ∫κs²) match the spirals': one jump (two moments matched), and a jump,
-/// an arc and a jump (three). The steady levels before a and after e are kept.
-fn step_runs(m: &Model, a: usize, e: usize) -> Vec<Model> {
-    let (sa, se) = (m.knots[a], m.knots[e]);
-    let len = se - sa;
-    let (ka, ke) = (m.kappa_at_knot(a), m.kappa_at_knot(e));
-    // Moments of the current curvature over the run, s from sa (Simpson: exact for a linear
-    // curvature times s²).
-    let mut f = [0.0; 3];
-    for k in a..e {
-        let (x0, x1) = (m.knots[k] - sa, m.knots[k + 1] - sa);
-        let (k0, k1) = (m.kappa_at_knot(k), m.kappa_at_knot(k + 1));
-        let xm = 0.5 * (x0 + x1);
-        let km = 0.5 * (k0 + k1);
-        for (j, fj) in f.iter_mut().enumerate() {
-            let p = |x: f64| x.powi(j as i32);
-            *fj += (x1 - x0) / 6.0 * (k0 * p(x0) + 4.0 * km * p(xm) + k1 * p(x1));
-        }
-    }
-    // Moments of a step profile: ka on [0, p), mid on [p, q), ke on [q, len].
-    let moment = |j: i32, p: f64, q: f64, mid: f64| {
-        let i = |x: f64| x.powi(j + 1) / (j + 1) as f64;
-        ka * i(p) + mid * (i(q) - i(p)) + ke * (i(len) - i(q))
-    };
-    let scale = |j: usize| len.powi(j as i32 + 1) * (ka.abs() + ke.abs() + f[0].abs() / len + 1e-9);
-    let n = ((len / 0.05).ceil() as usize).clamp(2, 1200);
-    let at = |i: usize| len * i as f64 / n as f64;
-    // One jump: ka to ke at p, matched in ∫κ (then ∫κs as the check).
-    let mut out = Vec::new();
-    let mut build = |p: f64, q: f64, mid: Option<f64>| {
-        let mut t = m.clone();
-        let (p, q) = (sa + p, sa + q);
-        let (va, ve) = (m.var_of[a], m.var_of[e]);
-        let mut knots = m.knots[..=a].to_vec();
-        let mut var_of = m.var_of[..=a].to_vec();
-        let mut vars = m.vars.clone();
-        let push = |x: f64, v: Option<usize>, knots: &mut Vec<f64>, var_of: &mut Vec<Option<usize>>| {
-            knots.push(x);
-            var_of.push(v);
-        };
-        push(p, va, &mut knots, &mut var_of);
-        if let Some(mid) = mid {
-            let vm = if mid == 0.0 {
-                None
-            } else {
-                vars.push(mid);
-                Some(vars.len() - 1)
-            };
-            push(p, vm, &mut knots, &mut var_of);
-            push(q, vm, &mut knots, &mut var_of);
-        }
-        push(q, ve, &mut knots, &mut var_of);
-        knots.extend_from_slice(&m.knots[e..]);
-        var_of.extend_from_slice(&m.var_of[e..]);
-        tidy(&mut t, knots, var_of, vars);
-        out.push(t);
-    };
-    if (ke - ka).abs() > 1e-12 {
-        // ka·p + ke·(len - p) = f0.
-        let p = ((ke * len - f[0]) / (ke - ka)).clamp(0.0, len);
-        build(p, p, None);
-    }
-    // A jump, an arc and a jump: the best (p, q) on a grid by the first two moments, the
-    // arc's curvature from ∫κ.
-    let mut best: Option<(f64, f64, f64, f64)> = None;
-    for i in 0..n {
-        for j in i + 1..=n {
-            let (p, q) = (at(i), at(j));
-            let mid = (f[0] - ka * p - ke * (len - q)) / (q - p);
-            let r1 = (moment(1, p, q, mid) - f[1]) / scale(1);
-            let r2 = (moment(2, p, q, mid) - f[2]) / scale(2);
-            let r = r1 * r1 + r2 * r2;
-            if best.is_none_or(|b| r < b.0) {
-                best = Some((r, p, q, mid));
-            }
-        }
-    }
-    if let Some((_, p, q, mid)) = best {
-        if q - p > 1e-6 {
-            build(p, q, Some(mid));
-        }
-    }
-    out
-}
-
-/// Sets the model's knots and curvature variables, without the knots inside a steady piece
-/// (they add nothing; ends and jumps stay) and the variables no knot uses.
-fn tidy(t: &mut Model, mut knots: Vec<f64>, mut var_of: Vec<Option<usize>>, vars: Vec<f64>) {
-    let mut i = 1;
-    while i + 1 < knots.len() {
-        let steady = var_of[i - 1] == var_of[i] && var_of[i] == var_of[i + 1];
-        if steady && knots[i] > knots[i - 1] && knots[i + 1] > knots[i] {
-            knots.remove(i);
-            var_of.remove(i);
-        } else {
-            i += 1;
-        }
-    }
-    let mut used: Vec<usize> = var_of.iter().flatten().copied().collect();
-    used.sort_unstable();
-    used.dedup();
-    t.vars = used.iter().map(|&v| vars[v]).collect();
-    t.var_of = var_of.iter().map(|v| v.and_then(|v| used.binary_search(&v).ok())).collect();
-    t.knots = knots;
 }
 
 /// Longest run of points whose mean estimates the true line, m (a deviation of the line
@@ -888,22 +654,6 @@ fn chain(
     counted: Option<&[bool]>,
     measure: (usize, f64, f64),
 ) -> AxisFit {
-    chain_after(m, points, guess, counted, measure, None)
-}
-
-/// Like [`chain`], after `before`, the chain of a model `old` measured against the same
-/// points: where `m` has the start pose, knots and curvatures of `old` up to some knot, the
-/// records up to there are the same, and the points whose feet lie on them (short of the
-/// first change by [`REUSE_MARGIN`]) keep their stations (the same Newton steps from the same
-/// guesses on the same records would find them again).
-fn chain_after(
-    m: &Model,
-    points: &[[f64; 2]],
-    guess: &[f64],
-    counted: Option<&[bool]>,
-    measure: (usize, f64, f64),
-    before: Option<(&Model, &AxisFit)>,
-) -> AxisFit {
     let geometries = records(m);
     let curves: Vec<Curve> = geometries.iter().map(Curve::new).collect();
     let total: f64 = geometries.iter().map(|g| g.length).sum();
@@ -916,31 +666,8 @@ fn chain_after(
     let mut stations = Vec::with_capacity(points.len());
     let (mut max, mut sq, mut n) = (0.0f64, 0.0, 0usize);
     let mut offsets = Vec::with_capacity(points.len());
-    // Stations short of this stay as they were.
-    let same_until = before.map_or(f64::NEG_INFINITY, |(old, _)| unchanged(old, m) - REUSE_MARGIN);
-    let old_stations = before.map(|(_, f)| &f.stations[..]).filter(|st| st.len() == points.len());
     for (i, (p, &g)) in points.iter().zip(guess).enumerate() {
-        if let Some(&[u, t]) = old_stations.map(|st| &st[i]) {
-            if u > 0.0 && u < same_until {
-                let r = geometries.partition_point(|g| g.s <= u).clamp(1, geometries.len()) - 1;
-                stations.push([u, t]);
-                if counted.is_some_and(|c| !c[i]) {
-                    continue;
-                }
-                let d = t.abs();
-                offsets.push(t);
-                n += 1;
-                let e = &mut per[r];
-                e.0 = e.0.max(d);
-                e.1 += d * d;
-                e.2 += 1;
-                max = max.max(d);
-                sq += d * d;
-                continue;
-            }
-        }
-        // Newton steps along the line to the foot of the perpendicular (from the first guess
-        // even where `before` has a station: the fits are compared to the last digit).
+        // Newton steps along the line to the foot of the perpendicular.
         let mut u = g * scale;
         for _ in 0..12 {
             let (_, c) = pose(u);
@@ -988,35 +715,12 @@ fn chain_after(
     }
 }
 
-/// Distance short of a model's first change within which points are measured again (a foot
-/// near the change may move onto it), m.
-const REUSE_MARGIN: f64 = 5.0;
-
-/// How far from its start `new` is the same curve as `old` (same start pose; knots and their
-/// curvatures equal up to the first that differs), m.
-fn unchanged(old: &Model, new: &Model) -> f64 {
-    if (old.x0, old.y0, old.hdg0) != (new.x0, new.y0, new.hdg0) || old.knots.first() != new.knots.first() {
-        return f64::NEG_INFINITY;
-    }
-    let d = (0..old.knots.len().min(new.knots.len()))
-        .find(|&k| old.knots[k] != new.knots[k] || old.kappa_at_knot(k) != new.kappa_at_knot(k))
-        .unwrap_or(old.knots.len().min(new.knots.len()));
-    if d == 0 {
-        return f64::NEG_INFINITY;
-    }
-    old.knots[d - 1] - old.knots[0]
-}
-
 /// The model's records, each from the previous record's exact end.
 fn records(m: &Model) -> Vec<Geometry> {
     let mut geometries: Vec<Geometry> = Vec::new();
     let (mut x, mut y, mut hdg) = (m.x0, m.y0, m.hdg0);
     for k in 1..m.knots.len() {
         let (a, b) = (m.knots[k - 1], m.knots[k]);
-        // A curvature jump: two knots at one s.
-        if b <= a {
-            continue;
-        }
         let (ka, kb) = (m.kappa_at_knot(k - 1), m.kappa_at_knot(k));
         let kind = if m.var_of[k - 1].is_none() && m.var_of[k].is_none() {
             GeometryKind::Line
@@ -1031,48 +735,4 @@ fn records(m: &Model) -> Vec<Geometry> {
         geometries.push(g);
     }
     geometries
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_changed_model_measures_as_if_from_scratch() {
-        let m = Model {
-            x0: 0.0,
-            y0: 0.0,
-            hdg0: 0.2,
-            knots: vec![0.0, 100.0, 160.0, 300.0, 360.0, 500.0],
-            var_of: vec![None, None, Some(0), Some(0), None, None],
-            vars: vec![1.0 / 400.0],
-            length: 500.0,
-        };
-        let g = records(&m);
-        let curves: Vec<Curve> = g.iter().map(Curve::new).collect();
-        // Points every metre, 5 mm to the left and right by turns.
-        let (points, guess): (Vec<[f64; 2]>, Vec<f64>) = (0..=500)
-            .map(|i| {
-                let s = i as f64;
-                let r = g.partition_point(|x| x.s <= s).clamp(1, g.len()) - 1;
-                let p = curves[r].pose(s - g[r].s);
-                let t = if i % 2 == 0 { 0.005 } else { -0.005 };
-                ([p.x - t * p.hdg.sin(), p.y + t * p.hdg.cos()], s)
-            })
-            .unzip();
-        let measure = (1, 0.0, 0.01);
-        let old = chain(&m, &points, &guess, None, measure);
-        // The arc a little sharper: the records before it stay, the points after it move.
-        let mut t = m.clone();
-        t.vars[0] *= 1.01;
-        assert_eq!(unchanged(&m, &t), 100.0);
-        let scratch = chain(&t, &points, &guess, None, measure);
-        let reused = chain_after(&t, &points, &guess, None, measure, Some((&m, &old)));
-        assert!(scratch.max > 0.01, "the change must show: {}", scratch.max);
-        for (a, b) in scratch.stations.iter().zip(&reused.stations) {
-            assert!((a[0] - b[0]).abs() < 1e-5 && (a[1] - b[1]).abs() < 1e-9, "{a:?} vs {b:?}");
-        }
-        assert!((scratch.max - reused.max).abs() < 1e-9 && (scratch.rms - reused.rms).abs() < 1e-9);
-        assert_eq!(scratch.records, reused.records);
-    }
 }

@@ -23,18 +23,11 @@ impl Model {
         self.var_of[k].map_or(0.0, |v| self.vars[v])
     }
 
-    /// The curvature at `a` and at `b` (a < b) on the knot interval that holds the middle of
-    /// [a, b]: at a curvature jump (two knots at one s, an interval of no length), each side
-    /// takes its own limit.
-    fn kappa_pair(&self, a: f64, b: f64) -> (f64, f64) {
-        let mid = 0.5 * (a + b);
-        let k = self.knots.partition_point(|&u| u <= mid).clamp(1, self.knots.len() - 1);
-        let (ka, kb) = (self.knots[k - 1], self.knots[k]);
-        let at = |s: f64| {
-            let f = if kb > ka { ((s - ka) / (kb - ka)).clamp(0.0, 1.0) } else { 0.0 };
-            self.kappa_at_knot(k - 1) * (1.0 - f) + self.kappa_at_knot(k) * f
-        };
-        (at(a), at(b))
+    fn kappa(&self, s: f64) -> f64 {
+        let k = self.knots.partition_point(|&u| u <= s).clamp(1, self.knots.len() - 1);
+        let (a, b) = (self.knots[k - 1], self.knots[k]);
+        let f = ((s - a) / (b - a)).clamp(0.0, 1.0);
+        self.kappa_at_knot(k - 1) * (1.0 - f) + self.kappa_at_knot(k) * f
     }
 }
 
@@ -60,7 +53,7 @@ impl Track {
         let mut xy = vec![[m.x0, m.y0]];
         for w in s.windows(2) {
             let (a, b) = (w[0], w[1]);
-            let (ka, kb) = m.kappa_pair(a, b);
+            let (ka, kb) = (m.kappa(a), m.kappa(b));
             let h0 = hdg[hdg.len() - 1];
             let p0 = xy[xy.len() - 1];
             let len = b - a;
@@ -83,7 +76,7 @@ impl Track {
         let s = s.clamp(0.0, m.length);
         let i = self.s.partition_point(|&u| u <= s).clamp(1, self.s.len() - 1) - 1;
         let (a, b) = (self.s[i], self.s[(i + 1).min(self.s.len() - 1)]);
-        let (ka, kb) = m.kappa_pair(a, b.max(a + 1e-12));
+        let (ka, kb) = (m.kappa(a), m.kappa(b));
         let len = (b - a).max(1e-12);
         let h0 = self.hdg[i];
         let th = |u: f64| h0 + ka * u + 0.5 * (kb - ka) / len * u * u;
@@ -257,23 +250,16 @@ impl ShapeIntegrals {
                 }
             }
         }
-        // The slope of the curvature over a knot interval (none over a jump's).
-        let slope = |k: usize| {
-            let h = kn[k + 1] - kn[k];
-            if h > 0.0 {
-                (m.kappa_at_knot(k + 1) - m.kappa_at_knot(k)) / h
-            } else {
-                0.0
-            }
-        };
         for k in 1..nk.saturating_sub(1) {
-            let (left, right) = (slope(k - 1), slope(k));
+            let left = (m.kappa_at_knot(k) - m.kappa_at_knot(k - 1)) / (kn[k] - kn[k - 1]);
+            let right = (m.kappa_at_knot(k + 1) - m.kappa_at_knot(k)) / (kn[k + 1] - kn[k]);
             pieces[nv + k - 1].push((k - 1, 0.0, -left));
             pieces[nv + k - 1].push((k, -right, 0.0));
         }
         // The last knot moves with the length: its left piece, kept last.
         let k = nk - 1;
-        pieces.push(vec![(k - 1, 0.0, -slope(k - 1))]);
+        let left = (m.kappa_at_knot(k) - m.kappa_at_knot(k - 1)) / (kn[k] - kn[k - 1]);
+        pieces.push(vec![(k - 1, 0.0, -left)]);
         let mut phi_int = vec![vec![0.0; g]; pieces.len()];
         let mut phic_int = vec![vec![[0.0; 2]; g]; pieces.len()];
         for (p, list) in pieces.iter().enumerate() {
@@ -282,9 +268,6 @@ impl ShapeIntegrals {
             let (phi, phic) = (&mut phi_int[p], &mut phic_int[p]);
             for &(k, wa, wb) in list {
                 let (ka, kb) = (kn[k], kn[k + 1]);
-                if kb <= ka {
-                    continue;
-                }
                 let w = |s: f64| wa + (wb - wa) * (s - ka) / (kb - ka);
                 let mut i = track.s.partition_point(|&u| u < ka - 1e-9).max(1);
                 while i < g && track.s[i] <= kb + 1e-9 {

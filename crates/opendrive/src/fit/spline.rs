@@ -235,29 +235,6 @@ fn ders(t: &[f64], i: usize, x: f64) -> [[f64; 4]; 4] {
     out
 }
 
-/// The piece of each x, for x mostly ascending (as `span`, without a search per x).
-struct Walk<'a> {
-    breaks: &'a [f64],
-    k: usize,
-}
-
-impl<'a> Walk<'a> {
-    fn new(breaks: &'a [f64]) -> Walk<'a> {
-        Walk { breaks, k: 0 }
-    }
-
-    fn piece(&mut self, x: f64) -> usize {
-        let b = self.breaks;
-        if x < b[self.k] {
-            self.k = span(b, x) - 3;
-        }
-        while self.k + 2 < b.len() && b[self.k + 1] <= x {
-            self.k += 1;
-        }
-        self.k
-    }
-}
-
 /// Symmetric banded normal equations (half bandwidth 3).
 struct Normal {
     band: Vec<[f64; 4]>,
@@ -423,11 +400,12 @@ impl<'a> Samples<'a> {
         let n = kn + 3;
         let t = Spline::knot_vector(breaks);
         let mut ne = Normal::new(n);
-        // The samples' pieces found by a walk (they are in order), not a search per sample.
-        let mut walk = Walk::new(breaks);
+        let mut rows: Vec<(usize, [f64; 4])> = Vec::with_capacity(self.s.len());
         for (&x, &y) in self.s.iter().zip(self.y) {
-            let k = walk.piece(x);
-            ne.add(k, &values(&t, k + 3, x), y, 1.0);
+            let i = span(breaks, x);
+            let v = values(&t, i, x);
+            ne.add(i - 3, &v, y, 1.0);
+            rows.push((i - 3, v));
         }
         // Scale of a second difference of coefficients against one sample.
         let h0 = (breaks[kn] - breaks[0]) / kn as f64;
@@ -468,15 +446,11 @@ impl<'a> Samples<'a> {
         }
         let coef = ne.solve()?;
         let mut sse = 0.0;
-        let mut walk = Walk::new(breaks);
-        let e: Vec<f64> = self
-            .s
+        let e: Vec<f64> = rows
             .iter()
             .zip(self.y)
-            .map(|(&x, &y)| {
-                let k = walk.piece(x);
-                let v = values(&t, k + 3, x);
-                let e = (0..4).map(|r| v[r] * coef[k + r]).sum::<f64>() - y;
+            .map(|((first, v), &y)| {
+                let e = (0..4).map(|r| v[r] * coef[first + r]).sum::<f64>() - y;
                 sse += e * e;
                 e
             })
@@ -791,16 +765,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    #[test]
-    fn a_walk_finds_the_pieces_the_search_finds() {
-        let breaks = [0.0, 1.0, 2.5, 4.0, 7.0, 300.0];
-        let mut walk = Walk::new(&breaks);
-        for x in [0.0, 0.3, 1.0, 2.2, 2.5, 3.9, 5.5, 7.0, 150.0, 300.0, 0.5, 299.9] {
-            let i = span(&breaks, x);
-            assert_eq!(walk.piece(x), i - 3, "piece of {x}");
         }
     }
 
