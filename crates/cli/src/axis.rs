@@ -89,7 +89,6 @@ impl AxisArgs {
         crs: Option<&str>,
         out: &std::path::Path,
     ) -> Result<AxisArgs> {
-        use clap::{Args, FromArgMatches};
         use std::ffi::OsString;
         let mut argv: Vec<OsString> =
             vec!["axis".into(), "--trajectory".into(), path.into(), "--out".into(), out.into()];
@@ -101,27 +100,29 @@ impl AxisArgs {
         if let Some(c) = crs {
             argv.extend(["--crs".into(), c.into()]);
         }
+        AxisArgs::from_argv(argv)
+    }
+}
+
+impl AxisArgs {
+    /// Parses `argv` as clap does the command line, so the defaults live in one place.
+    fn from_argv(argv: Vec<std::ffi::OsString>) -> Result<AxisArgs> {
+        use clap::{Args, FromArgMatches};
         let m = AxisArgs::augment_args(clap::Command::new("axis"))
             .try_get_matches_from(argv)
             .map_err(|e| anyhow::anyhow!("internal: axis arguments: {e}"))?;
         Ok(AxisArgs::from_arg_matches(&m)?)
     }
-}
 
-impl AxisArgs {
     /// `axis --points FILES...` with every other option at its command-line default.
     pub(crate) fn for_points(paths: &[PathBuf], crs: Option<&str>, out: &Path) -> Result<AxisArgs> {
-        use clap::{Args, FromArgMatches};
         use std::ffi::OsString;
         let mut argv: Vec<OsString> = vec!["axis".into(), "--out".into(), out.into(), "--points".into()];
         argv.extend(paths.iter().map(|p| p.into()));
         if let Some(c) = crs {
             argv.extend(["--crs".into(), c.into()]);
         }
-        let m = AxisArgs::augment_args(clap::Command::new("axis"))
-            .try_get_matches_from(argv)
-            .map_err(|e| anyhow::anyhow!("internal: axis arguments: {e}"))?;
-        Ok(AxisArgs::from_arg_matches(&m)?)
+        AxisArgs::from_argv(argv)
     }
 }
 
