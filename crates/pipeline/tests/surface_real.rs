@@ -5,7 +5,9 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
-use pipeline::{grid_surface, Estimator, SurfaceGrid, SurfaceOptions};
+mod common;
+use common::{grid, height, versus_truth};
+use pipeline::{Estimator, SurfaceGrid};
 use sim::scanner::{Pass, ScannerConfig};
 use sim::survey::Survey;
 use sim::{Drape, Scene};
@@ -30,39 +32,6 @@ fn draped_survey(seed: u64) -> Option<(Scene, Vec<[f64; 3]>)> {
     let (pts, _, _) = sim::survey::measure(&scene, &sv);
     let mm = |v: f64| (v * 1000.0).round() / 1000.0;
     Some((scene, pts.iter().map(|p| [mm(p.x), mm(p.y), mm(p.z)]).collect()))
-}
-
-fn grid(scene: &Scene, pts: &[[f64; 3]], s: (f64, f64), v: (f64, f64), estimator: Estimator) -> SurfaceGrid {
-    let opts = SurfaceOptions { s_range: Some(s), v_range: Some(v), estimator, ..Default::default() };
-    grid_surface(&scene.odr.roads[0], scene.odr.header.offset, pts, opts).unwrap()
-}
-
-fn height(crg: &opencrg::Crg, iu: usize, iv: usize) -> f64 {
-    crg.road.start_z.unwrap_or(0.0) + crg.z_at(iu, iv) as f64
-}
-
-/// RMS and mean of (grid - truth) over the covered nodes, m; the node count.
-fn versus_truth(scene: &Scene, g: &SurfaceGrid) -> (f64, f64, usize) {
-    let road = scene.road();
-    let crg = &g.crg;
-    let (u0, du, nv) = (crg.u_first(), crg.du(), crg.nv());
-    let v0 = crg.road.v_right.unwrap();
-    let (mut sq, mut sum, mut n) = (0.0, 0.0, 0usize);
-    for iu in 0..crg.nu {
-        let st = scene.station(&road, u0 + iu as f64 * du);
-        for iv in 0..nv {
-            let z = height(crg, iu, iv);
-            let Some(want) = scene.z_at(&st, v0 + iv as f64 * du) else { continue };
-            if z.is_nan() {
-                continue;
-            }
-            let e = z - want;
-            sq += e * e;
-            sum += e;
-            n += 1;
-        }
-    }
-    ((sq / n as f64).sqrt(), sum / n as f64, n)
 }
 
 /// The grid of the measured setts by each estimator: (RMS, mean) against the truth, m.
