@@ -14,6 +14,7 @@ use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
 use crate::{exit, within};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use pipeline::registration::Registration;
 use pipeline::road::{survey_road, SurveyOptions};
 use pipeline::section::SectionOptions;
 use pipeline::surface::SurfaceUnit;
@@ -92,6 +93,13 @@ pub struct BuildArgs {
     /// of the reference line, m [default: 10].
     #[arg(long)]
     pub half_width: Option<f64>,
+    /// Leave the passes as measured: no registration of their heights (by default, where the
+    /// points carry GPS time and the survey saw the same ground more than once, the
+    /// trajectory's vertical error is estimated from where the passes disagree and taken off
+    /// every point; the report's `registration` says by how much).
+    #[arg(long)]
+    #[serde(default)]
+    pub no_register: bool,
     /// Print the report (report.json) on stdout.
     #[arg(long)]
     #[serde(skip)]
@@ -124,6 +132,8 @@ pub(crate) struct Settings {
     /// Whether --half-width (or the config) gave it; else [`Settings::for_road`] widens it to
     /// the axis's lanes.
     pub half_width_given: bool,
+    /// Whether to register the passes' heights (not --no-register).
+    pub register: bool,
 }
 
 /// Where the axis comes from.
@@ -159,6 +169,7 @@ impl Default for Settings {
             buffer: 50.0,
             half_width: 10.0,
             half_width_given: false,
+            register: true,
         }
     }
 }
@@ -230,6 +241,7 @@ impl Settings {
             buffer: num("buffer", a.buffer, file.buffer, (d.buffer, 0.1, 1000.0))?,
             half_width: num("half-width", a.half_width, file.half_width, (d.half_width, 0.5, 100.0))?,
             half_width_given: a.half_width.or(file.half_width).is_some(),
+            register: !(a.no_register || file.no_register),
         };
         if let Axis::Trajectory { offset, sensor_height, .. } = &s.axis {
             within("offset", *offset, -100.0, 100.0)?;
@@ -294,6 +306,7 @@ impl Settings {
             "ribbon_cell": self.ribbon_cell,
             "buffer": self.buffer,
             "half_width": self.half_width,
+            "register": self.register,
         })
     }
 }
@@ -726,6 +739,8 @@ pub(crate) struct Gathered<'a> {
     pub tile_paths: Vec<PathBuf>,
     pub side: &'a Roadside,
     pub info: InputInfo,
+    /// The passes' registration, as the report gives it (null: none).
+    pub registration: Value,
     pub read_secs: f64,
     pub hashing: std::thread::JoinHandle<Result<Vec<(u64, String)>>>,
 }
@@ -747,8 +762,10 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     let road = axis.road(s)?;
     let s = &s.for_road(road);
 
-    // 2. The points, once, into both builders.
-    let inputs = axis.inputs(s, quiet)?;
+    // 2. The passes registered (a read of their times and heights), then the points, once,
+    // into both builders.
+    let mut inputs = axis.inputs(s, quiet)?;
+    let registration = register_passes(&mut st, &mut inputs, s, || axis.inputs(s, true), quiet)?;
     let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let context = on_road(s, road);
     let offset = axis.odr.header.offset;
@@ -776,9 +793,87 @@ pub(crate) fn build_into(s: &Settings, dir: &Path, quiet: bool) -> Result<Built>
     }
     let (grid, tile_paths) = grid_tiles(&mut st, surface, s, dir, &context)?;
     let tile_paths = tile_paths.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_path_buf()).collect();
-    let g =
-        Gathered { axis: &axis, plain: &plain, survey, part, grid, tile_paths, side: &side, info, read_secs, hashing };
+    let registration = registration.as_ref().map_or(Value::Null, registration_summary);
+    let g = Gathered {
+        axis: &axis,
+        plain: &plain,
+        survey,
+        part,
+        grid,
+        tile_paths,
+        side: &side,
+        info,
+        registration,
+        read_secs,
+        hashing,
+    };
     finish_into(s, dir, st, t0, g)
+}
+
+/// Stage: the passes' heights registered ([`crate::inputs::Inputs::register`]; `again` opens
+/// the inputs once more for it), unless `--no-register` or the points carry no GPS time.
+pub(crate) fn register_passes(
+    st: &mut Stages,
+    inputs: &mut crate::inputs::Inputs,
+    s: &Settings,
+    again: impl FnOnce() -> Result<crate::inputs::Inputs>,
+    quiet: bool,
+) -> Result<Option<Registration>> {
+    if !s.register || !inputs.have_time() {
+        return Ok(None);
+    }
+    st.n += 1;
+    let again = again()?;
+    let total = again.total();
+    let what = "registering the passes (their heights where the survey saw the ground twice)";
+    let r = st.run(what, Some(total), |bar| inputs.register(again, |done, _| bar.set_position(done)))?;
+    if let (Some(r), false) = (&r, quiet) {
+        eprintln!(
+            "roadscan: passes registered: they disagreed by {:.1} mm RMS in {} places, {:.1} mm after (corrections up to {:.1} mm)",
+            r.rms_before * 1e3,
+            r.kept,
+            r.rms_after * 1e3,
+            r.max_abs() * 1e3
+        );
+    }
+    Ok(r)
+}
+
+/// The registration as the report gives it.
+pub(crate) fn registration_summary(r: &Registration) -> Value {
+    json!({
+        "what": "the trajectory's vertical error as a function of GPS time, from where the passes saw the same ground, taken off every point (half of each disagreement to each pass)",
+        "observations": r.observations,
+        "kept": r.kept,
+        "rms_disagreement_before_m": r.rms_before,
+        "rms_disagreement_after_m": r.rms_after,
+        "max_correction_m": r.max_abs(),
+        "knot_spacing_s": r.dt,
+    })
+}
+
+/// The registration whole (its knots), as a plan keeps it for the work units.
+pub(crate) fn registration_record(r: &Registration) -> Value {
+    json!({
+        "t0": r.t0, "dt": r.dt, "dz": r.dz, "observations": r.observations, "kept": r.kept,
+        "rms_before": r.rms_before, "rms_after": r.rms_after,
+    })
+}
+
+/// A registration back from [`registration_record`]'s JSON (null: none).
+pub(crate) fn registration_of(v: &Value) -> Option<Registration> {
+    let f = |k: &str| v[k].as_f64();
+    let dz: Vec<f64> = v["dz"].as_array()?.iter().map(Value::as_f64).collect::<Option<Vec<f64>>>()?;
+    (dz.len() >= 2 && f("dt")? > 0.0).then_some(())?;
+    Some(Registration {
+        t0: f("t0")?,
+        dt: f("dt")?,
+        dz,
+        observations: v["observations"].as_u64()? as usize,
+        kept: v["kept"].as_u64()? as usize,
+        rms_before: f("rms_before")?,
+        rms_after: f("rms_after")?,
+    })
 }
 
 /// The inputs' hashes, on a thread of their own while the points are read.
@@ -873,6 +968,7 @@ pub(crate) fn finish_into(s: &Settings, dir: &Path, mut st: Stages, t0: Instant,
         if let Some(part) = &part {
             rep["road"]["part_of_axis"] = part.clone();
         }
+        rep["registration"] = g.registration.clone();
         rep["performance"] = perf;
         rep["stages"] = st_times(&times_so_far);
         for c in rep["checks"].as_array().into_iter().flatten() {

@@ -3,6 +3,7 @@
 //! streamed in chunks with the reading on a thread of its own.
 
 use anyhow::{bail, Context, Result};
+use pipeline::registration::{Overlaps, Registration, RegistrationOptions};
 use scan::{CrsDef, LasReader, Points, Reprojection};
 use std::path::{Path, PathBuf};
 
@@ -55,6 +56,8 @@ pub struct Inputs {
     /// Whether a point outside its file's header bounds is an error (the inputs were chosen
     /// by those bounds).
     check_bounds: bool,
+    /// The passes' vertical error, taken off every point read (see [`Inputs::register`]).
+    registration: Option<std::sync::Arc<Registration>>,
     /// The CRS the points end up in (the axis' geoReference, else the first input's own):
     /// its label (EPSG:NNNN or a PROJ string) and OGC WKT where known.
     pub crs: Option<(String, Option<String>)>,
@@ -157,7 +160,7 @@ impl Inputs {
             let wkt = c.epsg.and_then(CrsDef::wkt_of).map(str::to_string).or(wkt);
             (c.label.clone(), wkt)
         });
-        Ok(Inputs { readers, crs, check_bounds: false, quiet })
+        Ok(Inputs { readers, crs, check_bounds: false, registration: None, quiet })
     }
 
     /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
@@ -183,9 +186,44 @@ impl Inputs {
         Ok(())
     }
 
-    /// Reads x, y and z only (the other columns of the chunks stay empty).
+    /// Reads x, y and z only (the other columns of the chunks stay empty; GPS time too when
+    /// a registration needs it).
     pub fn xyz_only(&mut self) {
-        self.readers.iter_mut().for_each(|(_, r, _, _)| r.set_xyz_only(true));
+        if self.registration.is_none() {
+            self.readers.iter_mut().for_each(|(_, r, _, _)| r.set_xyz_only(true));
+        }
+    }
+
+    /// Whether any input's points carry GPS time (what a registration goes by).
+    pub fn have_time(&self) -> bool {
+        self.readers.iter().any(|(_, r, _, _)| r.header().has_gps_time())
+    }
+
+    /// Reads `again` (these inputs opened once more) through and registers the passes: the
+    /// trajectory's vertical error as a function of GPS time where the points saw the same
+    /// ground twice (`pipeline::registration`), from then on taken off every point these
+    /// inputs give. Returns it; None (and nothing changes) without GPS time or overlaps.
+    pub fn register(&mut self, again: Inputs, progress: impl FnMut(u64, u64)) -> Result<Option<Registration>> {
+        if !self.have_time() {
+            return Ok(None);
+        }
+        let mut overlaps = Overlaps::new(RegistrationOptions::default());
+        again.stream_reporting(progress, |p| {
+            overlaps.add(&p.x, &p.y, &p.z, &p.gps_time);
+            Ok(())
+        })?;
+        let r = overlaps.solve();
+        self.set_registration(r.clone());
+        Ok(r)
+    }
+
+    /// Sets (or clears) the registration taken off every point (one of `register`, or read
+    /// back from a work unit's plan).
+    pub fn set_registration(&mut self, r: Option<Registration>) {
+        if r.is_some() {
+            self.readers.iter_mut().for_each(|(_, r, _, _)| r.set_xyz_only(false));
+        }
+        self.registration = r.map(std::sync::Arc::new);
     }
 
     /// Points in all the files' headers.
@@ -240,6 +278,7 @@ impl Inputs {
         mut f: impl FnMut(&Points) -> Result<()>,
     ) -> Result<Vec<(usize, u64)>> {
         let (total, check_bounds, quiet) = (self.total(), self.check_bounds, self.quiet);
+        let registration = self.registration.clone();
         let mut readers = self.readers;
         let paths: Vec<PathBuf> = readers.iter().map(|r| r.1.path().to_path_buf()).collect();
         let mut done = 0u64;
@@ -263,6 +302,9 @@ impl Inputs {
                             }
                             if *z_unit != 1.0 {
                                 p.z.iter_mut().for_each(|z| *z *= *z_unit);
+                            }
+                            if let Some(reg) = &registration {
+                                reg.apply(&mut p.z, &p.gps_time);
                             }
                             Ok(n)
                         });

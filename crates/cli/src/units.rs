@@ -21,8 +21,9 @@
 //! atomically, so a failed or killed unit is simply run again.
 
 use crate::build::{
-    finish_into, grid_tiles, hash_inputs, on_road, read_points, roadside_options, surface_options, survey_of,
-    write_json, Axis, AxisOf, Gathered, Settings, Stages,
+    finish_into, grid_tiles, hash_inputs, on_road, read_points, register_passes, registration_of, registration_record,
+    registration_summary, roadside_options, surface_options, survey_of, write_json, Axis, AxisOf, Gathered, Settings,
+    Stages,
 };
 use crate::outdir::Outputs;
 use crate::roadside::InputInfo;
@@ -217,7 +218,13 @@ fn plan_units(a: &PlanArgs, quiet: bool) -> Result<u8> {
     let axis = AxisOf::of(&s)?;
     let road = axis.road(&s)?;
     // A bad input fails now, not in a unit on some node later.
-    let total = axis.inputs(&s, quiet)?.total();
+    let mut inputs = axis.inputs(&s, quiet)?;
+    let total = inputs.total();
+    // The passes are registered once, from all the points, for every unit (each unit reads a
+    // part of them and would find another registration).
+    let mut st = Stages::new(0, quiet);
+    let registration = register_passes(&mut st, &mut inputs, &s, || axis.inputs(&s, true), quiet)?;
+    drop(inputs);
     let plan = Plan::new(&s, a.unit_tiles, s.s_range.unwrap_or((0.0, road.length)));
     let units = plan.units;
     // A new plan starts from nothing: parts of another plan must not mix in.
@@ -229,6 +236,8 @@ fn plan_units(a: &PlanArgs, quiet: bool) -> Result<u8> {
     }
     std::fs::create_dir_all(&work).with_context(|| format!("{}: cannot create", work.display()))?;
     axis.write_into(&work)?;
+    let record = registration.as_ref().map_or(Value::Null, registration_record);
+    write_json(&work.join("registration.json"), &record)?;
     write_record(&work.join("plan.json"), &plan)?;
     let mut out = std::io::stdout().lock();
     for line in plan.lines(&s) {
@@ -349,6 +358,7 @@ impl Ctx<'_> {
     fn inputs_for(&self, range: (f64, f64)) -> Result<crate::inputs::Inputs> {
         let Ctx { s, axis, road, quiet, .. } = *self;
         let mut inputs = axis.inputs(s, quiet)?;
+        inputs.set_registration(self.registration()?);
         // Beyond the range: the CRG's slabs and gap filling (a few metres), and 1 m between the
         // sampled poses.
         const PAD: f64 = 8.0;
@@ -397,6 +407,18 @@ impl Ctx<'_> {
             side.merge_part(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
         }
         Ok(side)
+    }
+
+    /// The plan's registration of the passes (None: none).
+    fn registration(&self) -> Result<Option<pipeline::registration::Registration>> {
+        let path = self.work.join("registration.json");
+        let v: Value = read_record(&path, "run `roadscan plan` with these options first")?;
+        match v {
+            Value::Null => Ok(None),
+            v => registration_of(&v)
+                .map(Some)
+                .with_context(|| format!("{}: not a registration of this roadscan; plan again", path.display())),
+        }
     }
 
     /// What the points units saw, from their JSON.
@@ -581,7 +603,20 @@ impl Ctx<'_> {
         };
         axis.write_into(&dir)?;
         let st = Stages::new(3, quiet);
-        let g = Gathered { axis, plain: &plain, survey, part, grid, tile_paths, side: &side, info, read_secs, hashing };
+        let registration = self.registration()?.as_ref().map_or(Value::Null, registration_summary);
+        let g = Gathered {
+            axis,
+            plain: &plain,
+            survey,
+            part,
+            grid,
+            tile_paths,
+            side: &side,
+            info,
+            registration,
+            read_secs,
+            hashing,
+        };
         let built = finish_into(s, &dir, st, t0, g)?;
         outputs.commit()?;
         if let Err(e) = std::fs::remove_dir_all(work) {

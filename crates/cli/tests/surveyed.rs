@@ -882,3 +882,81 @@ fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
     assert_eq!(json(&dist.join("report.json"))["road"], report["road"]);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Two passes whose trajectories carry different smooth vertical errors (`--traj-noise`, 4 mm
+/// RMS on z): `build` registers them (the report says by how much; what is left is the
+/// points' own noise and texture, about 1 mm per compared cell), and the CRG's heights agree
+/// better with the truth surface than without (`--no-register`). A survey without trajectory
+/// error is left alone (corrections under 0.3 mm).
+#[test]
+fn passes_with_different_trajectory_errors_are_registered() {
+    let d = tmp("register");
+    let run_build = |survey: &Path, out: &Path, extra: &[&str]| -> serde_json::Value {
+        let scan = survey.join("scan.las");
+        let axis = survey.join("truth/road.xodr");
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+            .args([&["build", "--input", s(&scan), "--axis", s(&axis), "--out", s(out), "-q"][..], extra].concat())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
+    };
+    let synth = |name: &str, noise: Option<&str>| -> PathBuf {
+        let survey = d.join(name);
+        let mut args =
+            vec!["synth", "--scene", "demo", "--points-per-rev", "500", "--seed", "3", "--out", s(&survey), "-q"];
+        if let Some(n) = noise {
+            args.extend(["--traj-noise", n]);
+        }
+        roadscan(&args);
+        survey
+    };
+    let noisy = synth("noisy", Some("0.0,0.004"));
+    let with = run_build(&noisy, &d.join("with"), &[]);
+    let r = &with["registration"];
+    let (before, after) =
+        (r["rms_disagreement_before_m"].as_f64().unwrap(), r["rms_disagreement_after_m"].as_f64().unwrap());
+    assert!(r["kept"].as_u64().unwrap() > 200 && after < 0.5 * before && after < 0.0015, "{r}");
+    let max = r["max_correction_m"].as_f64().unwrap();
+    assert!(max > 0.001 && max < 0.02, "{r}");
+    let without = run_build(&noisy, &d.join("without"), &["--no-register"]);
+    assert!(without["registration"].is_null());
+    // The CRG (a residual on the built road's surface) against the truth surface (absolute
+    // heights in the same file frame): the registered one is closer.
+    let truth =
+        opencrg::Surface::from_owned(opencrg::read_file(noisy.join("truth/surface.crg")).unwrap(), false).unwrap();
+    let truth_odr = opendrive::read_file(noisy.join("truth/road.xodr")).unwrap();
+    let rms = |out: &Path| -> f64 {
+        let odr = opendrive::read_file(out.join("road.xodr")).unwrap();
+        assert_eq!(odr.header.offset, truth_odr.header.offset);
+        let road = RoadEval::new(&odr.roads[0]);
+        let crg = opencrg::read_file(out.join("crg/road_000.crg")).unwrap();
+        let ours = opencrg::Surface::new(&crg, false).unwrap();
+        let ((u0, u1), (v0, v1)) = (ours.u_range(), ours.v_range());
+        let (mut sq, mut n) = (0.0, 0usize);
+        for i in 0..((u1 - u0) / 0.25) as usize {
+            for j in 0..((v1 - v0) / 0.05) as usize {
+                let (u, v) = (u0 + 0.25 * i as f64, v0 + 0.05 * j as f64);
+                let (x, y) = ours.uv_to_xy(u, v);
+                let (tu, tv) = truth.xy_to_uv(x, y);
+                if let (Some(z), Some(tz)) = (ours.uv_to_z(u, v), truth.uv_to_z(tu, tv)) {
+                    let z = z + road.elevation(u) + v * road.planar_cross_slope(u);
+                    // Potholes, manholes and edges aside (2 cm).
+                    if z.is_finite() && tz.is_finite() && (z - tz).abs() < 0.02 {
+                        sq += (z - tz).powi(2);
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 1000, "{n} samples");
+        (sq / n as f64).sqrt()
+    };
+    let (rms_with, rms_without) = (rms(&d.join("with")), rms(&d.join("without")));
+    eprintln!("registration {r}; CRG against the truth: {rms_with} registered, {rms_without} not");
+    assert!(rms_with < rms_without - 0.0002, "CRG against the truth: {rms_with} registered, {rms_without} not");
+    let clean = synth("clean", None);
+    let r = &run_build(&clean, &d.join("clean-out"), &[])["registration"];
+    assert!(r.is_null() || r["max_correction_m"].as_f64().unwrap() < 0.0003, "{r}");
+}

@@ -12,6 +12,7 @@ pub mod axis;
 pub mod drive_path;
 pub mod frame;
 mod par;
+pub mod registration;
 pub mod road;
 pub mod roadside;
 pub mod section;
