@@ -2529,6 +2529,11 @@ fn disc_half(radius: f64, cell: f64) -> isize {
 /// Along and across, m: the low envelope's coarse cells, in whole nodes.
 const ENVELOPE_CELL: [f64; 2] = [0.2, 0.05];
 
+/// A dense layer of a coarse cell: this many heights (m) within this many points, for
+/// [`low_envelope`] (road points lie within millimetres of each other; multipath echoes scatter
+/// over 0.2-1 m below the surface).
+const DENSE_LAYER: (f64, usize) = (0.015, 3);
+
 /// The grid's nodes across, its cell and the envelope's layer, for [`low_envelope`].
 struct Envelope {
     nv: usize,
@@ -2592,7 +2597,19 @@ fn low_envelope(start: &mut [u32], pts: &mut Vec<[f32; 3]>, bands: &[usize], e: 
                     Some(k50) if k50 < above.len() => *above.select_nth_unstable_by(k50, f32::total_cmp).1,
                     _ => p10,
                 };
-                let (p10, p50) = (p10 as f64, p50 as f64);
+                let (mut p10, mut p50) = (p10 as f64, p50 as f64);
+                // A 10th percentile on no dense layer is a few low strays (multipath echoes
+                // below the surface, which come alone): the percentiles are taken from the
+                // lowest dense layer up instead, or the strays would be all the cell keeps.
+                let dense = hs.iter().filter(|&&h| h as f64 >= p10 && h as f64 <= p10 + DENSE_LAYER.0).count();
+                if n >= DENSE_LAYER.1 && dense < DENSE_LAYER.1 {
+                    hs.sort_unstable_by(f32::total_cmp);
+                    let m = DENSE_LAYER.1 - 1;
+                    if let Some(i) = (0..n - m).find(|&i| (hs[i + m] - hs[i]) as f64 <= DENSE_LAYER.0) {
+                        let up = &hs[i..];
+                        (p10, p50) = (up[up.len() / 10] as f64, up[up.len() / 2] as f64);
+                    }
+                }
                 p10 + e.layer + (2.0 * (p50 - p10)).min(e.layer)
             };
         }
@@ -2932,6 +2949,19 @@ mod tests {
             assert_eq!(kept.len(), 200, "object at {top} m");
             assert!(kept.iter().all(|&h| h.abs() <= 0.003));
         }
+    }
+
+    #[test]
+    fn multipath_below_the_surface_does_not_become_the_low_envelope() {
+        // Asphalt (±3 mm), 16 points, with 2 echoes 24 and 26 cm below (as at nadir in
+        // a corpus survey): before, the 10th percentile was an echo and the envelope kept only
+        // the echoes.
+        let mut hs: Vec<f32> = (0..16).map(|i| (i % 7) as f32 * 0.001 - 0.003).collect();
+        hs.extend([-0.264f32, -0.240]);
+        let kept = kept_by_envelope(&hs);
+        assert!(kept.iter().filter(|h| h.abs() <= 0.003).count() == 16, "{kept:?}");
+        // The echoes stay candidates (below the layer): the estimator rejects them.
+        assert_eq!(kept.len(), 18);
     }
 
     #[test]
