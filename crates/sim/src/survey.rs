@@ -126,8 +126,8 @@ pub const CLASSIC_REACH: f64 = 6.0;
 impl Survey {
     /// Passes at 10 m/s over the scene's s range, as a mapping vehicle drives a road. Two, where
     /// they reach every part of the carriageway within [`CLASSIC_REACH`] (at mid-range): forward
-    /// along the centre of lane -1, back along lane 1 (lane -1 again, 1 m further out, on a
-    /// one-way road). Else along the centres of lanes of the carriageway, the outermost on the
+    /// along the centre of lane -1, back along lane 1 when both are lanes of the carriageway
+    /// (lane -1 again, 1 m further out, on a one-way road of one lane). Else along the centres of lanes of the carriageway, the outermost on the
     /// right first, then each the farthest lane within [`PASS_SPACING`] of the last, until the
     /// outermost on the left; passes right of the centre drive forward, left of it back (on a
     /// one-way road they alternate).
@@ -145,8 +145,16 @@ impl Survey {
         lanes.sort_by(f64::total_cmp);
         lanes.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
         let mut ts = Vec::new();
-        let right = scene.lane_centre(&road, -1, mid);
-        let classic = right.map(|r| [r, scene.lane_centre(&road, 1, mid).unwrap_or(r - 1.0)]);
+        // Lanes -1 and 1 when both are lanes of the carriageway (a border lane beside a one-way
+        // road is not driven).
+        let on_road = |t: &f64| lanes.iter().any(|l| (l - t).abs() < 1e-9);
+        let right = scene.lane_centre(&road, -1, mid).filter(on_road);
+        let left = scene.lane_centre(&road, 1, mid).filter(on_road);
+        let classic = match (right, left) {
+            (Some(r), Some(l)) => Some([r, l]),
+            (Some(r), None) if lanes.len() < 2 => Some([r, r - 1.0]),
+            _ => None,
+        };
         let reach = |p: &[f64; 2]| {
             [b.road_right, b.road_left].iter().all(|&e| p.iter().any(|&t| (t - e).abs() <= CLASSIC_REACH))
         };
