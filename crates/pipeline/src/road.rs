@@ -709,6 +709,8 @@ struct Border {
     samples: Vec<(f64, f64)>,
     s_range: (f64, f64),
     mark: RoadMark,
+    /// The type of the lane it bounds on the outside.
+    kind: &'static str,
 }
 
 fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
@@ -874,7 +876,7 @@ fn lanes(
                 continue;
             }
             let s_range = (rel[0].0 - 0.5 * g.ds, rel[rel.len() - 1].0 + 0.5 * g.ds);
-            sides[k].push(Border { samples: rel, s_range, mark: road_mark(m.kind, m.width, None) });
+            sides[k].push(Border { samples: rel, s_range, mark: road_mark(m.kind, m.width, None), kind: "driving" });
         }
         if let Some(c) = curb {
             // The curb's border carries the mark of a line along it, if any.
@@ -883,7 +885,23 @@ fn lanes(
                 line.map_or_else(|| road_mark("curb", 0.15, Some(c.height)), |m| road_mark(m.kind, m.width, None));
             let rel = relative(&c.samples, sign);
             if !rel.is_empty() {
-                sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark });
+                sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark, kind: "driving" });
+            }
+        }
+        if curb.is_none() && !sides[k].is_empty() {
+            // Pavement seen to run on beyond the outermost line by a lane's width or more (an
+            // unmarked outer lane, a hard shoulder) gets a lane to its edge: a shoulder beyond a
+            // solid line, a driving lane beyond a broken one.
+            let mean = |b: &Border| b.samples.iter().map(|p| p.1).sum::<f64>() / b.samples.len().max(1) as f64;
+            let outer = sides[k].iter().max_by(|a, b| mean(a).total_cmp(&mean(b)));
+            let edge = paved_edge(g, lines, sign, opts.max_spread);
+            let rel: Vec<(f64, f64)> = edge.samples.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).collect();
+            let t = median(&mut rel.iter().map(|p| p.1).collect::<Vec<_>>());
+            if let (Some(outer), Some(t), true) = (outer, t, edge.seen) {
+                if t >= mean(outer) + UNMARKED_LANE {
+                    let kind = if outer.mark.kind == "solid" { "shoulder" } else { "driving" };
+                    sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark: road_mark("none", 0.12, None), kind });
+                }
             }
         }
         if sides[k].is_empty() {
@@ -907,7 +925,12 @@ fn lanes(
                 findings.push(Finding { check: "lanes from marking lines or curbs", detail });
             }
             if !rel.is_empty() {
-                sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark: road_mark("none", 0.12, None) });
+                sides[k].push(Border {
+                    samples: rel,
+                    s_range: (s_lo, s_hi),
+                    mark: road_mark("none", 0.12, None),
+                    kind: "driving",
+                });
             }
         }
         sides[k].sort_by(|a, b| {
@@ -970,7 +993,7 @@ fn lanes(
                 prev = Some(br);
                 out.push(Lane {
                     id: (out.len() as i32 + 1) * sign as i32,
-                    kind: Some("driving".into()),
+                    kind: Some(br.kind.into()),
                     level: Some(false),
                     widths,
                     road_marks: vec![br.mark.clone()],
@@ -1036,39 +1059,51 @@ fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread
         Edge(f64, bool),
     }
     let gap = (2.0 / g.dt).round() as usize;
-    let per_row: Vec<Option<End>> = (0..g.rows)
-        .map(|r| {
-            let l = lines[r]?;
-            let (mut edge, mut empty, mut off) = (None, 0usize, 0usize);
-            // The last level cell (t, h); the row's line at the reference line to start.
-            let mut level = (0.0, l[0]);
-            for &c in &cols {
-                let t = g.t_of(c);
-                let near = |h: f64| (h - level.1 - l[1] * (t - level.0)).abs() < 0.03 + 0.05 * (t - level.0).abs();
-                match (g.mean_h(r, c), g.spread_h(r, c)) {
-                    (Some(h), Some(sp)) if sp <= ROUGH && near(h) => {
-                        edge = Some(t + 0.5 * g.dt * side);
-                        level = (t, h);
-                        (empty, off) = (0, 0);
+    // Per column (in the order of `cols`): cells found level, and cells found off, in the rows
+    // before each row (row r's counts start at r * cols.len()).
+    let nc = cols.len();
+    let (mut level_at, mut off_at) = (vec![0u32; (g.rows + 1) * nc], vec![0u32; (g.rows + 1) * nc]);
+    let mut per_row: Vec<Option<End>> = Vec::with_capacity(g.rows);
+    for r in 0..g.rows {
+        level_at.copy_within(r * nc..(r + 1) * nc, (r + 1) * nc);
+        off_at.copy_within(r * nc..(r + 1) * nc, (r + 1) * nc);
+        let Some(l) = lines[r] else {
+            per_row.push(None);
+            continue;
+        };
+        let (mut edge, mut empty, mut off) = (None, 0usize, 0usize);
+        // The last level cell (t, h); the row's line at the reference line to start.
+        let mut level = (0.0, l[0]);
+        let mut end = None;
+        for (i, &c) in cols.iter().enumerate() {
+            let t = g.t_of(c);
+            let near = |h: f64| (h - level.1 - l[1] * (t - level.0)).abs() < 0.03 + 0.05 * (t - level.0).abs();
+            match (g.mean_h(r, c), g.spread_h(r, c)) {
+                (Some(h), Some(sp)) if sp <= ROUGH && near(h) => {
+                    edge = Some(t + 0.5 * g.dt * side);
+                    level = (t, h);
+                    (empty, off) = (0, 0);
+                    level_at[(r + 1) * nc + i] += 1;
+                }
+                (Some(_), Some(sp)) if sp <= max_spread => {
+                    off_at[(r + 1) * nc + i] += 1;
+                    // Three cells off in a row end the surface (one is a stone, a leaf).
+                    off += 1;
+                    if off >= 3 {
+                        end = Some(edge.map_or(End::AtStart, |e| End::Edge(e, true)));
+                        break;
                     }
-                    (Some(_), Some(sp)) if sp <= max_spread => {
-                        // Three cells off in a row end the surface (one is a stone, a leaf).
-                        off += 1;
-                        if off >= 3 {
-                            return Some(edge.map_or(End::AtStart, |e| End::Edge(e, true)));
-                        }
-                    }
-                    _ => {
-                        empty += 1;
-                        if empty > gap {
-                            break;
-                        }
+                }
+                _ => {
+                    empty += 1;
+                    if empty > gap {
+                        break;
                     }
                 }
             }
-            edge.map(|e| End::Edge(e, false))
-        })
-        .collect();
+        }
+        per_row.push(end.or(edge.map(|e| End::Edge(e, false))));
+    }
     let at_start = per_row.iter().flatten().filter(|e| matches!(e, End::AtStart)).count();
     let edges: Vec<(f64, bool)> = per_row
         .iter()
@@ -1085,10 +1120,57 @@ fn paved_edge(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64, max_spread
     let mut far: Vec<f64> = edges.iter().map(|e| e.0).collect();
     far.sort_by(f64::total_cmp);
     let Some(&w) = far.get((far.len() * 3 / 4).min(far.len().saturating_sub(1))) else { return PavedEdge::default() };
-    let samples =
-        (0..g.rows).filter(|&r| matches!(per_row[r], Some(End::Edge(..)))).map(|r| (g.s_of(r), w * side)).collect();
+    // Where the pavement was seen to end, the edge is where the columns turn from level to
+    // off in most of the rows that reach them (a row's own last level cell can be a gravel cell
+    // that happened to lie flat, and the quarter of rows reaching farthest are those), between
+    // the two columns' centres in proportion to their shares: within a cell. Over the rows of
+    // [`EDGE_WINDOW`] around each row, so the edge follows a lane that narrows; a car on the
+    // lane covers less than half a window's rows.
+    let half = ((0.5 * EDGE_WINDOW / g.ds).round() as usize).max(1);
+    let t_of = |i: usize| g.t_of(cols[i]) * side;
+    let windowed = |r: usize| -> Option<f64> {
+        let (a, b) = (r.saturating_sub(half), (r + half + 1).min(g.rows));
+        let diff = |cum: &[u32]| -> Vec<u32> { (0..nc).map(|i| cum[b * nc + i] - cum[a * nc + i]).collect() };
+        column_edge(&diff(&level_at), &diff(&off_at), t_of)
+    };
+    let samples = (0..g.rows)
+        .filter(|&r| matches!(per_row[r], Some(End::Edge(..))))
+        .map(|r| (g.s_of(r), if seen { windowed(r).unwrap_or(w) } else { w } * side))
+        .collect();
     PavedEdge { samples, seen }
 }
+
+/// Rows along s over which [`paved_edge`] finds the edge of each row, m.
+const EDGE_WINDOW: f64 = 16.0;
+
+/// The distance from the reference line where the share of level cells (`level` of the rows
+/// reaching a column, against `off`) first falls below a half going outward, interpolated
+/// between the centres (`t_of`, as distances) of the last column above and the first below;
+/// None when no column falls below it. Columns that fewer than 8 rows reach are passed over.
+fn column_edge(level: &[u32], off: &[u32], t_of: impl Fn(usize) -> f64) -> Option<f64> {
+    let share = |i: usize| {
+        let n = level[i] + off[i];
+        (n >= 8).then(|| f64::from(level[i]) / f64::from(n))
+    };
+    let mut last: Option<(f64, f64)> = None;
+    for i in 0..level.len() {
+        let Some(q) = share(i) else { continue };
+        let t = t_of(i);
+        if q < 0.5 {
+            return Some(match last {
+                Some((tl, ql)) => tl + (t - tl) * (ql - 0.5) / (ql - q),
+                None => t,
+            });
+        }
+        last = Some((t, q));
+    }
+    None
+}
+
+/// Paved surface beyond the outermost marking line by this much or more is a lane of its own
+/// (unmarked, or a shoulder), m: a lane is at least 2.5 m wide, a strip beyond an edge line
+/// (0.3-1 m) is not.
+const UNMARKED_LANE: f64 = 2.5;
 
 /// Narrower lanes are not lanes (the borders are one line seen twice, or noise), m.
 const MIN_LANE_WIDTH: f64 = 0.3;
