@@ -377,7 +377,9 @@ fn fit_chunked(
         let local: Vec<f64> = (i0..i1).map(|i| y[i] - line.1 - line.2 * (s[i] - line.0)).collect();
         let from = start.map(|(x, d)| (x, [0.0, 0.0, d[2]]));
         let skip = start.map_or(f64::NEG_INFINITY, |(x, _)| x + SKIP);
-        let data = Samples { s: &s[i0..i1], y: &local, window, noise, allow, many: 80, skip, start: from };
+        let mut data = Samples::new(&s[i0..i1], &local);
+        (data.window, data.noise, data.allow, data.many, data.skip, data.start) =
+            (window, noise, allow, 80, skip, from);
         let sp = fit_spline(&data, tol, spacing, min_len);
         if last {
             out.extend_plus(&sp, sp.pieces.len(), line);
