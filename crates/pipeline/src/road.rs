@@ -900,7 +900,12 @@ fn lanes(
             if let (Some(outer), Some(t), true) = (outer, t, edge.seen) {
                 if t >= mean(outer) + UNMARKED_LANE {
                     let kind = if outer.mark.kind == "solid" { "shoulder" } else { "driving" };
-                    sides[k].push(Border { samples: rel, s_range: (s_lo, s_hi), mark: road_mark("none", 0.12, None), kind });
+                    sides[k].push(Border {
+                        samples: rel,
+                        s_range: (s_lo, s_hi),
+                        mark: road_mark("none", 0.12, None),
+                        kind,
+                    });
                 }
             }
         }
@@ -1146,23 +1151,28 @@ const EDGE_WINDOW: f64 = 16.0;
 /// The distance from the reference line where the share of level cells (`level` of the rows
 /// reaching a column, against `off`) first falls below a half going outward, interpolated
 /// between the centres (`t_of`, as distances) of the last column above and the first below;
-/// None when no column falls below it. Columns that fewer than 8 rows reach are passed over.
+/// None when no column falls below it, or it falls within 1.5 m of the first column, or the
+/// columns before it are level in fewer than 80 % of their rows on average. Columns that fewer than 8 rows reach are passed over.
 fn column_edge(level: &[u32], off: &[u32], t_of: impl Fn(usize) -> f64) -> Option<f64> {
     let share = |i: usize| {
         let n = level[i] + off[i];
         (n >= 8).then(|| f64::from(level[i]) / f64::from(n))
     };
     let mut last: Option<(f64, f64)> = None;
+    let (mut sum, mut n) = (0.0, 0usize);
     for i in 0..level.len() {
         let Some(q) = share(i) else { continue };
         let t = t_of(i);
         if q < 0.5 {
-            return Some(match last {
-                Some((tl, ql)) => tl + (t - tl) * (ql - 0.5) / (ql - q),
-                None => t,
-            });
+            // Pavement level in most rows up to here (asphalt, concrete); setts, a rough patch
+            // or rows cut short all over say nothing of where it ends.
+            // Over 1.5 m at least: a marking line over setts is level too.
+            let (tl, ql) = last?;
+            let wide = (tl - t_of(0)).abs() >= 1.5;
+            return (wide && sum / n as f64 >= 0.8).then(|| tl + (t - tl) * (ql - 0.5) / (ql - q));
         }
         last = Some((t, q));
+        (sum, n) = (sum + q, n + 1);
     }
     None
 }
