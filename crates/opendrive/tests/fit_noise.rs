@@ -162,34 +162,6 @@ fn an_entry_road_under_noise_and_outliers() {
     check(&format!("Ex_Entry_Exit {}", road.id), road, &[0.5, 1.0]);
 }
 
-/// Cases where the first spline margin within the tolerance was not the best of the three
-/// tried (far too many records, or a line within the tolerance of the points but off the
-/// design): the fit now tries every margin and keeps the fewest records, then the closest
-/// line. Each failed before (128 of 15 designed records; 33, 29 and 16 mm off the design).
-#[test]
-fn the_margin_with_the_fewest_records_then_the_closest_line_is_kept() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
-    let cases = [
-        ("libOpenDRIVE/Town07.xodr", "20", 0.1, 0),
-        ("libOpenDRIVE/Town07.xodr", "58", 0.1, 2),
-        ("qc-opendrive/Ex_Entry_Exit.xodr", "292", 0.5, 2),
-        ("qc-opendrive/junction_georef_utm32_v18.xodr", "19688", 1.0, 1),
-    ];
-    for (file, id, step, noise) in cases {
-        let road = load(&data, file, id);
-        let sigma = SIGMAS[noise];
-        let c = run(&road, step, sigma, 11 + noise as u64);
-        eprintln!(
-            "{file} {id} step {step} noise {sigma}: {} records ({} designed), {:.2} mm off",
-            c.records,
-            c.designed,
-            c.error * 1e3
-        );
-        assert!(c.error <= allowed(sigma), "{file} road {id}: {:.2} mm off the design", c.error * 1e3);
-        assert!(c.records as f64 <= 1.5 * c.designed as f64, "{file} road {id}: {} records", c.records);
-    }
-}
-
 /// Every road of at least 100 m of every sample map, at every sampling and noise: a table
 /// (and the worst cases) for the report. Slow in the test profile: run with --release.
 #[test]

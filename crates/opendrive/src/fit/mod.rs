@@ -298,13 +298,8 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     let counted: Vec<bool> = vertex_of.iter().map(|&v| cleaned.keep[v]).collect();
     let polish = Polish { q: &kq, grid_step: 0.25 };
     let mut best: Option<AxisFit> = None;
-    // The spline's own tolerance leaves room for the small-angle step. Every margin is tried
-    // (a tighter one may find fewer records, or a line closer to the points), and a tighter
-    // one yet when none is within the tolerance.
-    for margin in [0.8, 0.6, 0.4, 0.25] {
-        if margin < 0.4 && best.as_ref().is_some_and(|b| b.deviation <= opts.tolerance) {
-            break;
-        }
+    // The spline's own tolerance leaves room for the small-angle step; tighter on retries.
+    for margin in [0.8, 0.6, 0.4] {
         let tol = margin * opts.tolerance;
         let measure = (t_window, t_noise, spline::SLACK * tol);
         let frame = Frame::new(&reference, phi0, [start.x, start.y], hdg);
@@ -321,13 +316,12 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
                 fit = polished;
             }
         }
-        // Within the tolerance, the fewest records (then the closer line); else the closest.
-        let key = |f: &AxisFit| {
-            let within = f.deviation <= opts.tolerance;
-            (!within, if within { f.geometries.len() } else { 0 }, f.deviation)
-        };
-        if best.as_ref().is_none_or(|b| key(&fit).partial_cmp(&key(b)) == Some(std::cmp::Ordering::Less)) {
+        let done = fit.deviation <= opts.tolerance;
+        if best.as_ref().is_none_or(|b| fit.deviation < b.deviation) {
             best = Some(fit);
+        }
+        if done {
+            break;
         }
     }
     let mut fit = best.ok_or(FitError::TooShort(q.len(), length))?;
