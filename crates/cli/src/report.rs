@@ -28,6 +28,10 @@ pub(crate) struct Facts<'a> {
     pub crs: Option<&'a str>,
 }
 
+/// A design within this share of a plausibility limit is at the limit (its survey may measure
+/// it just beyond).
+const AT_LIMIT: f64 = 0.98;
+
 /// The quantity an implausibility finding is about (as `roadscan check` words it).
 fn odd_kind(message: &str) -> Option<&'static str> {
     ["superelevation", "grade", "wide", "curvature"].into_iter().find(|k| message.contains(k))
@@ -140,11 +144,29 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
     // the survey, whatever check's severity.
     // A value the axis itself declares (a banked track's superelevation, a ramp's grade in a
     // map's design) is the design, measured: named, not failed.
-    let designed: std::collections::HashSet<&str> = opendrive::validate::check(f.axis, &Default::default())
+    let mut designed: std::collections::HashSet<&str> = opendrive::validate::check(f.axis, &Default::default())
         .iter()
         .filter(|d| d.implausible)
         .filter_map(|d| odd_kind(&d.message))
         .collect();
+    // A design at the limit itself (a 30.0 % ramp) is measured a hair beyond it.
+    if let Some(road) = f.axis.roads.first() {
+        let eval = opendrive::RoadEval::new(road);
+        let n = (road.length / 0.5).ceil().clamp(1.0, 1e6) as usize;
+        let (mut grade, mut superelevation) = (0.0f64, 0.0f64);
+        for i in 0..=n {
+            let sv = road.length * i as f64 / n as f64;
+            grade = grade.max(eval.grade(sv).abs());
+            superelevation = superelevation.max(eval.superelevation(sv).abs());
+        }
+        use opendrive::validate::{GRADE_WARNING, SUPERELEVATION_WARNING};
+        if grade >= AT_LIMIT * GRADE_WARNING {
+            designed.insert("grade");
+        }
+        if superelevation >= AT_LIMIT * SUPERELEVATION_WARNING {
+            designed.insert("superelevation");
+        }
+    }
     let (as_designed, odd): (Vec<&opendrive::validate::Diagnostic>, Vec<&opendrive::validate::Diagnostic>) = diags
         .iter()
         .filter(|d| d.implausible)
