@@ -250,8 +250,14 @@ fn compare(
         // Every lane of the design that vehicles drive must be ours too (by id).
         if let Some(sec) = truth.lane_section(st.s) {
             let ids: Vec<i32> = ours.lane_borders(sv).iter().map(|b| b.0).collect();
+            // (A lane of no width, as maps keep for a lane that starts later, is none.)
+            let width = |id: i32| {
+                let inner =
+                    if id.abs() == 1 { Some(truth.lane_offset(st.s)) } else { border(&truth, st.s, id - id.signum()) };
+                border(&truth, st.s, id).zip(inner).map_or(0.0, |(o, i)| (o - i).abs())
+            };
             for l in sec.lanes().filter(|l| l.id != 0 && l.kind.as_deref().is_some_and(drivable)) {
-                if !ids.contains(&l.id) && border(&truth, st.s, l.id).is_some() {
+                if !ids.contains(&l.id) && width(l.id) >= 0.5 {
                     f.border = f.border.max(1.0);
                     if !f.missing.contains(&l.id) {
                         f.missing.push(l.id);
