@@ -53,10 +53,11 @@ pub struct BuildArgs {
     #[arg(long)]
     pub trajectory: Option<PathBuf>,
     /// Trajectory: the road centre's distance left of the vehicle's track, m (negative: right)
-    /// [default: 0].
+    /// [default: survey.json's beside the trajectory, else 0: the track is the reference line].
     #[arg(long, allow_hyphen_values = true)]
     pub offset: Option<f64>,
-    /// Trajectory: the sensor's height above the road, m [default: 0].
+    /// Trajectory: the sensor's height above the road, m [default: survey.json's beside the
+    /// trajectory, else estimated from the points under the scanner's track].
     #[arg(long)]
     pub sensor_height: Option<f64>,
     /// Trajectory: the pass to use (its `pass` column; default: the first row's).
@@ -146,7 +147,9 @@ pub(crate) enum Axis {
     Trajectory {
         path: PathBuf,
         offset: f64,
-        sensor_height: f64,
+        /// None: estimated from the points (the median height of the scanner above the points
+        /// near nadir under its track).
+        sensor_height: Option<f64>,
         pass: Option<String>,
     },
     /// No axis source given: the scanner's drive path found in the inputs (`axis --points`).
@@ -205,18 +208,12 @@ impl Settings {
             (Some(path), None) => Axis::File { path, road: a.road.clone().or(file.road) },
             (None, Some(path)) => {
                 // The mount a survey records beside its trajectory (survey.json), where the
-                // options do not give it; without either, an error (a silent 0 gave 0 % coverage).
+                // options do not give it; without either, the scanner's height is estimated
+                // from the points and the track is the reference line (a silent height of 0
+                // once gave 0 % coverage).
                 let recorded = recorded_mount(&path)?;
-                let (offset, sensor_height) = match (
-                    a.offset.or(file.offset).or(recorded.as_ref().map(|r| r.0)),
-                    a.sensor_height.or(file.sensor_height).or(recorded.as_ref().map(|r| r.1)),
-                ) {
-                    (Some(o), Some(h)) => (o, h),
-                    _ => bail!(
-                        "--trajectory {}: give --offset (the road centre's distance left of the vehicle's track, m) and --sensor-height (the scanner's height above the road, m), or keep the survey.json of the survey beside the trajectory",
-                        path.display()
-                    ),
-                };
+                let offset = a.offset.or(file.offset).or(recorded.as_ref().map(|r| r.0)).unwrap_or(0.0);
+                let sensor_height = a.sensor_height.or(file.sensor_height).or(recorded.as_ref().map(|r| r.1));
                 let pass = a.pass.clone().or(file.pass).or(recorded.and_then(|r| r.2));
                 Axis::Trajectory { path, offset, sensor_height, pass }
             }
@@ -245,7 +242,9 @@ impl Settings {
         };
         if let Axis::Trajectory { offset, sensor_height, .. } = &s.axis {
             within("offset", *offset, -100.0, 100.0)?;
-            within("sensor-height", *sensor_height, -100.0, 100.0)?;
+            if let Some(h) = sensor_height {
+                within("sensor-height", *h, -100.0, 100.0)?;
+            }
         }
         if let Some(crs) = &s.crs {
             scan::CrsDef::parse(crs).map_err(|e| anyhow::anyhow!("--crs {crs}: {e}"))?;
@@ -506,9 +505,25 @@ impl AxisOf {
                 fit: None,
             }),
             Axis::Trajectory { path, offset, sensor_height, pass } => {
+                let sensor_height = match sensor_height {
+                    Some(h) => *h,
+                    None => {
+                        let (_, note) = crate::axis::drive_path(&s.input, s.crs.as_deref()).with_context(|| {
+                            format!("--trajectory {}: no --sensor-height, and the points do not give it either; give --sensor-height (the scanner's height above the road, m)", path.display())
+                        })?;
+                        if !quiet {
+                            eprintln!(
+                                "roadscan: no --sensor-height: the scanner is {:.3} m above the road (the median under its track in the points){}",
+                                note.sensor_height,
+                                if *offset == 0.0 { "; no --offset: the reference line is the vehicle's track (the lanes found place the road's centre)" } else { "" }
+                            );
+                        }
+                        note.sensor_height
+                    }
+                };
                 let args = crate::axis::AxisArgs::for_trajectory(
                     path,
-                    (*offset, *sensor_height, pass.as_deref()),
+                    (*offset, sensor_height, pass.as_deref()),
                     s.crs.as_deref(),
                     Path::new("axis.xodr"),
                 )?;

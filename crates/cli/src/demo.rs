@@ -48,7 +48,7 @@ pub fn run(a: &DemoArgs, quiet: bool) -> Result<u8> {
         axis: Axis::Trajectory {
             path: survey.join("trajectory.csv"),
             offset: sim::survey::axis_offset(&plan, &plan.passes[0]),
-            sensor_height: plan.scanner.height,
+            sensor_height: Some(plan.scanner.height),
             pass: None,
         },
         crs: Some("EPSG:23700".into()),

@@ -193,7 +193,7 @@ enum Command {
     /// parameters, timings). The products replace --out whole, or nothing changes. Exit code
     /// 1: built, but a check in the report failed.
     #[command(
-        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
+        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  roadscan build --input scan.laz --trajectory traj.csv --crs EPSG:25832 --out out   (the scanner's height from the points, its track the reference line)\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
     )]
     Build(build::BuildArgs),
     /// Split a build into work units for a batch engine (Slurm job arrays, Kubernetes

@@ -960,3 +960,43 @@ fn passes_with_different_trajectory_errors_are_registered() {
     let r = &run_build(&clean, &d.join("clean-out"), &[])["registration"];
     assert!(r.is_null() || r["max_correction_m"].as_f64().unwrap() < 0.0003, "{r}");
 }
+
+/// `build --trajectory` without the mount and without the survey's survey.json beside the
+/// trajectory: the scanner's height comes from the points under its track (the survey's 2.2 m
+/// within 3 cm), the track is the reference line, and the road's elevation is the truth's
+/// within 2 cm.
+#[test]
+fn a_trajectory_without_its_mount_gets_the_height_from_the_points() {
+    let d = tmp("mount");
+    let survey = d.join("survey");
+    roadscan(&["synth", "--scene", "demo", "--points-per-rev", "500", "--seed", "2", "--out", s(&survey), "-q"]);
+    let traj = d.join("trajectory.csv");
+    std::fs::copy(survey.join("trajectory.csv"), &traj).unwrap();
+    let out = d.join("out");
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["build", "--input", s(&survey.join("scan.las")), "--trajectory", s(&traj), "--crs", "EPSG:23700"])
+        .args(["--out", s(&out)])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
+    let at = err.find("the scanner is ").unwrap_or_else(|| panic!("{err}")) + "the scanner is ".len();
+    let h: f64 = err[at..].split(' ').next().unwrap().parse().unwrap();
+    assert!((h - 2.2).abs() < 0.03, "{h}");
+    assert!(err.contains("the reference line is the vehicle's track"), "{err}");
+    let truth = opendrive::read_file(survey.join("truth/road.xodr")).unwrap();
+    let odr = opendrive::read_file(out.join("road.xodr")).unwrap();
+    let (te, ours) = (RoadEval::new(&truth.roads[0]), RoadEval::new(&odr.roads[0]));
+    let (tp, op) =
+        (truth.header.offset.unwrap_or_default().placement(), odr.header.offset.unwrap_or_default().placement());
+    for k in 1..20 {
+        let sv = ours.length() * k as f64 / 20.0;
+        let p = ours.pose(sv);
+        let q = tp.to_file(op.to_map([p.x, p.y, ours.elevation(sv)]));
+        let st = te.xy_to_st(q[0], q[1], 5.0).unwrap();
+        // The track of pass 1 runs 1.625 m right of the design's reference line.
+        assert!((st.t + 1.625).abs() < 0.05, "track at t {}", st.t);
+        assert!((q[2] - te.elevation(st.s) - st.t * te.planar_cross_slope(st.s)).abs() < 0.02, "elevation at s {sv}");
+    }
+}
