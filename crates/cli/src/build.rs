@@ -682,6 +682,26 @@ pub(crate) fn part_of(
     (a > 0.0 || b < road.length).then_some((a, b)).filter(|&(a, b)| a < b)
 }
 
+/// Cuts the surveyed road (the first of `plain`) to `a..b` of its s (`road_part`) and puts
+/// what was measured in the part's s.
+pub(crate) fn cut_survey(
+    plain: &mut opendrive::OpenDrive,
+    survey: &mut pipeline::road::SurveyReport,
+    (a, b): (f64, f64),
+) -> std::result::Result<(), String> {
+    plain.roads[0] = opendrive::road_part(&plain.roads[0], a, b).map_err(|e| e.to_string())?;
+    let shift = |r: &mut (f64, f64)| *r = (r.0 - a, r.1 - a);
+    survey.s_range.iter_mut().for_each(shift);
+    for m in &mut survey.markings {
+        shift(&mut m.s_range);
+        m.samples.iter_mut().for_each(|p| p.0 -= a);
+    }
+    for c in survey.curbs.iter_mut().flatten() {
+        c.samples.iter_mut().for_each(|p| p.0 -= a);
+    }
+    Ok(())
+}
+
 /// The surveyed road from the cross sections of `side`, as read back from its OpenDRIVE text
 /// (so a build and its units grid against the same road), what was measured, and the part of
 /// the axis road it is ([`part_of`], `seen`: the s extent of the CRG's candidates; None: all
@@ -702,17 +722,8 @@ pub(crate) fn survey_of(
     let (mut plain, mut survey) =
         survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
     let part = part_of(road, survey.s_range, seen, s.cell);
-    if let Some((a, b)) = part {
-        plain.roads[0] = opendrive::road_part(&plain.roads[0], a, b).map_err(|e| context(e.to_string()))?;
-        let shift = |r: &mut (f64, f64)| *r = (r.0 - a, r.1 - a);
-        survey.s_range.iter_mut().for_each(shift);
-        for m in &mut survey.markings {
-            shift(&mut m.s_range);
-            m.samples.iter_mut().for_each(|p| p.0 -= a);
-        }
-        for c in survey.curbs.iter_mut().flatten() {
-            c.samples.iter_mut().for_each(|p| p.0 -= a);
-        }
+    if let Some(p) = part {
+        cut_survey(&mut plain, &mut survey, p).map_err(&context)?;
     }
     if plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none()) {
         return Err(context(format!(

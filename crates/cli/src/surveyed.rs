@@ -65,7 +65,20 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
     let road = a.src.road(&axis)?;
     let inputs: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
     let sopts = SurveyOptions { elevation_tolerance: a.tolerance, ..Default::default() };
-    let (odr, report) = survey_road(&axis, road, grid, &inputs, &sopts).map_err(anyhow::Error::msg)?;
+    let (mut odr, mut report) = survey_road(&axis, road, grid, &inputs, &sopts).map_err(anyhow::Error::msg)?;
+    // The surveyed part of the road, as `build` writes it; with --crg the whole road (the
+    // links' CRGs are in the axis road's s).
+    let part = if a.crg.is_empty() { crate::build::part_of(road, report.s_range, None, 0.01) } else { None };
+    if let Some(p) = part {
+        crate::build::cut_survey(&mut odr, &mut report, p)
+            .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id))?;
+        if !quiet {
+            eprintln!(
+                "roadscan: the points cover s {:.1}..{:.1} of road {}: {} holds that part (its s 0 is the axis road's s {:.2})",
+                p.0, p.1, road.id, a.out.display(), p.0
+            );
+        }
+    }
     write_checked(&odr, &staged)?;
     outputs.commit()?;
     let mut out = std::io::stdout().lock();

@@ -866,6 +866,22 @@ fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
     let s_of: Vec<f64> = csv.lines().skip(1).filter_map(|l| l.split(',').nth(12)?.parse().ok()).collect();
     assert!(s_of.len() > 1000 && s_of.iter().all(|s| (0.0..=r.length).contains(s)), "{} voxels with s", s_of.len());
 
+    // `xodr` alone writes the same part of the road (its reference line the axis road's from
+    // s 298); with --crg (in the axis road's s) it keeps the whole road.
+    let part_xodr = d.join("part.xodr");
+    Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["xodr", "--axis", s(&axis), "--input", s(&scan), "--out", s(&part_xodr), "-q"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    // (Its range comes from the cross sections' 0.5 m rows alone: within a row of build's.)
+    let x = opendrive::read_file(&part_xodr).unwrap();
+    let xr = RoadEval::new(&x.roads[0]);
+    assert!((xr.length() - r.length).abs() <= 1.0, "xodr: {} m, build: {} m", xr.length(), r.length);
+    let start = xr.pose(0.0);
+    let st = truth.xy_to_st(start.x, start.y, 1.0).unwrap();
+    assert!(st.t.abs() < 0.001 && (st.s - a).abs() <= 1.0, "xodr's s 0 at the axis road's {st:?}, build's at {a}");
+
     // The units of a plan: the same products.
     let dist = d.join("dist");
     let o = roadscan(&[&["plan"][..], &opts[..], &["--out", s(&dist), "--unit-tiles", "1", "-q"]].concat());
