@@ -291,8 +291,17 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         (side, info) = build_above(&a.road, opts, quiet, Some(found.clone()))?;
         datum = Some(found);
     }
-    let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
     check_filled(&side, a)?;
+    // Without --s-range, the columns where the points are and 2 m (as build's part; in the
+    // axis road's s): a survey of part of a long road gives no street view squeezed into the
+    // road's whole length.
+    if let (None, Some((lo, hi)), Some(ribbons)) = (a.road.s_range, side.s_seen(), side.ribbons.as_mut()) {
+        let range = (lo - crate::build::PART_MARGIN, hi + crate::build::PART_MARGIN);
+        for r in ribbons.iter_mut() {
+            *r = r.cropped(range, 0.0);
+        }
+    }
+    let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
     write_ribbons_above(&side, &info, &staged, cell, &a.road.src.axis, datum.as_ref())?;
     outputs.commit()?;
     if !quiet {

@@ -882,6 +882,17 @@ fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
     let st = truth.xy_to_st(start.x, start.y, 1.0).unwrap();
     assert!(st.t.abs() < 0.001 && (st.s - a).abs() <= 1.0, "xodr's s 0 at the axis road's {st:?}, build's at {a}");
 
+    // `ribbons` alone: the columns where the points are and 2 m, in the axis road's s.
+    let rib = d.join("ribbons-alone");
+    Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["ribbons", "--axis", s(&axis), "--input", s(&scan), "--out", s(&rib), "-q"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let rj = json(&rib.join("ribbons.json"));
+    let (rs0, rlen) = (rj["s0"].as_f64().unwrap(), rj["columns"].as_f64().unwrap() * rj["cell"].as_f64().unwrap());
+    assert!((rs0 - 298.0).abs() <= 0.5 && (rlen - 124.0).abs() <= 1.0, "{rj}");
+
     // The units of a plan: the same products.
     let dist = d.join("dist");
     let o = roadscan(&[&["plan"][..], &opts[..], &["--out", s(&dist), "--unit-tiles", "1", "-q"]].concat());
