@@ -99,7 +99,8 @@ pub struct Summary {
 }
 
 /// The shape of `roadscan build`'s TOML config (cli's `BuildArgs`, which this crate cannot
-/// depend on): the same keys and types, unknown keys refused.
+/// depend on): the same keys and types, unknown keys refused (`json` and `unit` are options of
+/// the command line only).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 #[allow(dead_code)] // only parsed
@@ -120,8 +121,7 @@ struct BuildConfig {
     ribbon_cell: Option<f64>,
     buffer: Option<f64>,
     half_width: Option<f64>,
-    json: Option<bool>,
-    unit: Option<usize>,
+    no_register: Option<bool>,
 }
 
 /// The seeds of `target`: the sample files (and the demo road) in memory.
