@@ -151,14 +151,7 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
         .collect();
     // A design at the limit itself (a 30.0 % ramp) is measured a hair beyond it.
     if let Some(road) = f.axis.roads.first() {
-        let eval = opendrive::RoadEval::new(road);
-        let n = (road.length / 0.5).ceil().clamp(1.0, 1e6) as usize;
-        let (mut grade, mut superelevation) = (0.0f64, 0.0f64);
-        for i in 0..=n {
-            let sv = road.length * i as f64 / n as f64;
-            grade = grade.max(eval.grade(sv).abs());
-            superelevation = superelevation.max(eval.superelevation(sv).abs());
-        }
+        let (superelevation, grade) = opendrive::validate::profile_extremes(road);
         use opendrive::validate::{GRADE_WARNING, SUPERELEVATION_WARNING};
         if grade >= AT_LIMIT * GRADE_WARNING {
             designed.insert("grade");

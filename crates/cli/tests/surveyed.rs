@@ -869,11 +869,7 @@ fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
     // `xodr` alone writes the same part of the road (its reference line the axis road's from
     // s 298); with --crg (in the axis road's s) it keeps the whole road.
     let part_xodr = d.join("part.xodr");
-    Command::new(env!("CARGO_BIN_EXE_roadscan"))
-        .args(["xodr", "--axis", s(&axis), "--input", s(&scan), "--out", s(&part_xodr), "-q"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    roadscan(&["xodr", "--axis", s(&axis), "--input", s(&scan), "--out", s(&part_xodr), "-q"]);
     // (Its range comes from the cross sections' 0.5 m rows alone: within a row of build's.)
     let x = opendrive::read_file(&part_xodr).unwrap();
     let xr = RoadEval::new(&x.roads[0]);
@@ -884,11 +880,7 @@ fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
 
     // `ribbons` alone: the columns where the points are and 2 m, in the axis road's s.
     let rib = d.join("ribbons-alone");
-    Command::new(env!("CARGO_BIN_EXE_roadscan"))
-        .args(["ribbons", "--axis", s(&axis), "--input", s(&scan), "--out", s(&rib), "-q"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    roadscan(&["ribbons", "--axis", s(&axis), "--input", s(&scan), "--out", s(&rib), "-q"]);
     let rj = json(&rib.join("ribbons.json"));
     let (rs0, rlen) = (rj["s0"].as_f64().unwrap(), rj["columns"].as_f64().unwrap() * rj["cell"].as_f64().unwrap());
     assert!((rs0 - 298.0).abs() <= 0.5 && (rlen - 124.0).abs() <= 1.0, "{rj}");

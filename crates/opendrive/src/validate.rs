@@ -347,6 +347,19 @@ fn extreme(p: &Poly3, len: f64, what: Extreme) -> (f64, f64) {
     })
 }
 
+/// The road's largest |superelevation| (rad) and |grade|, exactly (at each record's extremes,
+/// as [`check`] finds them).
+pub fn profile_extremes(road: &Road) -> (f64, f64) {
+    let records = |recs: &[Poly3], i: usize| recs.get(i + 1).map_or(road.length, |n| n.s) - recs[i].s;
+    let most = |recs: &[Poly3], what: Extreme| {
+        (0..recs.len()).map(|i| extreme(&recs[i], records(recs, i), what).0.abs()).fold(0.0, f64::max)
+    };
+    (
+        most(&road.lateral_profile.superelevations, Extreme::Value),
+        most(&road.elevation_profile.elevations, Extreme::Slope),
+    )
+}
+
 /// Values no road can have, or only an unusual one: superelevation, grade, curvature.
 fn check_plausible(road: &Road, out: &mut Vec<Diagnostic>) {
     let records = |recs: &[Poly3], i: usize| recs.get(i + 1).map_or(road.length, |n| n.s) - recs[i].s;

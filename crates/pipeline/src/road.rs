@@ -713,6 +713,13 @@ struct Border {
     kind: &'static str,
 }
 
+impl Border {
+    /// Mean distance of its samples from the centre line, m.
+    fn mean_t(&self) -> f64 {
+        self.samples.iter().map(|p| p.1).sum::<f64>() / self.samples.len().max(1) as f64
+    }
+}
+
 fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
     RoadMark {
         s_offset: 0.0,
@@ -892,13 +899,12 @@ fn lanes(
             // Pavement seen to run on beyond the outermost line by a lane's width or more (an
             // unmarked outer lane, a hard shoulder) gets a lane to its edge: a shoulder beyond a
             // solid line, a driving lane beyond a broken one.
-            let mean = |b: &Border| b.samples.iter().map(|p| p.1).sum::<f64>() / b.samples.len().max(1) as f64;
-            let outer = sides[k].iter().max_by(|a, b| mean(a).total_cmp(&mean(b)));
+            let outer = sides[k].iter().max_by(|a, b| a.mean_t().total_cmp(&b.mean_t()));
             let edge = paved_edge(g, lines, sign, opts.max_spread);
             let rel: Vec<(f64, f64)> = edge.samples.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).collect();
             let t = median(&mut rel.iter().map(|p| p.1).collect::<Vec<_>>());
             if let (Some(outer), Some(t), true) = (outer, t, edge.seen) {
-                if t >= mean(outer) + UNMARKED_LANE {
+                if t >= outer.mean_t() + UNMARKED_LANE {
                     let kind = if outer.mark.kind == "solid" { "shoulder" } else { "driving" };
                     sides[k].push(Border {
                         samples: rel,
@@ -938,10 +944,7 @@ fn lanes(
                 });
             }
         }
-        sides[k].sort_by(|a, b| {
-            let mean = |x: &Border| x.samples.iter().map(|p| p.1).sum::<f64>() / x.samples.len().max(1) as f64;
-            mean(a).total_cmp(&mean(b))
-        });
+        sides[k].sort_by(|a, b| a.mean_t().total_cmp(&b.mean_t()));
     }
     // Section starts: the road's start and where a border starts or ends (5 m inside).
     let mut cuts = vec![0.0];
@@ -1152,7 +1155,8 @@ const EDGE_WINDOW: f64 = 16.0;
 /// reaching a column, against `off`) first falls below a half going outward, interpolated
 /// between the centres (`t_of`, as distances) of the last column above and the first below;
 /// None when no column falls below it, or it falls within 1.5 m of the first column, or the
-/// columns before it are level in fewer than 80 % of their rows on average. Columns that fewer than 8 rows reach are passed over.
+/// columns before it are level in fewer than 80 % of their rows on average. Columns that
+/// fewer than 8 rows reach are passed over.
 fn column_edge(level: &[u32], off: &[u32], t_of: impl Fn(usize) -> f64) -> Option<f64> {
     let share = |i: usize| {
         let n = level[i] + off[i];
