@@ -637,20 +637,30 @@ fn find_markings(
             c = last + 1;
         }
         for (t, w) in hits {
+            // How far a track's line is from t at this row: from where it was last seen, or,
+            // across a gap of more than 2 m (between dashes, behind a car), from where it
+            // heads (a line that tapers or splays crosses the rows obliquely). Not within 2 m:
+            // two lines of a double line would swap hits.
+            let off = |tr: &Track| {
+                tr.hits.last().map_or(f64::INFINITY, |h| {
+                    let seen = (h.1 - t).abs();
+                    if (r - h.0) as f64 * g.ds <= 2.0 {
+                        seen
+                    } else {
+                        seen.min((track_ahead(&tr.hits, r, g.ds) - t).abs())
+                    }
+                })
+            };
             let near = tracks
                 .iter_mut()
                 // Across 20 m of lost sight, or 40 m (an occlusion, cobbles) right on line.
                 .filter(|tr| {
                     tr.hits.last().is_some_and(|h| {
-                        let (gap, dt) = ((r - h.0) as f64 * g.ds, (h.1 - t).abs());
+                        let (gap, dt) = ((r - h.0) as f64 * g.ds, off(tr));
                         (gap <= 20.0 && dt < 0.2) || (gap <= 40.0 && dt < 0.08)
                     })
                 })
-                .min_by(|a, b| {
-                    let da = (a.hits[a.hits.len() - 1].1 - t).abs();
-                    let db = (b.hits[b.hits.len() - 1].1 - t).abs();
-                    da.total_cmp(&db)
-                });
+                .min_by(|a, b| off(a).total_cmp(&off(b)));
             match near {
                 Some(tr) if tr.hits.last().is_some_and(|h| h.0 != r) => tr.hits.push((r, t, w)),
                 _ => tracks.push(Track { hits: vec![(r, t, w)] }),
@@ -704,6 +714,26 @@ fn find_markings(
     out
 }
 
+/// Where a tracked line (hits: row, t, width) is at row `r`: its last t carried on at its
+/// heading over the last [`HEADING_SPAN`] of hits (held straight when they span less than
+/// half of it, and at most 0.35 m a metre: a taper), so a line that tapers or splays is
+/// followed across a gap between its dashes or a car.
+fn track_ahead(hits: &[(usize, f64, f64)], r: usize, ds: f64) -> f64 {
+    let Some(&(r1, t1, _)) = hits.last() else { return f64::NAN };
+    let span = (HEADING_SPAN / ds).round() as usize;
+    let first = hits.iter().rev().take_while(|h| r1 - h.0 <= span).last().copied();
+    match first {
+        Some((r0, t0, _)) if (r1 - r0) * 2 >= span => {
+            let slope = ((t1 - t0) / ((r1 - r0) as f64 * ds)).clamp(-0.35, 0.35);
+            t1 + slope * (r.saturating_sub(r1)) as f64 * ds
+        }
+        _ => t1,
+    }
+}
+
+/// Hits along s over which a tracked line's heading is taken, m.
+const HEADING_SPAN: f64 = 3.0;
+
 /// A lane border: samples of t(s), its extent, and the mark drawn on it.
 struct Border {
     samples: Vec<(f64, f64)>,
@@ -734,10 +764,14 @@ fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
 }
 
 /// The centre line: per row, among the lines seen there, an inner one (not the outermost on
-/// either side; a lone line within 0.5 m of the reference line where only two are seen),
-/// solid before broken, then the nearest to the previous row's choice. Its samples, and the
-/// line chosen most often (for the centre lane's mark).
-fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLine>) {
+/// either side; a lone line within 0.5 m of the reference line where only two are seen):
+/// one within 0.5 m of the centre the axis declares (`declared`, its lane offset: a designed
+/// road's reference line is its centre line, whatever the lines' types), else solid before
+/// broken, then the nearest to the previous row's choice; the middle of a double line. A row whose candidates all lie more
+/// than [`CENTRE_JUMP`] from the previous choice, made within the last 20 m, gives no sample:
+/// in a gap of a broken centre line an inner lane line is seen, not the centre. Its samples,
+/// and the line chosen most often (for the centre lane's mark).
+fn centre_line(markings: &[MarkingLine], declared: impl Fn(f64) -> f64) -> (Vec<(f64, f64)>, Option<&MarkingLine>) {
     let mut rows: std::collections::BTreeMap<i64, Vec<(f64, usize)>> = std::collections::BTreeMap::new();
     for (k, m) in markings.iter().enumerate() {
         for &(s, t) in &m.samples {
@@ -745,28 +779,49 @@ fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLin
         }
     }
     let (mut out, mut votes) = (Vec::new(), vec![0usize; markings.len()]);
-    let mut prev = 0.0;
+    // The previous choice: (s, t).
+    let mut prev: Option<(f64, f64)> = None;
     for (key, mut hits) in rows {
+        let s = key as f64 / 1000.0;
+        let c0 = declared(s);
         hits.sort_by(|a, b| a.0.total_cmp(&b.0));
         let cands: Vec<(f64, usize)> = if hits.len() >= 3 {
             hits[1..hits.len() - 1].to_vec()
         } else {
-            hits.iter().copied().filter(|h| h.0.abs() < 0.5).collect()
+            hits.iter().copied().filter(|h| (h.0 - c0).abs() < 0.5).collect()
         };
+        let recent = prev.filter(|p| s - p.0 <= 20.0);
+        let cands: Vec<(f64, usize)> =
+            cands.into_iter().filter(|h| recent.is_none_or(|p| (h.0 - p.1).abs() <= CENTRE_JUMP)).collect();
+        let last_t = prev.map_or(c0, |p| p.1);
         let pick = cands.iter().min_by(|a, b| {
-            let rank = |h: &(f64, usize)| (markings[h.1].kind != "solid", (h.0 - prev).abs());
+            let rank =
+                |h: &(f64, usize)| ((h.0 - c0).abs() >= 0.5, markings[h.1].kind != "solid", (h.0 - last_t).abs());
             let (ra, rb) = (rank(a), rank(b));
-            ra.0.cmp(&rb.0).then(ra.1.total_cmp(&rb.1))
+            ra.0.cmp(&rb.0).then(ra.1.cmp(&rb.1)).then(ra.2.total_cmp(&rb.2))
         });
         if let Some(&(t, k)) = pick {
-            out.push((key as f64 / 1000.0, t));
+            // A double line: the centre is between its two lines.
+            let pair = hits
+                .iter()
+                .find(|h| h.1 != k && (h.0 - t).abs() <= DOUBLE_LINE && markings[h.1].kind == markings[k].kind);
+            let t = pair.map_or(t, |h| 0.5 * (t + h.0));
+            out.push((s, t));
             votes[k] += 1;
-            prev = t;
+            prev = Some((s, t));
         }
     }
     let best = votes.iter().enumerate().filter(|v| *v.1 > 0).max_by_key(|v| *v.1).map(|v| &markings[v.0]);
     (out, best)
 }
+
+/// Two lines of a kind this close or closer are a double line (0.1-0.15 m lines with a gap
+/// of 0.1-0.2 m between them), m.
+const DOUBLE_LINE: f64 = 0.4;
+
+/// How far the centre line moves from one row to the next at most (a lane offset changes
+/// over tens of metres), m.
+const CENTRE_JUMP: f64 = 1.0;
 
 /// The sides of the reference line the axis road declares lanes on: both (a road of two
 /// directions, or an axis that says nothing, like one fitted to a trajectory), or one (a
@@ -775,7 +830,8 @@ fn centre_line(markings: &[MarkingLine]) -> (Vec<(f64, f64)>, Option<&MarkingLin
 /// side of its own; the centre is then the axis's lane offset.
 #[derive(Debug, Clone, PartialEq)]
 enum LaneSides {
-    Both,
+    /// Both, and the axis's lane offset records (where it says the centre is).
+    Both(Vec<Poly3>),
     /// Only left (+1) or only right (-1), and the axis's lane offset records.
     One(f64, Vec<Poly3>),
 }
@@ -798,7 +854,7 @@ impl LaneSides {
         match (has(true), has(false)) {
             (true, false) => one(1.0),
             (false, true) => one(-1.0),
-            _ => LaneSides::Both,
+            _ => LaneSides::Both(road.lanes.lane_offsets.clone()),
         }
     }
 }
@@ -832,15 +888,23 @@ fn lanes(
     findings: &mut Vec<Finding>,
 ) -> Lanes {
     let (s_lo, s_hi) = surveyed;
-    let (centre_samples, centre) = match sides_declared {
-        LaneSides::Both if !divided(markings) => centre_line(markings),
-        LaneSides::Both => (Vec::new(), None),
-        // The centre lane's mark: a line along the reference line, if any.
-        LaneSides::One(..) => {
-            let on_line = |m: &&MarkingLine| m.samples.iter().filter(|p| p.1.abs() < 0.3).count() * 2 > m.samples.len();
-            (Vec::new(), markings.iter().filter(on_line).max_by_key(|m| m.samples.len()))
-        }
-    };
+    let (centre_samples, centre) =
+        match sides_declared {
+            LaneSides::Both(declared) if !divided(markings) => centre_line(markings, |s| {
+                if declared.is_empty() {
+                    0.0
+                } else {
+                    opendrive::eval::profile_value(declared, s)
+                }
+            }),
+            LaneSides::Both(_) => (Vec::new(), None),
+            // The centre lane's mark: a line along the reference line, if any.
+            LaneSides::One(..) => {
+                let on_line =
+                    |m: &&MarkingLine| m.samples.iter().filter(|p| p.1.abs() < 0.3).count() * 2 > m.samples.len();
+                (Vec::new(), markings.iter().filter(on_line).max_by_key(|m| m.samples.len()))
+            }
+        };
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if let LaneSides::One(_, declared) = &sides_declared {
         declared.clone()
@@ -1209,17 +1273,27 @@ fn bridge(x: &[f64], y: &[f64], step: f64) -> (Vec<f64>, Vec<f64>) {
     (ox, oy)
 }
 
-/// t of a border at s: the nearest sample within 2 m.
+/// t of a border at s: the nearest sample within 2 m, else straight between the samples
+/// either side when they are at most [`BORDER_GAP`] apart (the gap between a broken line's
+/// dashes, or where a car hid it).
 fn t_at(samples: &[(f64, f64)], s: f64) -> Option<f64> {
     let i = samples.partition_point(|p| p.0 < s);
-    [i.checked_sub(1), Some(i)]
+    let (before, after) = (i.checked_sub(1).and_then(|k| samples.get(k)), samples.get(i));
+    let near = [before, after]
         .into_iter()
         .flatten()
-        .filter_map(|k| samples.get(k))
         .filter(|p| (p.0 - s).abs() <= 2.0)
-        .min_by(|x, y| (x.0 - s).abs().total_cmp(&(y.0 - s).abs()))
-        .map(|p| p.1)
+        .min_by(|x, y| (x.0 - s).abs().total_cmp(&(y.0 - s).abs()));
+    match (near, before, after) {
+        (Some(p), ..) => Some(p.1),
+        (None, Some(a), Some(b)) if b.0 - a.0 <= BORDER_GAP => Some(a.1 + (b.1 - a.1) * (s - a.0) / (b.0 - a.0)),
+        _ => None,
+    }
 }
+
+/// Longest gap in a border's samples bridged straight when a lane's width is measured from
+/// it, m.
+const BORDER_GAP: f64 = 20.0;
 
 /// Nodes this far below the local surface are in a depression, m.
 const DEPTH: f64 = 0.005;
@@ -1471,5 +1545,81 @@ mod tests {
         }
         let line = robust_profile(&s, &v, 0.002, 0.5, 1.0).unwrap();
         assert!(line.rejected > 20, "{line:?}");
+    }
+    /// A line every 0.5 m over `s` (dashes of 3 m every 9 m when `broken`) at t(s).
+    fn line(kind: &'static str, s: (f64, f64), t: impl Fn(f64) -> f64) -> MarkingLine {
+        let samples: Vec<(f64, f64)> = (0..)
+            .map(|i| s.0 + 0.5 * f64::from(i))
+            .take_while(|&x| x <= s.1)
+            .filter(|&x| kind == "solid" || (x - s.0).rem_euclid(9.0) < 3.0)
+            .map(|x| (x, t(x)))
+            .collect();
+        MarkingLine { t: t(s.0), s_range: s, kind, width: 0.12, dash_gap: None, samples }
+    }
+
+    #[test]
+    fn centre_is_the_line_on_the_designed_reference_line() {
+        // esmini's tunnels road: a broken centre line on the reference line and a solid line
+        // between the two lanes of the right side; the solid one was taken for the centre.
+        let m = vec![
+            line("solid", (0.0, 100.0), |_| -6.5),
+            line("solid", (0.0, 100.0), |_| -3.0),
+            line("broken", (0.0, 100.0), |_| 0.0),
+            line("solid", (0.0, 100.0), |_| 3.0),
+        ];
+        let (samples, best) = centre_line(&m, |_| 0.0);
+        assert!(samples.len() > 50);
+        assert!(samples.iter().all(|p| p.1.abs() < 0.01), "{:?}", samples.iter().find(|p| p.1.abs() >= 0.01));
+        assert_eq!(best.map(|b| b.kind), Some("broken"));
+    }
+
+    #[test]
+    fn centre_keeps_off_a_lane_line_in_the_gaps_of_its_dashes() {
+        // Three lanes: in the gaps of the broken centre line only the lane lines are seen, the
+        // inner one of which was taken for the centre (the lane offset jumped by 3.6 m).
+        let m = vec![
+            line("solid", (0.0, 100.0), |_| -7.1),
+            line("broken", (0.0, 100.0), |_| -3.6),
+            line("broken", (0.0, 100.0), |_| 0.0),
+            line("solid", (0.0, 100.0), |_| 3.6),
+        ];
+        let (samples, _) = centre_line(&m, |_| 0.0);
+        assert!(samples.iter().all(|p| p.1.abs() < 0.01), "{:?}", samples.iter().find(|p| p.1.abs() >= 0.01));
+    }
+
+    #[test]
+    fn centre_of_a_double_line_is_between_its_lines() {
+        // CARLA's Town07: a double solid line 0.26 m apart; the centre swapped between them.
+        let m = vec![
+            line("broken", (0.0, 100.0), |_| -3.2),
+            line("solid", (0.0, 100.0), |_| -0.13),
+            line("solid", (0.0, 100.0), |_| 0.13),
+            line("broken", (0.0, 100.0), |_| 3.2),
+        ];
+        let (samples, _) = centre_line(&m, |_| 0.0);
+        assert!(samples.len() > 150);
+        assert!(samples.iter().all(|p| p.1.abs() < 0.01), "{:?}", samples.iter().find(|p| p.1.abs() >= 0.01));
+    }
+
+    #[test]
+    fn a_tapering_line_is_followed_across_a_gap() {
+        // A line splaying outward at 0.24 m a metre, last seen 4 m (8 rows) back: where it
+        // heads is within 2 cm, where it was last seen a metre off.
+        let hits: Vec<(usize, f64, f64)> = (0..10).map(|r| (r, -3.57 - 0.12 * r as f64, 0.12)).collect();
+        let ahead = track_ahead(&hits, 17, 0.5);
+        assert!((ahead - (-3.57 - 0.12 * 17.0)).abs() < 0.02, "{ahead}");
+        // A straight line is held straight, also with a few millimetres of noise.
+        let level: Vec<(usize, f64, f64)> = (0..10).map(|r| (r, 3.0 + 0.004 * (r % 2) as f64, 0.12)).collect();
+        assert!((track_ahead(&level, 40, 0.5) - 3.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn a_border_is_bridged_between_dashes_but_not_across_a_long_gap() {
+        let samples = vec![(10.0, -3.0), (12.0, -3.0), (25.0, -4.0), (60.0, -4.0)];
+        assert_eq!(t_at(&samples, 11.2), Some(-3.0));
+        let mid = t_at(&samples, 18.5).unwrap();
+        assert!((mid - (-3.5)).abs() < 1e-9, "{mid}");
+        assert_eq!(t_at(&samples, 40.0), None);
+        assert_eq!(t_at(&samples, 70.0), None);
     }
 }
