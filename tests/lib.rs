@@ -2,28 +2,38 @@
 
 use std::path::{Path, PathBuf};
 
-/// `$ROADSCAN_SHARED_DATA`, or `../shared/data` beside the workspace. `None` (the test then
-/// skips with a message) only outside CI; under `CI=true` a missing folder fails the test.
-pub fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("ROADSCAN_SHARED_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
-    if dir.is_dir() {
-        return Some(dir);
+pub use shared_data_probe::needs_shared_data;
+
+#[path = "../crates/shared-data-probe/resolve.rs"]
+mod resolve;
+
+/// The shared reference data: `$ROADSCAN_SHARED_DATA` (from the workspace root when relative),
+/// else `../shared/data` beside the workspace. A test that calls this carries
+/// `#[roadscan_tests::needs_shared_data]`, which makes it ignored where the data are missing
+/// outside CI.
+///
+/// # Panics
+/// When the folder is missing (under `CI=true`, or in a test that lacks the attribute): the
+/// test fails, it never passes without its data.
+#[allow(clippy::panic)]
+pub fn shared_data() -> PathBuf {
+    let dir = resolve::shared_data_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    if !dir.is_dir() {
+        panic!(
+            "shared data not found at {} (set ROADSCAN_SHARED_DATA; outside CI a test marked \
+             #[roadscan_tests::needs_shared_data] is ignored instead)",
+            dir.display()
+        );
     }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "shared data not found at {} (set ROADSCAN_SHARED_DATA)",
-        dir.display()
-    );
-    eprintln!("skipping: shared data not found at {}", dir.display());
-    None
+    dir
 }
 
-/// Every sample OpenDRIVE map below `shared/data/opendrive` (empty when the data are
-/// missing outside CI).
+/// Every sample OpenDRIVE map below `shared/data/opendrive` (at least the 20 of them).
+///
+/// # Panics
+/// As [`shared_data`], and when fewer than 20 maps are there.
 pub fn sample_maps() -> Vec<PathBuf> {
-    let Some(data) = shared_data() else { return Vec::new() };
+    let data = shared_data();
     let mut out = Vec::new();
     for sub in ["esmini", "qc-opendrive", "libOpenDRIVE", "libopendrive-rs"] {
         let Ok(rd) = std::fs::read_dir(data.join("opendrive").join(sub)) else { continue };

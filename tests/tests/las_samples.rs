@@ -23,9 +23,10 @@ fn read(path: &std::path::Path) -> (LasReader, usize, [f64; 6]) {
     (r, n, b)
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn real_samples_read_with_their_crs_and_units() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let dir = data.join("las");
     let ft = 0.3048;
     let us_ft = 1200.0 / 3937.0;
@@ -78,9 +79,10 @@ fn real_samples_read_with_their_crs_and_units() {
     assert!(!r.header().gps_standard_time);
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn broken_samples_read_as_laspy_reads_them_with_a_warning() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let dir = data.join("las/broken");
     // 3 VLRs announced, ~202 bytes before the points: laspy reads the 10 points.
     let (r, n, _) = read(&dir.join("bad_vlr_count.las"));

@@ -7,15 +7,16 @@
 use sim::scanner::{scan, Class, ScannerConfig};
 use sim::{Material, Scene, Zone};
 
-fn curves_scene() -> Option<Scene> {
-    let data = roadscan_tests::shared_data()?;
+fn curves_scene() -> Scene {
+    let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive/esmini/curves.xodr")).unwrap();
-    Some(Scene::from_road(&odr, "1", Some((100.0, 250.0)), 7).unwrap())
+    Scene::from_road(&odr, "1", Some((100.0, 250.0)), 7).unwrap()
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn scene_follows_the_lanes_and_road_marks_of_the_file() {
-    let Some(scene) = curves_scene() else { return };
+    let scene = curves_scene();
     let road = scene.road();
     assert_eq!(scene.s_range, (100.0, 250.0));
     // Lanes 1 and -1 (driving, 3.07 m) are the road; the border lanes beyond it (5 m + 6 m) a
@@ -51,9 +52,10 @@ fn scene_follows_the_lanes_and_road_marks_of_the_file() {
     assert!(scene.facades.left > 14.07 && scene.facades.right < -14.07);
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn scan_of_a_file_road_hits_its_surface_and_classes() {
-    let Some(scene) = curves_scene() else { return };
+    let scene = curves_scene();
     let road = scene.road();
     let survey = sim::survey::Survey::along(&scene, 7);
     assert_eq!(survey.passes.len(), 2);
@@ -78,9 +80,10 @@ fn scan_of_a_file_road_hits_its_surface_and_classes() {
     assert!(!pts.iter().any(|p| matches!(p.class, Class::Curb | Class::Sidewalk)), "a level verge has no curb");
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn truth_crg_of_a_file_road_starts_at_the_range() {
-    let Some(scene) = curves_scene() else { return };
+    let scene = curves_scene();
     let road = scene.road();
     let crg = sim::truth::surface_crg(&scene, 0.05, 0.05, -5.5, 5.5);
     assert!((crg.u_first() - 100.0).abs() < 1e-12);
@@ -98,9 +101,10 @@ fn truth_crg_of_a_file_road_starts_at_the_range() {
     }
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn bad_road_or_range_is_a_clear_error() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive/esmini/curves.xodr")).unwrap();
     let e = Scene::from_road(&odr, "9", None, 1).unwrap_err();
     assert!(e.contains("no road with id '9'") && e.contains("roads: 1"), "{e}");

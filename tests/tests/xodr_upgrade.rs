@@ -6,6 +6,7 @@
 
 use opendrive::{RoadEval, Version, WriteOptions};
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn conversion_keeps_every_road_identical() {
     let maps = roadscan_tests::sample_maps();

@@ -37,9 +37,10 @@ fn map_pose(odr: &opendrive::OpenDrive, eval: &RoadEval, s: f64) -> [f64; 3] {
 /// esmini's curves.xodr road 1 (line, clothoids, arcs), surveyed over s 0..600 along lane -1;
 /// the trajectory of the first pass, moved to the reference line by the lane's offset, gives
 /// back the designed line within 1 cm with at most 1.5x its records, curvature continuous.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn a_survey_trajectory_gives_back_the_designed_reference_line() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let curves = data.join("opendrive/esmini/curves.xodr");
     let d = tmp("traj");
     let survey = d.join("survey");
@@ -280,9 +281,10 @@ fn a_noisy_polyline_gives_few_records_and_reports_its_noise() {
 /// directions; no trajectory) is written as a road whose line lies on pass 1's track (as
 /// survey.json records it) within 5 cm, its elevation on the road within 5 cm; what was
 /// estimated is printed.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn the_points_alone_give_the_drive_path() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let curves = data.join("opendrive/esmini/curves.xodr");
     let d = tmp("points");
     let survey = d.join("survey");
@@ -332,9 +334,10 @@ fn the_points_alone_give_the_drive_path() {
 
 /// The real Jakarto sample (0.02 s, no scan angles): a one-line error naming the file and
 /// what is missing, nothing written, never a panic.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn the_points_without_scan_angles_are_a_clear_error() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let d = tmp("points-jakarto");
     let out = d.join("axis.xodr");
     let las = data.join("las/jakarto_montreal_mls_0.02s.las");

@@ -116,9 +116,10 @@ fn opendrive_header(p: &Path) -> String {
 
 /// `roadscan eval` prints the oracle's format and agrees with libOpenDRIVE's samples on a map
 /// of lines, arcs and spirals (1e-6 m; the numbers are printed with 9 decimals).
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn eval_matches_oracle_format_and_values() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let map = data.join("opendrive/esmini/curves.xodr");
     let o = roadscan(&["eval", map.to_str().expect("utf8"), "--step", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));

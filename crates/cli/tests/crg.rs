@@ -20,8 +20,8 @@ fn roadscan(args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn belgian() -> Option<PathBuf> {
-    Some(roadscan_tests::shared_data()?.join("opencrg/crg-bin/belgian_block.crg"))
+fn belgian() -> PathBuf {
+    roadscan_tests::shared_data().join("opencrg/crg-bin/belgian_block.crg")
 }
 
 fn tmp(name: &str) -> Scratch {
@@ -29,9 +29,10 @@ fn tmp(name: &str) -> Scratch {
 }
 
 /// The C-API values of the spec notes (specs/opencrg.md section 3), through the CLI.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn crg_eval_reproduces_published_c_api_values() {
-    let Some(f) = belgian() else { return };
+    let f = belgian();
     let o = roadscan(&["crg-eval", f.to_str().unwrap()], Some("uv 730 0\nuv 735.3 0.2\nuv 740 -1.7\nxy 230 80\n"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8(o.stdout).unwrap();
@@ -51,9 +52,10 @@ fn crg_eval_reproduces_published_c_api_values() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("stdin line 1: expected 'uv U V' or 'xy X Y'"));
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn info_check_convert_render() {
-    let Some(f) = belgian() else { return };
+    let f = belgian();
     let f = f.to_str().unwrap();
     let o = roadscan(&["info", f], None);
     let out = String::from_utf8(o.stdout).unwrap();
@@ -79,9 +81,10 @@ fn info_check_convert_render() {
     assert!(!bad.exists());
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn truncated_input_is_one_line_and_leaves_no_output() {
-    let Some(f) = belgian() else { return };
+    let f = belgian();
     let d = tmp("trunc");
     let bytes = std::fs::read(&f).unwrap();
     let cut = d.join("cut.crg");

@@ -45,9 +45,10 @@ fn problems(j: &serde_json::Value) -> Vec<String> {
 
 /// Counts, CRS and unit as shared/data/las/README.md states them (laspy, pyproj): a LAS in US
 /// survey feet (GeoTIFF keys, EPSG:2903) and a LAZ in metres (GeoTIFF keys, EPSG:25832).
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn info_reports_counts_crs_and_units_of_real_samples() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let dir = data.join("las");
     let us_ft = 1200.0 / 3937.0;
     // file, points, point format, compressed, EPSG, unit (m), unit's name in the text, z range
@@ -86,9 +87,10 @@ fn info_reports_counts_crs_and_units_of_real_samples() {
 }
 
 /// The two PDAL fixtures read as laspy reads them, and `info` says what is wrong with them.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn info_reports_the_problems_of_the_broken_samples() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let dir = data.join("las/broken");
     // 3 VLRs announced, ~202 bytes before the points: the 10 points, the CRS of the GeoTIFF
     // keys in the VLRs that fit (UTM 17N).
@@ -386,9 +388,10 @@ fn info_json_of_a_file_without_points_is_json() {
 /// PDAL's autzen_trim.las has its CRS as a WKT without an EPSG authority (and GeoTIFF keys of a
 /// user-defined projection): `info` names it (was "no EPSG code") with its unit, and gives the
 /// statistics PDAL and lasinfo users expect, in text and JSON.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn info_names_a_wkt_crs_without_authority_and_gives_statistics() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let f = data.join("las/pdal_autzen_trim.las");
     let j = info_json(&f);
     assert_eq!((j["crs"]["epsg"].as_u64(), j["crs"]["epsg_by"].as_str()), (Some(2994), Some("parameters")), "{j}");

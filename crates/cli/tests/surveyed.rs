@@ -314,9 +314,10 @@ fn compare(truth_odr: &opendrive::OpenDrive, odr: &opendrive::OpenDrive, (s0, s1
 /// esmini's curves.xodr road 1 over s 0..300 (line, clothoid, arc, clothoids), two seeds: the
 /// road from the trajectory and the points within 1 cm (line, elevation), 5 cm (lane
 /// borders), its lines' types right.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn curves_road_1_surveyed_with_two_seeds() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let src = data.join("opendrive/esmini/curves.xodr");
     for seed in ["1", "2"] {
         let d = tmp(&format!("curves-{seed}"));
@@ -446,10 +447,11 @@ fn borders(e: &RoadEval, s: f64) -> Vec<f64> {
 /// esmini's two_plus_one.xodr road 1: a 2+1 road whose middle lane changes direction twice, the
 /// centre line moving 3.5 m with the lane offset. Surveyed, its lines give back five lane
 /// sections and every border (and the centre line) within 5 cm outside the transitions.
+#[roadscan_tests::needs_shared_data]
 #[test]
 #[ignore = "issue 23, open: since the gravel verges a 20 m piece of the moving centre line at s 350..370 makes two extra sections"]
 fn a_two_plus_one_road_gives_back_its_lane_sections() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let src = data.join("opendrive/esmini/two_plus_one.xodr");
     let d = tmp("2plus1");
     let survey = d.join("survey");
@@ -562,11 +564,7 @@ fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
     assert!(matches!(o.status.code(), Some(0 | 1)), "{err}");
     assert!(err.contains("drive path from the points") && err.contains("follows pass 1 of 2"), "{err}");
     assert!(drive.join("axis.xodr").exists() && drive.join("road.xodr").exists());
-    // ... and points without scan angles say so.
-    if let Some(data) = roadscan_tests::shared_data() {
-        let jakarto = data.join("las/jakarto_montreal_mls_0.02s.las");
-        fails(&["build", "--input", s(&jakarto), "--out", s(&d.join("j"))], "scan angle other than 0");
-    }
+    // (Points without scan angles: a_build_from_points_without_scan_angles_says_so.)
     // An axis 3.4 m off the road's centre (the wrong --offset): every product is still
     // written, and a failed check says what is wrong (exit 1).
     let traj = survey.join("trajectory.csv");
@@ -589,6 +587,25 @@ fn a_build_config_file_equals_its_flags_and_bad_ones_fail_cleanly() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// Without an axis source, points without scan angles (Jakarto's survey) cannot give a drive
+/// path: `build` says so in one line, exit 2, and leaves nothing behind.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_build_from_points_without_scan_angles_says_so() {
+    let d = tmp("build-no-angles");
+    let jakarto = roadscan_tests::shared_data().join("las/jakarto_montreal_mls_0.02s.las");
+    let out = d.join("j");
+    let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(["build", "--input", s(&jakarto), "--out", s(&out)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.lines().count() == 1 && err.contains("scan angle other than 0"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.iter().all(|n| n != "j" && !n.to_string_lossy().starts_with('.')), "left behind: {left:?}");
 }
 
 /// `--out` naming a directory that holds other files than our products is refused: nothing in
@@ -711,11 +728,12 @@ fn a_build_split_into_units_gives_the_products_of_one_build() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn a_sparse_survey_makes_no_lane_of_noise() {
     // 200 points a revolution instead of 1000: markings come and go, and a border found next
     // to another made lanes of width about zero, negative in places (9 errors in `check`).
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let d = tmp("sparse");
     let scene = data.join("opendrive/esmini/straight_500_superelevation_elevation_curve.xodr");
     let survey = d.join("survey");
@@ -760,9 +778,10 @@ fn a_sparse_survey_makes_no_lane_of_noise() {
 /// line is the truth's over s 298..422, its lanes start at 0, its CRG lies within it and
 /// matches the truth surface, the roadside products are in its s; and the units of a plan give
 /// the same products.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn a_partial_survey_gives_the_products_of_the_surveyed_part() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let d = tmp("partial");
     let survey = d.join("survey");
     let src = data.join("opendrive/esmini/curves.xodr");

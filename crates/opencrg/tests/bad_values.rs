@@ -9,9 +9,9 @@ use opencrg::Error;
 use roadscan_tests::Scratch;
 use std::path::Path;
 
-fn sample(sub: &str, name: &str) -> Option<Vec<u8>> {
-    let data = roadscan_tests::shared_data()?;
-    Some(std::fs::read(data.join("opencrg").join(sub).join(name)).unwrap())
+fn sample(sub: &str, name: &str) -> Vec<u8> {
+    let data = roadscan_tests::shared_data();
+    std::fs::read(data.join("opencrg").join(sub).join(name)).unwrap()
 }
 
 /// The 1-based line numbers and byte offsets of a file's lines, up to its data section.
@@ -296,16 +296,14 @@ fn check(dir: &Path, c: &Case) -> Result<String, String> {
     }
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn every_bad_value_is_a_typed_error_with_its_place() {
-    let (Some(s), Some(d), Some(b)) = (
+    let (s, d, b) = (
         sample("crg-txt", "handmade_straight.crg"),
         sample("crg-txt", "handmade_straight_double.crg"),
         sample("crg-bin", "belgian_block.crg"),
-    ) else {
-        eprintln!("no shared data: skipped");
-        return;
-    };
+    );
     // The unmutated samples read (so each failure below is the mutation's).
     let dir = Scratch::new("crg-bad-values");
     for (name, bytes) in [("straight", &s), ("double", &d), ("belgian", &b)] {
@@ -329,9 +327,10 @@ fn every_bad_value_is_a_typed_error_with_its_place() {
 
 /// The finest grid the reader accepts (1 µm along u) renders and writes quickly, with a mark
 /// box reaching far beyond it, and reads back the same.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn finest_accepted_grid_renders_and_writes() {
-    let Some(s) = sample("crg-txt", "handmade_straight.crg") else { return };
+    let s = sample("crg-txt", "handmade_straight.crg");
     let dir = Scratch::new("crg-bad-values-fine");
     let m = drop_lines(&s, "REFERENCE_LINE_END");
     let (m, _) = set_line(&m, "REFERENCE_LINE_INCREMENT", "REFERENCE_LINE_INCREMENT = 1e-6");

@@ -51,6 +51,7 @@ fn compare(src: &Crg, back: &Crg, format: Format, name: &str) {
     assert_eq!(src.road.start_phi, back.road.start_phi);
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn every_sample_round_trips_in_every_format() {
     let dir = roadscan_tests::Scratch::new("crg-rt");

@@ -14,9 +14,10 @@ fn noise(state: &mut u64, a: f64) -> f64 {
     ((*state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0) * a
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn curves_road_1_is_fitted_within_1_cm_with_few_records() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive/esmini/curves.xodr")).unwrap();
     let road = odr.road("1").unwrap();
     let truth = RoadEval::new(road);

@@ -147,16 +147,18 @@ fn load(data: &Path, file: &str, id: &str) -> Road {
 }
 
 /// esmini's curves.xodr road 1: lines, clothoids and arcs.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn curves_road_1_under_noise_and_outliers() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     check("curves 1", &load(&data, "esmini/curves.xodr", "1"), &STEPS);
 }
 
 /// qc-opendrive's Ex_Entry_Exit road 0 (spirals and arcs) at 0.5 and 1 m.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn an_entry_road_under_noise_and_outliers() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive/qc-opendrive/Ex_Entry_Exit.xodr")).unwrap();
     let road = odr.roads.iter().filter(|r| r.length >= 100.0).max_by(|a, b| a.length.total_cmp(&b.length)).unwrap();
     check(&format!("Ex_Entry_Exit {}", road.id), road, &[0.5, 1.0]);
@@ -164,10 +166,11 @@ fn an_entry_road_under_noise_and_outliers() {
 
 /// Every road of at least 100 m of every sample map, at every sampling and noise: a table
 /// (and the worst cases) for the report. Slow in the test profile: run with --release.
+#[roadscan_tests::needs_shared_data]
 #[test]
 #[ignore]
 fn every_sample_road() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let mut files = Vec::new();
     let mut stack = vec![data.join("opendrive")];
     while let Some(d) = stack.pop() {

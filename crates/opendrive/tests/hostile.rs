@@ -144,6 +144,7 @@ fn implausible_profiles_and_widths_are_findings() {
     assert!(find(Severity::Warning, "lane -1 is 8.000 m wide"), "{d:#?}");
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn sample_maps_read_and_get_no_implausibility_errors() {
     let maps = roadscan_tests::sample_maps();

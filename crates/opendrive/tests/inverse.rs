@@ -90,6 +90,7 @@ fn brute_force(ev: &RoadEval, q: [f64; 2]) -> Vec<(f64, f64)> {
     out
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn xy_to_st_inverts_sth_to_xyz_on_every_road() {
     let mut rng = Lcg(20261121);

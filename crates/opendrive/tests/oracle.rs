@@ -124,9 +124,10 @@ impl ExactPp3 {
     }
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn evaluation_agrees_with_libopendrive_oracle() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let oracle_dir = data.join("opendrive/oracle");
     let mut files: Vec<_> = std::fs::read_dir(&oracle_dir).expect("oracle dir").flatten().map(|e| e.path()).collect();
     files.retain(|p| p.extension().is_some_and(|x| x == "txt"));

@@ -103,6 +103,7 @@ fn parts(road: &Road) -> Vec<(f64, f64)> {
     out
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn parts_of_every_sample_road_are_the_road() {
     let maps = roadscan_tests::sample_maps();

@@ -5,6 +5,7 @@
 
 use opendrive::{Version, WriteOptions};
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn every_sample_map_round_trips() {
     for path in roadscan_tests::sample_maps() {

@@ -11,8 +11,8 @@ use sim::Scene;
 /// esmini's curves.xodr road 1 over s 100..250 (clothoid and arc), surveyed as `synth` does
 /// (two passes in opposite directions), with the given mount; points rounded to the LAS
 /// file's millimetre and its scan angle's 0.006 degrees.
-fn curves_survey(mount: ScannerConfig) -> Option<(Scene, Survey, Vec<scan::LasPoint>)> {
-    let data = roadscan_tests::shared_data()?;
+fn curves_survey(mount: ScannerConfig) -> (Scene, Survey, Vec<scan::LasPoint>) {
+    let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive/esmini/curves.xodr")).unwrap();
     let scene = Scene::from_road(&odr, "1", Some((100.0, 250.0)), 1).unwrap();
     let mut survey = Survey::along(&scene, 1);
@@ -23,7 +23,7 @@ fn curves_survey(mount: ScannerConfig) -> Option<(Scene, Survey, Vec<scan::LasPo
         (p.x, p.y, p.z) = (mm(p.x), mm(p.y), mm(p.z));
         p.scan_angle_deg = ((p.scan_angle_deg as f64 / 0.006).round() * 0.006) as f32;
     }
-    Some((scene, survey, pts))
+    (scene, survey, pts)
 }
 
 fn drive_path(pts: &[scan::LasPoint]) -> pipeline::drive_path::DrivePath {
@@ -64,9 +64,10 @@ fn errors(scene: &Scene, survey: &Survey, path: &pipeline::drive_path::DrivePath
         .collect()
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn curves_drive_path_within_5_cm_of_both_passes() {
-    let Some((scene, survey, pts)) = curves_survey(ScannerConfig::default()) else { return };
+    let (scene, survey, pts) = curves_survey(ScannerConfig::default());
     let path = drive_path(&pts);
     assert_eq!(path.passes.len(), 2, "two passes, 60 s apart");
     assert_eq!(path.rejected, 0, "{} of {} windows left out", path.rejected, path.windows);
@@ -81,10 +82,11 @@ fn curves_drive_path_within_5_cm_of_both_passes() {
 
 /// A scanner mounted 0.8 m to the side, 3 m up and rolled by 10 degrees: the path is the
 /// scanner's, the height the mount's.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn curves_drive_path_with_an_offset_rolled_mount() {
     let mount = ScannerConfig { height: 3.0, lateral: 0.8, roll: 10f64.to_radians(), ..Default::default() };
-    let Some((scene, survey, pts)) = curves_survey(mount) else { return };
+    let (scene, survey, pts) = curves_survey(mount);
     let path = drive_path(&pts);
     assert_eq!(path.passes.len(), 2);
     for (i, (lat, up, h)) in errors(&scene, &survey, &path).into_iter().enumerate() {

@@ -16,10 +16,8 @@ fn sample(name: &str) -> OpenDrive {
 
 /// A sample map by its path under shared/data/opendrive.
 fn sample_map(path: &std::path::Path) -> OpenDrive {
-    let dir = std::env::var_os("ROADSCAN_SHARED_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
-    opendrive::read_file(dir.join("opendrive").join(path)).expect("sample map (ROADSCAN_SHARED_DATA)")
+    let dir = roadscan_tests::shared_data();
+    opendrive::read_file(dir.join("opendrive").join(path)).unwrap()
 }
 
 /// Points in map coordinates with intensity.
@@ -141,6 +139,7 @@ fn profile_errors(design: &RoadEval, out: &RoadEval, (a, b): (f64, f64)) -> (f64
     (ez, ex, range)
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn clutter_moves_no_profile_and_no_lane_on_a_superelevated_road() {
     // esmini's straight_500 road over s 30..85: superelevation ramping from 0 to 0.14 rad,
@@ -171,6 +170,7 @@ fn clutter_moves_no_profile_and_no_lane_on_a_superelevated_road() {
     assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn a_road_without_edge_lines_or_curbs_gets_lanes_from_its_paved_extent() {
     // fabriksgatan road 2: a broken centre line, no edge lines, level verges (no curb); a
@@ -209,6 +209,7 @@ fn a_road_without_edge_lines_or_curbs_gets_lanes_from_its_paved_extent() {
     assert!(ez < 0.005 && ex < 0.005 && lo > -0.005 && hi < 0.005, "{ez} {ex} {lo}..{hi}");
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn vertical_curves_and_superelevation_ramps_are_followed_within_millimetres() {
     // Designed profiles whose curvature jumps where one record meets the next (a vertical

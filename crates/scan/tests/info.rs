@@ -17,9 +17,10 @@ fn summary(path: &std::path::Path) -> (scan::Summary, scan::Header) {
 /// Every real sample names its CRS and the unit of its coordinates as its README says
 /// (pyproj): the WKT of autzen_trim has no AUTHORITY (the CRS used to be "no EPSG code"), the
 /// GeoTIFF keys of 4_6_crop put the vertical datum where the vertical CRS goes.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn real_samples_name_their_crs_and_units() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     let las = data.join("las");
     // File, EPSG code, how it was found, metres per unit, vertical EPSG code.
     type Case<'a> = (&'a str, Option<u32>, Option<&'a str>, Option<f64>, Option<u32>);
@@ -52,9 +53,10 @@ fn real_samples_name_their_crs_and_units() {
 }
 
 /// The statistics of the real samples agree with their headers and with each other.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn real_samples_statistics_are_consistent() {
-    let Some(data) = roadscan_tests::shared_data() else { return };
+    let data = roadscan_tests::shared_data();
     for file in ["pdal_autzen_trim.las", "pdal_4_6_crop.las", "lasrs_autzen.laz", "jakarto_montreal_mls_0.02s.las"] {
         let (s, h) = summary(&data.join("las").join(file));
         assert_eq!(s.return_numbers.iter().sum::<u64>(), s.points, "{file}");

@@ -8,12 +8,11 @@ use sim::scanner::{ground_z, scan, Class, Pass, ScanPoint, ScannerConfig};
 use sim::survey::{measure, Survey};
 use sim::{ObjectKind, Scene, SceneObject, Zone};
 
-/// Road `id` of sample map `file` (below shared/data/opendrive) over `range`; `None` without
-/// the shared data.
-fn sample(file: &str, id: &str, range: Option<(f64, f64)>) -> Option<Scene> {
-    let data = roadscan_tests::shared_data()?;
+/// Road `id` of sample map `file` (below shared/data/opendrive) over `range`.
+fn sample(file: &str, id: &str, range: Option<(f64, f64)>) -> Scene {
+    let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive").join(file)).unwrap();
-    Some(Scene::from_road(&odr, id, range, 11).unwrap())
+    Scene::from_road(&odr, id, range, 11).unwrap()
 }
 
 /// The scene with clutter, and the objects the clutter added.
@@ -100,9 +99,10 @@ fn clutter_stands_beside_over_and_on_the_road_of_the_demo() {
 
 /// Velodrome has lanes on its right side only: the trees of the left side stand beyond the
 /// reference line and reach over the right lanes; cars and people keep to the right.
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn clutter_on_a_one_sided_road() {
-    let Some(scene) = sample("esmini/velodrome.xodr", "1", Some((400.0, 520.0))) else { return };
+    let scene = sample("esmini/velodrome.xodr", "1", Some((400.0, 520.0)));
     let road = scene.road();
     let b = scene.borders(&road, 450.0);
     assert!((b.road_left - road.lane_offset(450.0)).abs() < 1e-9, "velodrome is not one-sided: {b:?}");
@@ -112,6 +112,7 @@ fn clutter_on_a_one_sided_road() {
     check_clutter("velodrome", scene);
 }
 
+#[roadscan_tests::needs_shared_data]
 #[test]
 fn clutter_on_sample_roads_and_partial_ranges() {
     for (file, id, range) in [
@@ -119,7 +120,7 @@ fn clutter_on_sample_roads_and_partial_ranges() {
         ("esmini/curves.xodr", "1", Some((100.0, 250.0))),
         ("esmini/straight_500_superelevation_elevation_curve.xodr", "1", Some((300.0, 340.0))),
     ] {
-        let Some(scene) = sample(file, id, range) else { return };
+        let scene = sample(file, id, range);
         check_clutter(file, scene);
     }
 }

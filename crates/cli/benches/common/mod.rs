@@ -26,7 +26,7 @@ pub fn survey(dir: &Path, points: f64, laz: bool) -> PathBuf {
 /// A virtual survey of esmini's curves.xodr road 1 (from ROADSCAN_SHARED_DATA, default
 /// ../shared/data) over `s_range`, two passes, about `per_metre` points per metre of road.
 pub fn survey_curves(dir: &Path, s_range: (f64, f64), per_metre: f64) -> PathBuf {
-    let shared = roadscan_tests::shared_data().expect("shared data (ROADSCAN_SHARED_DATA)");
+    let shared = roadscan_tests::shared_data();
     let odr = opendrive::read_file(shared.join("opendrive/esmini/curves.xodr")).unwrap();
     let scene = sim::Scene::from_road(&odr, "1", Some(s_range), 1).unwrap();
     let mut sv = sim::survey::Survey::along(&scene, 1);
