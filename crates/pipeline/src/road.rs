@@ -767,10 +767,11 @@ fn road_mark(kind: &str, width: f64, height: Option<f64>) -> RoadMark {
 /// either side; a lone line within 0.5 m of the reference line where only two are seen):
 /// one within 0.5 m of the centre the axis declares (`declared`, its lane offset: a designed
 /// road's reference line is its centre line, whatever the lines' types), else solid before
-/// broken, then the nearest to the previous row's choice; the middle of a double line. A row whose candidates all lie more
-/// than [`CENTRE_JUMP`] from the previous choice, made within the last 20 m, gives no sample:
-/// in a gap of a broken centre line an inner lane line is seen, not the centre. Its samples,
-/// and the line chosen most often (for the centre lane's mark).
+/// broken, then the nearest to the previous row's choice; the middle of a double line. A row
+/// whose candidates all lie more than [`CENTRE_JUMP`] from the previous choice, made within
+/// the last 20 m, gives no sample: in a gap of a broken centre line an inner lane line is
+/// seen, not the centre. Its samples, and the line chosen most often (for the centre lane's
+/// mark).
 fn centre_line(markings: &[MarkingLine], declared: impl Fn(f64) -> f64) -> (Vec<(f64, f64)>, Option<&MarkingLine>) {
     let mut rows: std::collections::BTreeMap<i64, Vec<(f64, usize)>> = std::collections::BTreeMap::new();
     for (k, m) in markings.iter().enumerate() {
@@ -1022,74 +1023,121 @@ fn lanes(
     cuts.sort_by(f64::total_cmp);
     cuts.dedup_by(|a, b| (*a - *b).abs() < 5.0);
     let mut sections = Vec::new();
-    for (i, &a) in cuts.iter().enumerate() {
-        let b = cuts.get(i + 1).copied().unwrap_or(length);
-        // The borders active in the middle of the section's surveyed part (a survey of part of
-        // the road has its lanes from that part).
-        let mid = if a < s_hi && b > s_lo { 0.5 * (a.max(s_lo) + b.min(s_hi)) } else { 0.5 * (a + b) };
-        let side_lanes = |k: usize, sign: f64| -> Vec<Lane> {
-            let active: Vec<&Border> =
-                sides[k].iter().filter(|br| br.s_range.0 <= mid && br.s_range.1 >= mid).collect();
-            let mut out = Vec::new();
-            // The border of the last lane made (None: the centre line).
-            let mut prev: Option<&Border> = None;
-            for br in active.iter().copied() {
-                // Width: |t| of this border less the previous one's, in the section's rows.
-                let inner = |s: f64| -> Option<f64> {
-                    match prev {
-                        None => Some(0.0),
-                        Some(p) => t_at(&p.samples, s),
+    // Sections, then more where a lane narrows to nothing or grows from nothing within one
+    // ([`narrowing_cuts`]), a few rounds (each cut refits the widths either side).
+    for _ in 0..4 {
+        sections.clear();
+        for (i, &a) in cuts.iter().enumerate() {
+            let b = cuts.get(i + 1).copied().unwrap_or(length);
+            // The borders active in the middle of the section's surveyed part (a survey of part of
+            // the road has its lanes from that part).
+            let mid = if a < s_hi && b > s_lo { 0.5 * (a.max(s_lo) + b.min(s_hi)) } else { 0.5 * (a + b) };
+            let side_lanes = |k: usize, sign: f64| -> Vec<Lane> {
+                let active: Vec<&Border> =
+                    sides[k].iter().filter(|br| br.s_range.0 <= mid && br.s_range.1 >= mid).collect();
+                let mut out = Vec::new();
+                for br in active.iter().copied() {
+                    // Width: |t| of this border less the outer border of the lanes made so far
+                    // (their fitted widths, which bridge the gaps between a broken line's
+                    // dashes and where it was hidden or ended), in the section's rows.
+                    let inner = |x: f64| -> f64 {
+                        out.iter().map(|l: &Lane| opendrive::eval::profile_value(&l.widths, x)).sum()
+                    };
+                    let (ss, ws): (Vec<f64>, Vec<f64>) = br
+                        .samples
+                        .iter()
+                        .filter(|p| p.0 >= a && p.0 <= b)
+                        .map(|&(s, t)| (s - a, t - inner(s - a)))
+                        .unzip();
+                    // A border closer than a lane can be to the previous one (a double line, a
+                    // stray detection in a sparse survey) makes no lane of its own: its width
+                    // would be noise about zero.
+                    if median(&mut ws.clone()).is_none_or(|w| w < MIN_LANE_WIDTH) {
+                        continue;
                     }
-                };
-                let (mut ss, mut ws) = (Vec::new(), Vec::new());
-                for &(s, t) in br.samples.iter().filter(|p| p.0 >= a && p.0 <= b) {
-                    if let Some(ti) = inner(s) {
-                        ss.push(s - a);
-                        ws.push(t - ti);
-                    }
-                }
-                // A border closer than a lane can be to the previous one (a double line, a
-                // stray detection in a sparse survey) makes no lane of its own: its width
-                // would be noise about zero.
-                if median(&mut ws.clone()).is_none_or(|w| w < MIN_LANE_WIDTH) {
-                    continue;
-                }
-                // Gaps (a dash pattern, a parked car) bridged straight, stray samples left out
-                // and no record beyond the samples' range (`robust_profile`).
-                let widths = robust_profile(&ss, &ws, opts.width_tolerance, g.ds, 5.0)
-                    .map(|f| f.held(b - a))
-                    .unwrap_or_else(|| {
-                        let w = median(&mut ws.clone()).unwrap_or(3.0);
-                        vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]
+                    // Gaps (a dash pattern, a parked car) bridged straight, stray samples left out
+                    // and no record beyond the samples' range (`robust_profile`).
+                    let widths = robust_profile(&ss, &ws, opts.width_tolerance, g.ds, 5.0)
+                        .map(|f| f.held(b - a))
+                        .unwrap_or_else(|| {
+                            let w = median(&mut ws.clone()).unwrap_or(3.0);
+                            vec![Poly3 { s: 0.0, a: w, b: 0.0, c: 0.0, d: 0.0 }]
+                        });
+                    out.push(Lane {
+                        id: (out.len() as i32 + 1) * sign as i32,
+                        kind: Some(br.kind.into()),
+                        level: Some(false),
+                        widths,
+                        road_marks: vec![br.mark.clone()],
+                        ..Default::default()
                     });
-                prev = Some(br);
-                out.push(Lane {
-                    id: (out.len() as i32 + 1) * sign as i32,
-                    kind: Some(br.kind.into()),
-                    level: Some(false),
-                    widths,
-                    road_marks: vec![br.mark.clone()],
-                    ..Default::default()
-                });
-            }
-            out
-        };
-        let (left, right) = (side_lanes(0, 1.0), side_lanes(1, -1.0));
-        let centre_mark = centre.map_or_else(|| road_mark("none", 0.12, None), |m| road_mark(m.kind, m.width, None));
-        let centre_lane =
-            Lane { id: 0, kind: Some("none".into()), road_marks: vec![centre_mark], ..Default::default() };
-        let wrap = |lanes: Vec<Lane>| (!lanes.is_empty()).then(|| LaneSide { lanes, extras: Extras::default() });
-        let mut left = left;
-        left.reverse();
-        sections.push(LaneSection {
-            s: a,
-            left: wrap(left),
-            center: Some(LaneSide { lanes: vec![centre_lane], extras: Extras::default() }),
-            right: wrap(right),
-            ..Default::default()
-        });
+                }
+                out
+            };
+            let (left, right) = (side_lanes(0, 1.0), side_lanes(1, -1.0));
+            let centre_mark =
+                centre.map_or_else(|| road_mark("none", 0.12, None), |m| road_mark(m.kind, m.width, None));
+            let centre_lane =
+                Lane { id: 0, kind: Some("none".into()), road_marks: vec![centre_mark], ..Default::default() };
+            let wrap = |lanes: Vec<Lane>| (!lanes.is_empty()).then(|| LaneSide { lanes, extras: Extras::default() });
+            let mut left = left;
+            left.reverse();
+            sections.push(LaneSection {
+                s: a,
+                left: wrap(left),
+                center: Some(LaneSide { lanes: vec![centre_lane], extras: Extras::default() }),
+                right: wrap(right),
+                ..Default::default()
+            });
+        }
+        let before = cuts.len();
+        cuts.extend(narrowing_cuts(&sections, length, surveyed));
+        cuts.sort_by(f64::total_cmp);
+        cuts.dedup_by(|a, b| (*a - *b).abs() < 5.0);
+        if cuts.len() == before {
+            break;
+        }
     }
     Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
+}
+
+/// Where sections should be cut because a lane of one is narrower than [`MIN_LANE_WIDTH`]
+/// over 5 m or more at its end (two borders that converge: a lane that ends) or at its start
+/// (one that begins), within the surveyed s range `surveyed` and 5 m inside the section: the
+/// lane then has a section of its own without it, instead of a width that runs on about zero,
+/// or below it, to the section's end.
+fn narrowing_cuts(sections: &[LaneSection], length: f64, surveyed: (f64, f64)) -> Vec<f64> {
+    let mut out = Vec::new();
+    for (i, sec) in sections.iter().enumerate() {
+        let end = sections.get(i + 1).map_or(length, |n| n.s);
+        let (a, b) = (sec.s.max(surveyed.0), end.min(surveyed.1));
+        if b - a < 10.0 {
+            continue;
+        }
+        let n = ((b - a) / 0.5).floor() as usize;
+        let xs: Vec<f64> = (0..=n).map(|k| a + (b - a) * k as f64 / n as f64).collect();
+        for lane in sec.left.iter().chain(&sec.right).flat_map(|side| &side.lanes) {
+            let narrow: Vec<bool> =
+                xs.iter().map(|&x| opendrive::eval::profile_value(&lane.widths, x - sec.s) < MIN_LANE_WIDTH).collect();
+            // Narrow from the first sample of the last run to the end, or from the start to the
+            // last sample of the first run.
+            let tail = narrow.iter().rev().take_while(|&&q| q).count();
+            let head = narrow.iter().take_while(|&&q| q).count();
+            if tail > 0 && tail < narrow.len() {
+                let x = xs[narrow.len() - tail];
+                if b - x >= 5.0 && x - sec.s >= 5.0 {
+                    out.push(x);
+                }
+            }
+            if head > 0 && head < narrow.len() {
+                let x = xs[head - 1];
+                if x - a >= 5.0 && end - x >= 5.0 {
+                    out.push(x);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Heights in a section cell spread more than this on gravel or grass, not on asphalt (range
@@ -1272,28 +1320,6 @@ fn bridge(x: &[f64], y: &[f64], step: f64) -> (Vec<f64>, Vec<f64>) {
     }
     (ox, oy)
 }
-
-/// t of a border at s: the nearest sample within 2 m, else straight between the samples
-/// either side when they are at most [`BORDER_GAP`] apart (the gap between a broken line's
-/// dashes, or where a car hid it).
-fn t_at(samples: &[(f64, f64)], s: f64) -> Option<f64> {
-    let i = samples.partition_point(|p| p.0 < s);
-    let (before, after) = (i.checked_sub(1).and_then(|k| samples.get(k)), samples.get(i));
-    let near = [before, after]
-        .into_iter()
-        .flatten()
-        .filter(|p| (p.0 - s).abs() <= 2.0)
-        .min_by(|x, y| (x.0 - s).abs().total_cmp(&(y.0 - s).abs()));
-    match (near, before, after) {
-        (Some(p), ..) => Some(p.1),
-        (None, Some(a), Some(b)) if b.0 - a.0 <= BORDER_GAP => Some(a.1 + (b.1 - a.1) * (s - a.0) / (b.0 - a.0)),
-        _ => None,
-    }
-}
-
-/// Longest gap in a border's samples bridged straight when a lane's width is measured from
-/// it, m.
-const BORDER_GAP: f64 = 20.0;
 
 /// Nodes this far below the local surface are in a depression, m.
 const DEPTH: f64 = 0.005;
@@ -1614,12 +1640,28 @@ mod tests {
     }
 
     #[test]
-    fn a_border_is_bridged_between_dashes_but_not_across_a_long_gap() {
-        let samples = vec![(10.0, -3.0), (12.0, -3.0), (25.0, -4.0), (60.0, -4.0)];
-        assert_eq!(t_at(&samples, 11.2), Some(-3.0));
-        let mid = t_at(&samples, 18.5).unwrap();
-        assert!((mid - (-3.5)).abs() < 1e-9, "{mid}");
-        assert_eq!(t_at(&samples, 40.0), None);
-        assert_eq!(t_at(&samples, 70.0), None);
+    fn a_lane_that_narrows_to_nothing_gets_a_section_without_it() {
+        // Lane -2 tapers from 3.5 m at s 30 to nothing at s 60 and runs on about zero (two
+        // borders that met) to the section's end at 100: a cut where it is narrower than a lane
+        // can be, not before it tapers nor where it is still wide.
+        let lane = |id: i32, widths: Vec<Poly3>| Lane { id, widths, ..Default::default() };
+        let w2 = vec![
+            Poly3 { s: 0.0, a: 3.5, b: 0.0, c: 0.0, d: 0.0 },
+            Poly3 { s: 30.0, a: 3.5, b: -3.5 / 30.0, c: 0.0, d: 0.0 },
+            Poly3 { s: 60.0, a: 0.0, b: 0.0, c: 0.0, d: 0.0 },
+        ];
+        let side = |lanes: Vec<Lane>| Some(LaneSide { lanes, extras: Extras::default() });
+        let sec = LaneSection {
+            s: 0.0,
+            right: side(vec![lane(-1, vec![Poly3 { s: 0.0, a: 3.5, b: 0.0, c: 0.0, d: 0.0 }]), lane(-2, w2)]),
+            ..Default::default()
+        };
+        let cuts = narrowing_cuts(std::slice::from_ref(&sec), 100.0, (0.0, 100.0));
+        assert_eq!(cuts.len(), 1, "{cuts:?}");
+        // Narrower than 0.3 m from s 57.4 on (3.5 - 3.5 (s - 30) / 30 < 0.3).
+        assert!((cuts[0] - 57.5).abs() <= 0.5, "{cuts:?}");
+        // Outside the surveyed range, or too near the section's ends, no cut.
+        assert!(narrowing_cuts(std::slice::from_ref(&sec), 100.0, (0.0, 55.0)).is_empty());
+        assert!(narrowing_cuts(std::slice::from_ref(&sec), 61.0, (0.0, 61.0)).is_empty());
     }
 }
