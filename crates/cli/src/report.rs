@@ -184,7 +184,7 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
     checks.push(json!({"name": "CRG tiles: roadscan check (header, folding on curves)", "pass": crg_errors.is_empty(),
         "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") }}));
     checks.push(json!({"name": "CRG coverage of the lanes at least 95 %", "pass": f.grid.coverage >= 0.95,
-        "detail": format!("{:.1} % of the nodes have a height", 100.0 * f.grid.coverage)}));
+        "detail": format!("{:.1} % of the nodes between the outermost lane borders have a height", 100.0 * f.grid.coverage)}));
     let lanes: Vec<Value> = road
         .lanes
         .lane_sections

@@ -112,6 +112,8 @@ struct SurfaceRecord {
     /// Nodes with a height per v column in its rows, and its rows.
     #[serde(default)]
     columns: (Vec<usize>, usize),
+    /// Nodes with a height between the outermost lane borders in its rows, and nodes there.
+    lanes: (usize, usize),
     estimated: usize,
     filled: usize,
     kept: u64,
@@ -494,6 +496,7 @@ impl Ctx<'_> {
             covered: g.covered.0,
             nodes: g.covered.1,
             columns: g.column_covered.clone(),
+            lanes: g.lane_covered,
             estimated: g.estimated,
             filled: g.filled,
             kept: g.points.2,
@@ -556,6 +559,7 @@ impl Ctx<'_> {
         let (mut estimated, mut filled, mut kept) = (0usize, 0usize, 0u64);
         // Nodes with a height per v column, over all the units' rows: the coverage of one build.
         let (mut columns, mut rows) = (Vec::<usize>::new(), 0usize);
+        let mut lanes = (0usize, 0usize);
         let mut tile_paths = Vec::new();
         for i in 0..n {
             let r: SurfaceRecord = read_record(&work.join(format!("surface/{i:04}.json")), &not_run(n + 1 + i))?;
@@ -564,6 +568,7 @@ impl Ctx<'_> {
             }
             columns.iter_mut().zip(&r.columns.0).for_each(|(a, b)| *a += b);
             rows += r.columns.1;
+            lanes = (lanes.0 + r.lanes.0, lanes.1 + r.lanes.1);
             estimated += r.estimated;
             filled += r.filled;
             kept += r.kept;
@@ -593,7 +598,8 @@ impl Ctx<'_> {
             s_range: (grid_range.0 - shift, grid_range.1 - shift),
             crg,
             covered: (covered, nodes),
-            coverage: covered as f64 / nodes.max(1) as f64,
+            lane_covered: lanes,
+            coverage: pipeline::surface::coverage_of(lanes, (covered, nodes)),
             column_coverage: Vec::new(),
             column_covered: (columns, rows),
             coverage_map: Default::default(),

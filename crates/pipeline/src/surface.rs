@@ -87,9 +87,11 @@
 //! # Gaps
 //! Nodes left without an estimate are filled along u (along track) by linear interpolation
 //! between the nearest estimated nodes when they are at most `max_gap` (0.1 m) apart; larger
-//! holes stay NaN. Coverage is the share of nodes with a height over the surveyed pavement
-//! (the columns from the first to the last of which a tenth has heights, [`surveyed_coverage`]);
-//! under `min_coverage` (10 %) the grid is an error ([`LowCoverage`]) with a hint.
+//! holes stay NaN. Coverage is the share of nodes with a height between the outermost lane
+//! borders of the road the grid is retargeted to (the surveyed road, [`SurfaceGrid::lane_covered`]),
+//! or without one over the surveyed pavement (the columns from the first to the last of which
+//! a tenth has heights, [`surveyed_coverage`]); under `min_coverage` (10 %) the grid is an
+//! error ([`LowCoverage`]) with a hint.
 
 use crate::frame::RoadFrame;
 use opencrg::Crg;
@@ -255,6 +257,25 @@ pub fn surveyed_coverage(column_covered: &[usize], rows: usize) -> (usize, usize
     }
 }
 
+/// Nodes this close to a road's outermost lane border or closer are left out of the lanes'
+/// coverage: a border is measured to a few centimetres, and a curb's face stands on it, m.
+pub const LANE_INSET: f64 = 0.1;
+
+/// The v range of the lanes of `road` at `s` (between its outermost lane borders and its lane
+/// offset, [`LANE_INSET`] inside), if it is wider than nothing.
+fn lane_band(road: &RoadEval, s: f64) -> Option<(f64, f64)> {
+    let c = road.lane_offset(s);
+    let (lo, hi) = road.lane_borders(s).iter().fold((c, c), |(a, b), &(_, t)| (a.min(t), b.max(t)));
+    (hi - lo > 2.0 * LANE_INSET).then_some((lo + LANE_INSET, hi - LANE_INSET))
+}
+
+/// The coverage of a grid: `lanes` (nodes with a height, nodes) where the grid has lanes,
+/// else `surveyed` ([`surveyed_coverage`]).
+pub fn coverage_of(lanes: (usize, usize), surveyed: (usize, usize)) -> f64 {
+    let (covered, nodes) = if lanes.1 > 0 { lanes } else { surveyed };
+    covered as f64 / nodes.max(1) as f64
+}
+
 /// A grid with too few nodes with a height: most likely the axis (its place, its elevation, the
 /// road id), the CRS or the grid's width is wrong rather than the survey.
 #[derive(Debug, Clone, PartialEq)]
@@ -290,8 +311,9 @@ impl std::error::Error for LowCoverage {}
 pub struct SurfaceGrid {
     /// The grid, on the road's reference line (u = s, v = t).
     pub crg: Crg,
-    /// Share of the surveyed nodes with a height, 0..1: of the nodes of the columns the survey
-    /// reached ([`surveyed_coverage`]), not of columns beyond the surveyed pavement.
+    /// Share of the nodes with a height, 0..1 ([`coverage_of`]): of the lanes' nodes when the
+    /// grid was retargeted to a road with lanes, else of the columns the survey reached
+    /// ([`surveyed_coverage`]), not of columns beyond the surveyed pavement.
     pub coverage: f64,
     /// Share of nodes with a height per v column (right to left).
     pub column_coverage: Vec<f64>,
@@ -300,6 +322,11 @@ pub struct SurfaceGrid {
     pub column_covered: (Vec<usize>, usize),
     /// Surveyed nodes with a height, and surveyed nodes in all (coverage = covered / nodes).
     pub covered: (usize, usize),
+    /// Nodes with a height between the outermost lane borders (less [`LANE_INSET`]) of the
+    /// road the grid was retargeted to (the surveyed road, whose lanes follow the pavement
+    /// where it narrows or widens), and nodes there in all; (0, 0) without such a road. Work
+    /// units add them up.
+    pub lane_covered: (usize, usize),
     /// Nodes estimated from points, and filled along track.
     pub estimated: usize,
     /// Nodes filled along track.
@@ -1525,6 +1552,9 @@ struct RowStream<'a> {
     emitted: usize,
     window: Window,
     column: Vec<usize>,
+    /// Nodes with a height between the outermost lane borders of the road retargeted to, and
+    /// nodes there in all (see [`SurfaceGrid::lane_covered`]).
+    lanes: (usize, usize),
     map: CoverageMap,
     /// v of each column, m.
     v_at: Vec<f64>,
@@ -1605,6 +1635,7 @@ impl<'a> RowStream<'a> {
             emitted: window.rows.0,
             window,
             column: vec![0; nv],
+            lanes: (0, 0),
             map: CoverageMap::new(nv),
             v_at: (0..nv).map(|iv| g.vr + iv as f64 * g.cell).collect(),
             estimated: 0,
@@ -1673,6 +1704,13 @@ impl<'a> RowStream<'a> {
         if counted {
             self.column.iter_mut().zip(&h).for_each(|(c, hv)| *c += usize::from(!hv.is_nan()));
             self.map.add(&h);
+            if let Some((lo, hi)) = self.target.as_ref().and_then(|t| lane_band(t, s - self.shift)) {
+                for (hv, v) in h.iter().zip(&self.v_at) {
+                    if *v >= lo && *v <= hi {
+                        self.lanes = (self.lanes.0 + usize::from(!hv.is_nan()), self.lanes.1 + 1);
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -1747,7 +1785,8 @@ impl<'a> RowStream<'a> {
         SurfaceGrid {
             crg,
             covered,
-            coverage: covered.0 as f64 / covered.1.max(1) as f64,
+            lane_covered: self.lanes,
+            coverage: coverage_of(self.lanes, covered),
             column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
             column_covered: (self.column.clone(), self.window.count.1 - self.window.count.0),
             estimated: self.estimated,

@@ -132,3 +132,60 @@ fn a_roadside_cut_to_a_part_is_in_the_parts_s() {
     assert!((after[0].unwrap().0 - 7.0).abs() < 1e-6 && after[1].is_none(), "{after:?}");
     assert!(side.cut_to((1.0, 2.0)).is_err(), "cut once only");
 }
+
+/// `road` with one lane each side, `width` wide, in every section.
+fn with_lanes(road: &opendrive::Road, width: f64) -> opendrive::Road {
+    let mut r = road.clone();
+    for sec in &mut r.lanes.lane_sections {
+        for (side, id) in [(&mut sec.left, 1), (&mut sec.right, -1)] {
+            if let Some(side) = side.as_mut() {
+                side.lanes.retain(|l| l.id == id);
+                for l in &mut side.lanes {
+                    l.widths = vec![opendrive::Poly3 { s: 0.0, a: width, b: 0.0, c: 0.0, d: 0.0 }];
+                    l.borders.clear();
+                }
+            }
+        }
+    }
+    r.lanes.lane_offsets.clear();
+    r
+}
+
+#[test]
+fn coverage_is_of_the_nodes_between_the_outermost_lane_borders() {
+    let (scene, pts) = survey(1, 30.0, 40.0);
+    let road = &scene.odr.roads[0];
+    // Lanes 2 m wide each side on a grid 3.2 m wide each side: the band is -1.9..1.9 (0.1 m
+    // inside the borders), 381 of the grid's 641 columns.
+    let narrow = with_lanes(road, 2.0);
+    let g = gridded(&scene, &pts, &narrow, 0.0).unwrap();
+    let vs = g.crg.v_positions();
+    let (mut covered, mut nodes) = (0usize, 0usize);
+    for iu in 0..g.crg.nu {
+        for (iv, v) in vs.iter().enumerate() {
+            if v.abs() <= 1.9 + 1e-6 {
+                nodes += 1;
+                covered += usize::from(g.crg.z_at(iu, iv).is_finite());
+            }
+        }
+    }
+    assert_eq!(nodes, 381 * g.crg.nu);
+    // Columns on the band's edges may fall either way by a rounding of v.
+    let (c, n) = g.lane_covered;
+    assert!(
+        n.abs_diff(nodes) <= 2 * g.crg.nu && c.abs_diff(covered) <= 2 * g.crg.nu,
+        "{:?} vs {covered}, {nodes}",
+        g.lane_covered
+    );
+    assert!((g.coverage - c as f64 / n as f64).abs() < 1e-12, "{}", g.coverage);
+    assert!(g.coverage > 0.95, "{}", g.coverage);
+
+    // Without lanes the coverage is that of the columns the survey reached.
+    let mut bare = road.clone();
+    for sec in &mut bare.lanes.lane_sections {
+        (sec.left, sec.right) = (None, None);
+    }
+    let g = gridded(&scene, &pts, &bare, 0.0).unwrap();
+    assert_eq!(g.lane_covered, (0, 0));
+    assert!((g.coverage - g.covered.0 as f64 / g.covered.1 as f64).abs() < 1e-12);
+}
