@@ -950,6 +950,7 @@ fn lanes(
             let s_range = (rel[0].0 - 0.5 * g.ds, rel[rel.len() - 1].0 + 0.5 * g.ds);
             sides[k].push(Border { samples: rel, s_range, mark: road_mark(m.kind, m.width, None), kind: "driving" });
         }
+        join_gaps(&mut sides[k]);
         if let Some(c) = curb {
             // The curb's border carries the mark of a line along it, if any.
             let line = markings.iter().find(|m| (c.t - m.t).abs() < 0.35);
@@ -1043,12 +1044,8 @@ fn lanes(
                     let inner = |x: f64| -> f64 {
                         out.iter().map(|l: &Lane| opendrive::eval::profile_value(&l.widths, x)).sum()
                     };
-                    let (ss, ws): (Vec<f64>, Vec<f64>) = br
-                        .samples
-                        .iter()
-                        .filter(|p| p.0 >= a && p.0 <= b)
-                        .map(|&(s, t)| (s - a, t - inner(s - a)))
-                        .unzip();
+                    let (ss, ws): (Vec<f64>, Vec<f64>) =
+                        within(&br.samples, a, b, g.ds).into_iter().map(|(s, t)| (s - a, t - inner(s - a))).unzip();
                     // A border closer than a lane can be to the previous one (a double line, a
                     // stray detection in a sparse survey) makes no lane of its own: its width
                     // would be noise about zero.
@@ -1100,6 +1097,54 @@ fn lanes(
     }
     Lanes { lane_offsets, lane_sections: sections, ..Default::default() }
 }
+
+/// Line borders of one side that are one border with a gap: one starts at most
+/// [`BORDER_GAP`] after another ends, within 1 m of where that one was last seen (a line that
+/// crosses the rows obliquely where a 2+1 road changes sides, worn away, under a car): joined,
+/// so the lanes either side run on across the gap (their widths bridged straight) instead of
+/// a section of its own in which they are one lane.
+fn join_gaps(borders: &mut Vec<Border>) {
+    borders.sort_by(|a, b| a.s_range.0.total_cmp(&b.s_range.0));
+    let mut i = 0;
+    while i < borders.len() {
+        let (end, last) = (borders[i].s_range.1, borders[i].samples.last().map_or(f64::NAN, |p| p.1));
+        let next = (i + 1..borders.len()).find(|&j| {
+            let b = &borders[j];
+            let gap = b.s_range.0 - end;
+            (0.0..=BORDER_GAP).contains(&gap) && b.samples.first().is_some_and(|p| (p.1 - last).abs() <= 1.0)
+        });
+        match next {
+            Some(j) => {
+                let b = borders.remove(j);
+                let a = &mut borders[i];
+                a.samples.extend(b.samples);
+                a.s_range.1 = b.s_range.1;
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// The samples of a border (s ascending) from `a` to `b`; where it has none there (it runs
+/// through the section unseen: a worn line, cars), points every `step` on the straight line
+/// between its last sample before and its first after, when they are at most twice
+/// [`BORDER_GAP`] apart.
+fn within(samples: &[(f64, f64)], a: f64, b: f64, step: f64) -> Vec<(f64, f64)> {
+    let (i, j) = (samples.partition_point(|p| p.0 < a), samples.partition_point(|p| p.0 <= b));
+    if i < j {
+        return samples[i..j].to_vec();
+    }
+    match (i.checked_sub(1).and_then(|k| samples.get(k)), samples.get(j)) {
+        (Some(&(s0, t0)), Some(&(s1, t1))) if s1 - s0 <= 2.0 * BORDER_GAP && s1 > s0 => {
+            let n = ((b - a) / step).floor() as usize;
+            (0..=n).map(|k| a + k as f64 * step).map(|s| (s, t0 + (t1 - t0) * (s - s0) / (s1 - s0))).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Longest gap between two line borders [`join_gaps`] joins, m.
+const BORDER_GAP: f64 = 20.0;
 
 /// Where sections should be cut because a lane of one is narrower than [`MIN_LANE_WIDTH`]
 /// over 5 m or more at its end (two borders that converge: a lane that ends) or at its start
@@ -1663,5 +1708,41 @@ mod tests {
         // Outside the surveyed range, or too near the section's ends, no cut.
         assert!(narrowing_cuts(std::slice::from_ref(&sec), 100.0, (0.0, 55.0)).is_empty());
         assert!(narrowing_cuts(std::slice::from_ref(&sec), 61.0, (0.0, 61.0)).is_empty());
+    }
+
+    /// A line border along `s` every 0.5 m at `t`.
+    fn border(s: (f64, f64), t: f64) -> Border {
+        let samples: Vec<(f64, f64)> =
+            (0..).map(|i| s.0 + 0.5 * f64::from(i)).take_while(|&x| x <= s.1).map(|x| (x, t)).collect();
+        Border { samples, s_range: s, mark: road_mark("solid", 0.12, None), kind: "driving" }
+    }
+
+    #[test]
+    fn a_line_border_with_a_gap_is_one_border() {
+        // two_plus_one: the line between the right lanes unseen over 16 m made a section in
+        // which the two lanes were one, 6.76 m wide.
+        let mut b = vec![border((50.0, 100.0), 3.4), border((0.0, 40.0), 3.5), border((45.0, 90.0), 6.0)];
+        join_gaps(&mut b);
+        assert_eq!(b.len(), 2, "{:?}", b.iter().map(|x| x.s_range).collect::<Vec<_>>());
+        assert_eq!(b[0].s_range, (0.0, 100.0));
+        assert_eq!(b[1].s_range, (45.0, 90.0));
+        // Too far apart along s (30 m), or across (1.5 m): left apart.
+        let mut b = vec![border((0.0, 40.0), 3.5), border((70.0, 100.0), 3.5), border((50.0, 60.0), 5.0)];
+        join_gaps(&mut b);
+        assert_eq!(b.len(), 3);
+    }
+
+    #[test]
+    fn a_border_unseen_through_a_section_is_bridged_straight() {
+        let samples = vec![(10.0, 3.0), (12.0, 3.0), (40.0, 4.0), (41.0, 4.0)];
+        // Samples in the range: those.
+        assert_eq!(within(&samples, 11.0, 13.0, 0.5), vec![(12.0, 3.0)]);
+        // None in it: points on the line from s 12 to s 40.
+        let p = within(&samples, 20.0, 30.0, 0.5);
+        assert_eq!(p.len(), 21);
+        assert!(p.iter().all(|&(s, t)| (t - (3.0 + (s - 12.0) / 28.0)).abs() < 1e-9), "{p:?}");
+        // Nothing after it, or the samples either side more than 40 m apart: nothing.
+        assert!(within(&samples, 50.0, 60.0, 0.5).is_empty());
+        assert!(within(&[(0.0, 3.0), (45.0, 3.0)], 20.0, 30.0, 0.5).is_empty());
     }
 }
