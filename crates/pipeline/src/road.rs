@@ -654,13 +654,12 @@ fn find_markings(
             let near = tracks
                 .iter_mut()
                 // Across 20 m of lost sight, or 40 m (an occlusion, cobbles) right on line.
-                .filter(|tr| {
-                    tr.hits.last().is_some_and(|h| {
-                        let (gap, dt) = ((r - h.0) as f64 * g.ds, off(tr));
-                        (gap <= 20.0 && dt < 0.2) || (gap <= 40.0 && dt < 0.08)
-                    })
+                .filter_map(|tr| {
+                    let (gap, dt) = ((r - tr.hits.last()?.0) as f64 * g.ds, off(tr));
+                    ((gap <= 20.0 && dt < 0.2) || (gap <= 40.0 && dt < 0.08)).then_some((dt, tr))
                 })
-                .min_by(|a, b| off(a).total_cmp(&off(b)));
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, tr)| tr);
             match near {
                 Some(tr) if tr.hits.last().is_some_and(|h| h.0 != r) => tr.hits.push((r, t, w)),
                 _ => tracks.push(Track { hits: vec![(r, t, w)] }),
@@ -889,23 +888,17 @@ fn lanes(
     findings: &mut Vec<Finding>,
 ) -> Lanes {
     let (s_lo, s_hi) = surveyed;
-    let (centre_samples, centre) =
-        match sides_declared {
-            LaneSides::Both(declared) if !divided(markings) => centre_line(markings, |s| {
-                if declared.is_empty() {
-                    0.0
-                } else {
-                    opendrive::eval::profile_value(declared, s)
-                }
-            }),
-            LaneSides::Both(_) => (Vec::new(), None),
-            // The centre lane's mark: a line along the reference line, if any.
-            LaneSides::One(..) => {
-                let on_line =
-                    |m: &&MarkingLine| m.samples.iter().filter(|p| p.1.abs() < 0.3).count() * 2 > m.samples.len();
-                (Vec::new(), markings.iter().filter(on_line).max_by_key(|m| m.samples.len()))
-            }
-        };
+    let (centre_samples, centre) = match sides_declared {
+        LaneSides::Both(declared) if !divided(markings) => {
+            centre_line(markings, |s| opendrive::eval::profile_value(declared, s))
+        }
+        LaneSides::Both(_) => (Vec::new(), None),
+        // The centre lane's mark: a line along the reference line, if any.
+        LaneSides::One(..) => {
+            let on_line = |m: &&MarkingLine| m.samples.iter().filter(|p| p.1.abs() < 0.3).count() * 2 > m.samples.len();
+            (Vec::new(), markings.iter().filter(on_line).max_by_key(|m| m.samples.len()))
+        }
+    };
     let width_fit = FitOptions { tolerance: opts.width_tolerance, min_length: 5.0 };
     let lane_offsets: Vec<Poly3> = if let LaneSides::One(_, declared) = &sides_declared {
         declared.clone()
@@ -921,7 +914,8 @@ fn lanes(
     } else {
         Vec::new()
     };
-    let tc = |s: f64| if lane_offsets.is_empty() { 0.0 } else { opendrive::eval::profile_value(&lane_offsets, s) };
+    // (No records: 0.)
+    let tc = |s: f64| opendrive::eval::profile_value(&lane_offsets, s);
     let centre_rows: std::collections::HashSet<i64> =
         centre_samples.iter().map(|p| (p.0 * 1000.0).round() as i64).collect();
     let mut sides: [Vec<Border>; 2] = [Vec::new(), Vec::new()];
@@ -1712,8 +1706,7 @@ mod tests {
 
     /// A line border along `s` every 0.5 m at `t`.
     fn border(s: (f64, f64), t: f64) -> Border {
-        let samples: Vec<(f64, f64)> =
-            (0..).map(|i| s.0 + 0.5 * f64::from(i)).take_while(|&x| x <= s.1).map(|x| (x, t)).collect();
+        let samples = line("solid", s, |_| t).samples;
         Border { samples, s_range: s, mark: road_mark("solid", 0.12, None), kind: "driving" }
     }
 
