@@ -1641,10 +1641,11 @@ mod tests {
     #[test]
     fn centre_keeps_off_a_lane_line_in_the_gaps_of_its_dashes() {
         // Three lanes: in the gaps of the broken centre line only the lane lines are seen, the
-        // inner one of which was taken for the centre (the lane offset jumped by 3.6 m).
+        // inner one of which was taken for the centre (the lane offset jumped by 3.6 m). The
+        // lane line's dashes lie in the centre line's gaps (from s 4.5).
         let m = vec![
             line("solid", (0.0, 100.0), |_| -7.1),
-            line("broken", (0.0, 100.0), |_| -3.6),
+            line("broken", (4.5, 100.0), |_| -3.6),
             line("broken", (0.0, 100.0), |_| 0.0),
             line("solid", (0.0, 100.0), |_| 3.6),
         ];
