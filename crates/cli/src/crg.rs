@@ -53,7 +53,7 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
         writeln!(
             out,
             "{{\"file\": {}, \"format\": \"{}\", \"nu\": {}, \"nv\": {}, \"u_range\": [{u0}, {u1}], \"du\": {}, \"v_range\": [{v0}, {v1}], \"v_first\": {}, \"v_last\": {}, \"start\": [{}, {}], \"end\": [{}, {}], \"z_min\": {zmin}, \"z_max\": {zmax}, \"start_z\": {}, \"nan_nodes\": {nan}, \"closed\": {}, \"modifiers_block\": {}}}",
-            crate::json_str(&path.display().to_string()),
+            roadscan::json_str(&path.display().to_string()),
             crg.format.tag(),
             crg.nu,
             crg.nv(),
@@ -165,7 +165,7 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
         writeln!(
             out,
             "{{\"file\": {}, \"errors\": {n_err}, \"warnings\": {n_warn}, \"diagnostics\": [",
-            crate::json_str(&path.display().to_string())
+            roadscan::json_str(&path.display().to_string())
         )?;
         for (i, d) in diags.iter().enumerate() {
             let sev = format!("{:?}", d.severity).to_ascii_lowercase();
@@ -174,7 +174,7 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
                 out,
                 "  {{\"severity\": \"{sev}\", \"u\": {}, \"message\": {}}}{comma}",
                 d.u.map_or("null".into(), |u| u.to_string()),
-                crate::json_str(&d.message)
+                roadscan::json_str(&d.message)
             )?;
         }
         writeln!(out, "]}}")?;
@@ -193,8 +193,8 @@ pub fn convert(input: &Path, output: &Path, format: &str, quiet: bool) -> Result
     let Some(format) = opencrg::Format::from_tag(format) else {
         bail!("--format must be KRBI, KDBI, LRFI, LDFI, LRBI or LDBI, got {format}");
     };
-    let outputs = crate::outdir::Outputs::new([input]);
-    let staged = outputs.file(crate::outdir::with_extension("the output", output, &["crg"])?)?;
+    let outputs = roadscan::staging::Outputs::new([input]);
+    let staged = outputs.file(roadscan::staging::with_extension("the output", output, &["crg"])?)?;
     let crg = read(input)?;
     opencrg::write_file(&crg, &staged, format)?;
     outputs.commit()?;
@@ -216,8 +216,8 @@ pub fn render(path: &Path, out: &Path, relative: &str, range_mm: Option<f64>, qu
             bail!("--range-mm must be a positive number, got {r}");
         }
     }
-    let outputs = crate::outdir::Outputs::new([path]);
-    let staged = outputs.file(crate::outdir::with_extension("--out", out, &["png"])?)?;
+    let outputs = roadscan::staging::Outputs::new([path]);
+    let staged = outputs.file(roadscan::staging::with_extension("--out", out, &["png"])?)?;
     let crg = read(path)?;
     let title = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let opts = RenderOptions { relative, range: range_mm.map(|r| r / 1000.0), title, ..Default::default() };

@@ -48,14 +48,14 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
     let z_unit = h.crs.vertical_unit.or(h.crs.unit);
     if json {
         let cls: Vec<String> = classes.iter().map(|(c, n)| format!("\"{c}\": {n}")).collect();
-        let probs: Vec<String> = s.problems.iter().map(|p| crate::json_str(p)).collect();
+        let probs: Vec<String> = s.problems.iter().map(|p| roadscan::json_str(p)).collect();
         let opt = |v: Option<u32>| v.map_or("null".to_string(), |v| v.to_string());
         // Bounds of no points are no numbers: null.
         let num = |v: f64| if v.is_finite() { v.to_string() } else { "null".into() };
         writeln!(
             out,
             "{{\"file\": {}, \"version\": \"{}.{}\", \"point_format\": {}, \"record_length\": {}, \"compressed\": {}, \"points\": {}, \"header_points\": {}, \"min\": [{}, {}, {}], \"max\": [{}, {}, {}], \"crs\": {{\"source\": \"{}\", \"epsg\": {}, \"epsg_by\": {}, \"vertical_epsg\": {}, \"name\": {}, \"compound\": {}, \"proj\": {}, \"unit_m\": {}, \"unit\": {}, \"vertical_unit_m\": {}, \"vertical_unit\": {}}}, \"gps_time\": {{\"standard\": {}, \"min\": {}, \"max\": {}}}, \"classes\": {{{}}}, \"density\": {}, \"intensity\": {}, \"returns\": {{\"return_numbers\": {{{}}}, \"numbers_of_returns\": {{{}}}}}, \"scan_angle_deg\": {}, \"problems\": [{}]}}",
-            crate::json_str(&path.display().to_string()),
+            roadscan::json_str(&path.display().to_string()),
             h.version.0,
             h.version.1,
             h.point_format,
@@ -66,15 +66,15 @@ pub fn info(path: &Path, json: bool) -> Result<u8> {
             num(s.min[0]), num(s.min[1]), num(s.min[2]), num(s.max[0]), num(s.max[1]), num(s.max[2]),
             h.crs.source,
             opt(h.crs.epsg),
-            h.crs.epsg_by.map_or("null".to_string(), crate::json_str),
+            h.crs.epsg_by.map_or("null".to_string(), roadscan::json_str),
             opt(h.crs.vertical_epsg),
-            crate::json_str(&crs_name),
+            roadscan::json_str(&crs_name),
             h.crs.compound,
-            h.crs.proj.as_deref().map_or("null".to_string(), crate::json_str),
+            h.crs.proj.as_deref().map_or("null".to_string(), roadscan::json_str),
             h.crs.unit.map_or("null".to_string(), |u| u.to_string()),
-            crate::json_str(&unit_name(h.crs.unit)),
+            roadscan::json_str(&unit_name(h.crs.unit)),
             z_unit.map_or("null".to_string(), |u| u.to_string()),
-            crate::json_str(&unit_name(z_unit)),
+            roadscan::json_str(&unit_name(z_unit)),
             h.gps_standard_time,
             if s.gps.0.is_finite() { s.gps.0.to_string() } else { "null".into() },
             if s.gps.1.is_finite() { s.gps.1.to_string() } else { "null".into() },

@@ -1,18 +1,12 @@
 //! `roadscan`: survey point clouds to driving-simulator inputs. This binary is only argument
-//! parsing, progress and exit codes; the work is in the library crates.
+//! parsing, progress, printing and exit codes; the work is in the `roadscan` library and the
+//! format crates.
 
-mod axis;
-mod build;
+mod args;
+mod cmd;
 mod crg;
-mod demo;
-mod inputs;
 mod las;
-mod outdir;
-mod report;
-mod roadside;
-mod surface;
-mod surveyed;
-mod units;
+mod progress;
 mod xodr;
 
 use clap::{Parser, Subcommand};
@@ -113,36 +107,14 @@ enum Command {
     #[command(
         after_help = "Examples:\n  roadscan synth --scene demo --out survey --seed 1\n  roadscan synth --scene demo --out survey --laz --points-per-rev 2000\n  roadscan synth --scene curves.xodr --road 1 --s-range 100..400 --out curves-survey\n  roadscan synth --scene velodrome.xodr --road 1 --s-range 0..300 --clutter --traj-noise 0.03,0.05 --out messy-survey\n\n--clutter adds what a real survey meets (seeded, placed from the road's own lanes): trees whose\ncrowns overhang the carriageway by 1-2 m at 3-5 m, cars parked half on the outermost lane, people\non the road, and multipath returns (0.3 % of the road returns, 0.2-1 m too long along the beam,\nso below the surface, with the class of the surface hit). --traj-noise SIGMA_XY,SIGMA_Z adds a\nsmooth random GNSS/IMU error (RMS SIGMA_XY on x and on y, SIGMA_Z on z; periods of 40-150 s) to\nthe trajectory and, through it, to every point. survey.json records both; the truth stays the\ntruth of the pavement."
     )]
-    Synth {
-        /// Scene: the built-in `demo`, or an OpenDRIVE file whose road (`--road`) gets the demo's
-        /// surface features and furniture fitted to its lanes, placed in EOV (EPSG:23700).
-        #[arg(long, default_value = "demo")]
-        scene: String,
-        /// Road id in the `--scene` file (default: its first road).
-        #[arg(long)]
-        road: Option<String>,
-        /// Part of the road to survey, A..B in metres of s (default: all of it).
-        #[arg(long, value_parser = parse_range, allow_hyphen_values = true)]
-        s_range: Option<(f64, f64)>,
-        /// Output directory (created).
-        #[arg(long)]
-        out: PathBuf,
-        /// Seed of the scene's textures and of the range noise.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Write scan.laz instead of scan.las.
-        #[arg(long)]
-        laz: bool,
-        #[command(flatten)]
-        scanner: ScanArgs,
-    },
+    Synth(cmd::synth::SynthArgs),
     /// Road-surface CRG from LAS/LAZ points: the points near the road's surface, a robust
     /// height per node (1 cm by default) on the road's reference line (u = s, v = t), short
     /// along-track gaps filled, larger holes left NaN, coverage reported.
     #[command(
         after_help = "Examples:\n  roadscan crg --axis survey/truth/road.xodr --input survey/scan.las --out road.crg\n  roadscan crg --axis road.xodr --road 7 --input a.laz b.laz --out road.crg --s-range 100..350 --preview road.png\n  roadscan crg --axis road.xodr --input scan.laz --out attached.crg --z residual --width-left 4 --width-right 4"
     )]
-    Crg(surface::CrgArgs),
+    Crg(cmd::crg::CrgArgs),
     /// The roadside as voxels: a sparse grid axis-aligned in the local map frame (map minus an
     /// origin) of the points within --buffer of the road, its exposed faces as OBJ + MTL
     /// (shared vertices, colours by class, intensity, height or RGB) and optionally binary
@@ -151,14 +123,14 @@ enum Command {
     #[command(
         after_help = "Examples:\n  roadscan voxel --axis survey/truth/road.xodr --input survey/scan.las --out scene.obj --glb scene.glb\n  roadscan voxel --axis road.xodr --road 7 --input a.laz b.laz --out fine.obj --size 0.1 --buffer 20 --colour height"
     )]
-    Voxel(roadside::VoxelArgs),
+    Voxel(cmd::voxel::VoxelArgs),
     /// Depth ribbons: for each side of the road an orthogonal image over (s, h) whose pixels
     /// hold the nearest |t| of the points on that side (16-bit PNG in mm, float TIFF in m),
     /// with intensity (and colour) images, a street view of both sides and a JSON sidecar.
     #[command(
         after_help = "Examples:\n  roadscan ribbons --axis survey/truth/road.xodr --input survey/scan.las --out ribbons\n  roadscan ribbons --axis road.xodr --input scan.laz --out ribbons --cell 0.05 --h-range 0..12 --min-depth 4"
     )]
-    Ribbons(roadside::RibbonsArgs),
+    Ribbons(cmd::ribbons::RibbonsArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -167,7 +139,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
     )]
-    Axis(axis::AxisArgs),
+    Axis(cmd::axis::AxisArgs),
     /// The surveyed road: an axis road (from `roadscan axis`) completed from LAS/LAZ points:
     /// elevation and superelevation of the road surface, curbs (height steps), marking lines
     /// (intensity contrast; solid or broken, width), lanes between them with widths as cubic
@@ -176,7 +148,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  roadscan xodr --axis axis.xodr --input survey/scan.las --out road.xodr\n  roadscan xodr --axis axis.xodr --input a.laz b.laz --crg road.crg --out road.xodr --json"
     )]
-    Xodr(surveyed::XodrArgs),
+    Xodr(cmd::xodr::XodrArgs),
     /// The demo, end to end: a virtual survey of the embedded demo scene (a 150 m street with
     /// a clothoid curve, markings, curbs, a manhole, a pothole, setts, trees and facades),
     /// its axis fitted from the trajectory, the surveyed OpenDRIVE road, a 1 cm residual CRG
@@ -184,7 +156,7 @@ enum Command {
     /// (OBJ, glb) and depth ribbons with a street view. The products appear whole in --out or
     /// not at all.
     #[command(after_help = "Examples:\n  roadscan demo\n  roadscan demo --out /tmp/demo --seed 7")]
-    Demo(demo::DemoArgs),
+    Demo(cmd::demo::DemoArgs),
     /// Survey to simulator in one command: LAS/LAZ points and an axis (an OpenDRIVE road or a
     /// trajectory to fit) in; the points are read once and feed every product: the surveyed
     /// road (road.xodr: elevation, superelevation, lanes, marks, potholes and manholes, CRG
@@ -195,7 +167,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  roadscan build --input scan.laz --trajectory traj.csv --crs EPSG:25832 --out out   (the scanner's height from the points, its track the reference line)\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
     )]
-    Build(build::BuildArgs),
+    Build(cmd::build::BuildArgs),
     /// Split a build into work units for a batch engine (Slurm job arrays, Kubernetes
     /// indexed Jobs): prints one JSON line per unit ({"unit", "stage", "after", ...}) and
     /// writes the plan to OUT.work/. Run every unit with `roadscan build --unit N` and the
@@ -203,7 +175,7 @@ enum Command {
     /// `surface` units, then `finish`, which writes the products to --out, the same bytes as
     /// one `build`.
     #[command(after_help = PLAN_EXAMPLES)]
-    Plan(units::PlanArgs),
+    Plan(cmd::build::PlanArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
     #[command(
@@ -239,179 +211,6 @@ enum Command {
         #[arg(long, default_value = "KRBI")]
         format: String,
     },
-}
-
-/// The scanner, its mount and the trajectory error of `synth`.
-#[derive(clap::Args, Debug)]
-struct ScanArgs {
-    /// Points per mirror revolution.
-    #[arg(long, default_value_t = 1000)]
-    points_per_rev: usize,
-    /// Mirror revolutions per second.
-    #[arg(long, default_value_t = 200.0)]
-    rate: f64,
-    /// Range noise, 1 sigma, m.
-    #[arg(long, default_value_t = 0.002)]
-    noise: f64,
-    /// Mount: scanner centre above the road under the vehicle, m.
-    #[arg(long, default_value_t = 2.2)]
-    mount_height: f64,
-    /// Mount: scanner centre's offset from the vehicle's track towards +t of the road, m.
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    mount_lateral: f64,
-    /// Mount: roll of the scanner head about the road direction, degrees (towards +t).
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    mount_roll_deg: f64,
-    /// GNSS/IMU position error added to the trajectory and the points: DX,DY,DZ in m.
-    #[arg(long, value_parser = parse_xyz, default_value = "0,0,0", allow_hyphen_values = true)]
-    traj_offset: [f64; 3],
-    /// Drift of that error, m/s from the start of each pass: DX,DY,DZ.
-    #[arg(long, value_parser = parse_xyz, default_value = "0,0,0", allow_hyphen_values = true)]
-    traj_drift: [f64; 3],
-    /// Smooth random GNSS/IMU error added to the trajectory and the points: SIGMA_XY,SIGMA_Z,
-    /// its RMS in m (on x and on y, and on z), wandering over 10-30 s, e.g. 0.03,0.05.
-    #[arg(long, value_parser = parse_sigmas, default_value = "0,0")]
-    traj_noise: [f64; 2],
-    /// Add clutter: overhanging trees, cars parked half on the road, people on it, multipath
-    /// returns below the surface (see below).
-    #[arg(long)]
-    clutter: bool,
-}
-
-/// `v` when it is a number of metres from `lo` to `hi`, else an error naming the option
-/// `--name` (bounds keep grids, tables and images to what a survey can need).
-pub(crate) fn within(name: &str, v: f64, lo: f64, hi: f64) -> anyhow::Result<f64> {
-    if !(v.is_finite() && v >= lo && v <= hi) {
-        anyhow::bail!("--{name} must be from {lo} to {hi} m, got {v}");
-    }
-    Ok(v)
-}
-
-/// `s` as a JSON string literal (quotes, backslashes and control characters escaped).
-pub(crate) fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
-pub(crate) fn parse_range(s: &str) -> Result<(f64, f64), String> {
-    let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}': expected A..B, e.g. 100..400"))?;
-    let (a, b) = (a.trim().parse::<f64>(), b.trim().parse::<f64>());
-    match (a, b) {
-        (Ok(a), Ok(b)) if a.is_finite() && b.is_finite() && a < b => Ok((a, b)),
-        _ => Err(format!("'{s}': expected A..B with numbers A < B")),
-    }
-}
-
-fn parse_xyz(s: &str) -> Result<[f64; 3], String> {
-    let v: Vec<f64> =
-        s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("'{s}': {e}"))?;
-    match v.as_slice() {
-        [x, y, z] if v.iter().all(|c| c.is_finite() && c.abs() <= 1e3) => Ok([*x, *y, *z]),
-        _ => Err(format!("'{s}': expected three numbers DX,DY,DZ of at most 1000 m")),
-    }
-}
-
-fn parse_sigmas(s: &str) -> Result<[f64; 2], String> {
-    let want = || format!("'{s}': expected two numbers SIGMA_XY,SIGMA_Z from 0 to 100 m, e.g. 0.03,0.05");
-    let v: Vec<f64> = s.split(',').map(|x| x.trim().parse::<f64>()).collect::<Result<_, _>>().map_err(|_| want())?;
-    match v.as_slice() {
-        [xy, z] if v.iter().all(|c| c.is_finite() && (0.0..=100.0).contains(c)) => Ok([*xy, *z]),
-        _ => Err(want()),
-    }
-}
-
-/// The scene `--scene`, `--road` and `--s-range` name, and its survey.
-fn synth_scene(
-    scene: &str,
-    road: Option<&str>,
-    s_range: Option<(f64, f64)>,
-    seed: u64,
-) -> anyhow::Result<(sim::Scene, sim::survey::Survey)> {
-    if scene == "demo" {
-        if road.is_some() || s_range.is_some() {
-            anyhow::bail!("--road and --s-range apply to an OpenDRIVE --scene, not to the demo");
-        }
-        return Ok((sim::Scene::demo(seed), sim::survey::Survey::demo(seed)));
-    }
-    let path = std::path::Path::new(scene);
-    if !path.is_file() {
-        anyhow::bail!("--scene {scene}: neither `demo` nor an existing OpenDRIVE file");
-    }
-    let odr = opendrive::read_file(path)?;
-    let id = match road {
-        Some(id) => id.to_string(),
-        None => odr.roads.first().map(|r| r.id.clone()).ok_or_else(|| anyhow::anyhow!("{scene}: no roads"))?,
-    };
-    let sc = sim::Scene::from_road(&odr, &id, s_range, seed).map_err(|e| anyhow::anyhow!("{scene}: road {id}: {e}"))?;
-    let survey = sim::survey::Survey::along(&sc, seed);
-    Ok((sc, survey))
-}
-
-fn synth(
-    (scene, road, s_range): (&str, Option<&str>, Option<(f64, f64)>),
-    out: &std::path::Path,
-    seed: u64,
-    laz: bool,
-    a: &ScanArgs,
-    quiet: bool,
-) -> anyhow::Result<u8> {
-    if !(8..=100_000).contains(&a.points_per_rev) {
-        anyhow::bail!("--points-per-rev must be from 8 to 100000, got {}", a.points_per_rev);
-    }
-    within("noise", a.noise, 0.0, 1.0)?;
-    if !(a.rate.is_finite() && a.rate > 0.0 && a.rate <= 10_000.0) {
-        anyhow::bail!("--rate must be a positive number of revolutions per second (at most 10000), got {}", a.rate);
-    }
-    within("mount-height", a.mount_height, 0.01, 100.0)?;
-    within("mount-lateral", a.mount_lateral, -100.0, 100.0)?;
-    if !(a.mount_height.is_finite()
-        && a.mount_height > 0.0
-        && a.mount_lateral.is_finite()
-        && a.mount_roll_deg.is_finite())
-    {
-        anyhow::bail!(
-            "--mount-height must be a positive number of metres, --mount-lateral and --mount-roll-deg numbers"
-        );
-    }
-    let t = std::time::Instant::now();
-    let scene_file = Some(std::path::Path::new(scene)).filter(|_| scene != "demo");
-    let outputs = outdir::Outputs::new(scene_file);
-    let staged = outputs.dir(out, "truth/features.json")?;
-    let (mut sc, mut survey) = synth_scene(scene, road, s_range, seed)?;
-    if a.clutter {
-        sc.add_clutter();
-    }
-    survey.scanner.points_per_rev = a.points_per_rev;
-    survey.scanner.rate = a.rate;
-    survey.scanner.range_noise = a.noise;
-    survey.scanner.height = a.mount_height;
-    survey.scanner.lateral = a.mount_lateral;
-    survey.scanner.roll = a.mount_roll_deg.to_radians();
-    survey.trajectory_offset = a.traj_offset;
-    survey.trajectory_drift = a.traj_drift;
-    survey.trajectory_noise = a.traj_noise;
-    let summary = sim::survey::run(&sc, &survey, &staged, laz).map_err(anyhow::Error::msg)?;
-    outputs.commit()?;
-    if !quiet {
-        eprintln!(
-            "roadscan: wrote {} points of {} rays ({} profiles) to {} in {:.1} s",
-            summary.points,
-            summary.rays,
-            summary.profiles,
-            out.display(),
-            t.elapsed().as_secs_f64()
-        );
-    }
-    Ok(exit::OK)
 }
 
 pub(crate) fn is_las(path: &std::path::Path) -> bool {
@@ -499,7 +298,14 @@ fn main() -> ExitCode {
         keep_panics();
     }
     // Ctrl-C and SIGTERM remove what this run staged (a commit under way ends first).
-    let _ = ctrlc::set_handler(outdir::on_signal);
+    roadscan::staging::set_hooks(roadscan::staging::Hooks {
+        note: Some(|n| eprintln!("roadscan: {n}")),
+        interrupted: Some(|| {
+            eprintln!("roadscan: interrupted; nothing was written");
+            std::process::exit(130);
+        }),
+    });
+    let _ = ctrlc::set_handler(roadscan::staging::on_signal);
     let result = match std::panic::catch_unwind(|| dispatch(cli.command, cli.quiet)) {
         Ok(r) => r,
         Err(_) => {
@@ -520,6 +326,7 @@ fn main() -> ExitCode {
 
 /// Runs one verb.
 fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
+    let bars = progress::Bars::new(quiet);
     match command {
         Command::Check { file, json } => {
             if is_crg(&file) {
@@ -533,15 +340,13 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
             .map(|f| if is_crg(f) { crg::info(f, json) } else { las::info(f, json) })
             .collect::<anyhow::Result<Vec<u8>>>()
             .map(|codes| codes.into_iter().max().unwrap_or(exit::OK)),
-        Command::Synth { scene, road, s_range, out, seed, laz, scanner } => {
-            synth((&scene, road.as_deref(), s_range), &out, seed, laz, &scanner, quiet)
-        }
+        Command::Synth(args) => cmd::synth::run(&args, &bars),
         Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, quiet),
-        Command::Crg(args) => surface::run(&args, quiet),
-        Command::Axis(args) => axis::run(&args, quiet),
-        Command::Xodr(args) => surveyed::run(&args, quiet),
-        Command::Voxel(args) => roadside::voxel(&args, quiet),
-        Command::Ribbons(args) => roadside::ribbons(&args, quiet),
+        Command::Crg(args) => cmd::crg::run(&args, &bars),
+        Command::Axis(args) => cmd::axis::run(&args, &bars),
+        Command::Xodr(args) => cmd::xodr::run(&args, &bars),
+        Command::Voxel(args) => cmd::voxel::run(&args, &bars),
+        Command::Ribbons(args) => cmd::ribbons::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
         Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
         Command::Convert { input, output, version, format } => {
@@ -552,9 +357,9 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
             }
         }
 
-        Command::Demo(args) => demo::run(&args, quiet),
-        Command::Build(args) => build::run(&args, quiet),
-        Command::Plan(args) => units::plan(&args, quiet),
+        Command::Demo(args) => cmd::demo::run(&args, &bars),
+        Command::Build(args) => cmd::build::run(&args, &bars),
+        Command::Plan(args) => cmd::build::plan(&args, &bars),
     }
 }
 
@@ -575,16 +380,6 @@ On Slurm, with N units a stage (the plan has 2N+2), one job array a stage:
   b=$(sbatch --parsable -d afterok:$a --wrap "roadscan build --config survey.toml --unit $N")
   c=$(sbatch --parsable -d afterok:$b --array=$((N+1))-$((2*N)) --wrap 'roadscan build --config survey.toml --unit $SLURM_ARRAY_TASK_ID')
   sbatch -d afterok:$c --wrap "roadscan build --config survey.toml --unit $((2*N+1))""#;
-
-/// Runs a verb given as arguments (without the program name), as `demo` chains them.
-pub(crate) fn run_args(args: &[&str]) -> anyhow::Result<u8> {
-    use clap::FromArgMatches;
-    let cli = command()
-        .try_get_matches_from(std::iter::once("roadscan").chain(args.iter().copied()))
-        .and_then(|m| Cli::from_arg_matches(&m))
-        .map_err(|e| anyhow::anyhow!("internal: roadscan {}: {e}", args.join(" ")))?;
-    dispatch(cli.command, true)
-}
 
 /// Whether an error comes from writing to a closed pipe.
 fn broken_pipe(e: &anyhow::Error) -> bool {

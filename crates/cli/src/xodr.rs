@@ -41,7 +41,7 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
     let h = &odr.header;
     if json {
         writeln!(out, "{{")?;
-        writeln!(out, "  \"file\": {},", crate::json_str(&path.display().to_string()))?;
+        writeln!(out, "  \"file\": {},", roadscan::json_str(&path.display().to_string()))?;
         writeln!(out, "  \"revision\": \"{}.{}\",", h.rev_major, h.rev_minor)?;
         writeln!(
             out,
@@ -66,9 +66,9 @@ pub fn check(path: &Path, json: bool) -> Result<u8> {
                 out,
                 "    {{\"severity\": \"{}\", \"road\": {}, \"s\": {}, \"message\": {}}}{comma}",
                 d.severity,
-                d.road.as_ref().map_or("null".into(), |r| crate::json_str(r)),
+                d.road.as_ref().map_or("null".into(), |r| roadscan::json_str(r)),
                 d.s.map_or("null".into(), |s| s.to_string()),
-                crate::json_str(&d.message)
+                roadscan::json_str(&d.message)
             )?;
         }
         writeln!(out, "  ]\n}}")?;
@@ -187,8 +187,8 @@ pub fn convert(input: &Path, output: &Path, version: &str, quiet: bool) -> Resul
     let Some(version) = opendrive::Version::parse(version) else {
         bail!("--version must be 1.6, 1.7 or 1.8, got {version}");
     };
-    let outputs = crate::outdir::Outputs::new([input]);
-    let staged = outputs.file(crate::outdir::with_extension("the output", output, &["xodr", "xml"])?)?;
+    let outputs = roadscan::staging::Outputs::new([input]);
+    let staged = outputs.file(roadscan::staging::with_extension("the output", output, &["xodr", "xml"])?)?;
     let mut odr = read(input)?;
     let notes = opendrive::convert::upgrade(&mut odr, version);
     opendrive::write_file(&odr, &staged, &opendrive::WriteOptions { version })

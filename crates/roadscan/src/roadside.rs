@@ -1,96 +1,133 @@
-//! `roadscan voxel` and `roadscan ribbons`: the roadside of a road from LAS/LAZ points.
+//! The roadside of a road from LAS/LAZ points: voxels (OBJ, glTF, CSV) and the two depth
+//! ribbons with the street view (`roadscan voxel`, `roadscan ribbons` and `build`).
 
+use crate::inputs::Inputs;
 use crate::json_str;
+use crate::progress::{Note, Progress};
 use anyhow::{bail, Context, Result};
 use pipeline::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use voxel::{Colouring, Mesh};
 
-/// Arguments shared by the roadside verbs.
-#[derive(clap::Args, Debug)]
-pub struct RoadArgs {
-    #[command(flatten)]
-    pub src: crate::inputs::AxisInputs,
+/// A road and the points along it.
+#[derive(Debug, Clone)]
+pub struct RoadInputs {
+    /// OpenDRIVE file with the road whose reference line is the frame (s, t).
+    pub axis: PathBuf,
+    /// Road id in the axis file (default: its first road).
+    pub road: Option<String>,
+    /// CRS of inputs whose files name none; inputs in another CRS than the axis file's
+    /// geoReference (without one: the first input's) are reprojected to it.
+    pub crs: Option<String>,
+    /// LAS/LAZ files (read in the order given).
+    pub input: Vec<PathBuf>,
     /// Keep points within this distance of the reference line (|t|), m.
-    #[arg(long, default_value_t = 50.0)]
     pub buffer: f64,
-    /// Part of the road, A..B in metres of s (default: all of it).
-    #[arg(long, value_parser = crate::parse_range, allow_hyphen_values = true)]
+    /// Part of the road, m of s (default: all of it).
     pub s_range: Option<(f64, f64)>,
 }
 
-/// The arguments of `voxel`.
-#[derive(clap::Args, Debug)]
-pub struct VoxelArgs {
-    #[command(flatten)]
-    pub road: RoadArgs,
-    /// Output OBJ; its MTL (same stem), a JSON sidecar (`.json`: origin, CRS, size, counts) and
-    /// a CSV of the voxels (`.voxels.csv`) are written beside it.
-    #[arg(long)]
+impl RoadInputs {
+    /// The road of `odr` these inputs name.
+    pub fn road<'a>(&self, odr: &'a opendrive::OpenDrive) -> Result<&'a opendrive::Road> {
+        match &self.road {
+            Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", self.axis.display())),
+            None => odr.roads.first().with_context(|| format!("{}: no roads", self.axis.display())),
+        }
+    }
+
+    /// Every file read (never to be written over).
+    pub fn files(&self) -> Vec<PathBuf> {
+        std::iter::once(self.axis.clone()).chain(self.input.iter().cloned()).collect()
+    }
+
+    /// Opens the inputs against the axis file `odr` (read from `self.axis`).
+    pub fn open<'p>(&self, odr: &opendrive::OpenDrive, progress: &'p dyn Progress) -> Result<Inputs<'p>> {
+        Inputs::open(odr, &self.axis, self.crs.as_deref(), &self.input, progress)
+    }
+}
+
+/// What `voxel` makes: an OBJ (its MTL, a JSON sidecar and a CSV of the voxels beside it),
+/// and optionally binary glTF.
+#[derive(Debug, Clone)]
+pub struct VoxelConfig {
+    /// The road and its points.
+    pub road: RoadInputs,
+    /// The OBJ file.
     pub out: PathBuf,
-    /// Also write binary glTF (y up, flat vertex colours).
-    #[arg(long)]
+    /// The glb file, if any.
     pub glb: Option<PathBuf>,
     /// Voxel size, m.
-    #[arg(long, default_value_t = 1.0)]
     pub size: f64,
-    /// Face colours: class, intensity, height or rgb (needs points with colour).
-    #[arg(long, default_value = "class")]
+    /// Face colours: class, intensity, height or rgb.
     pub colour: String,
-    /// Local origin of the voxels, X,Y,Z in the map frame (default: the road's start rounded
-    /// down to 100 m, its height to 10 m).
-    #[arg(long, value_parser = crate::parse_xyz, allow_hyphen_values = true)]
+    /// Local origin of the voxels in the map frame (default: the road's start rounded down).
     pub origin: Option<[f64; 3]>,
 }
 
-/// The arguments of `ribbons`.
-#[derive(clap::Args, Debug)]
-pub struct RibbonsArgs {
-    #[command(flatten)]
-    pub road: RoadArgs,
-    /// Output directory (created): left_/right_ depth.png (16-bit, mm, 0 = empty), depth.tif
-    /// (float, m, NaN = empty), intensity.png, rgb.png (with colour), street_view.png,
-    /// ribbons.json.
-    #[arg(long)]
+/// What `voxel` wrote.
+#[derive(Debug)]
+pub struct VoxelDone {
+    /// The voxels and their meshes.
+    pub summary: VoxelSummary,
+    /// Points read, and kept within the buffer.
+    pub points: (u64, u64),
+}
+
+/// What `ribbons` makes: a directory of depth, intensity and colour images per side, the
+/// street view and a JSON sidecar.
+#[derive(Debug, Clone)]
+pub struct RibbonsConfig {
+    /// The road and its points.
+    pub road: RoadInputs,
+    /// The output directory.
     pub out: PathBuf,
     /// Pixel size, m.
-    #[arg(long, default_value_t = 0.1)]
     pub cell: f64,
-    /// Heights covered, A..B in m above the road surface: the reference line's elevation, or
-    /// the surface found in the points near the reference line where that is missing or off.
-    #[arg(long, value_parser = crate::parse_range, default_value = "-2..20", allow_hyphen_values = true)]
+    /// Heights covered, m above the road surface.
     pub h_range: (f64, f64),
     /// Leave out points nearer than this to the reference line (|t|), m.
-    #[arg(long, default_value_t = 0.0)]
     pub min_depth: f64,
 }
 
+/// What `ribbons` wrote.
+#[derive(Debug)]
+pub struct RibbonsDone {
+    /// Pixels along s and along h of each side.
+    pub columns: usize,
+    /// Pixels along h.
+    pub rows: usize,
+    /// Share of pixels filled, left and right.
+    pub filled: (f64, f64),
+    /// Points read, and kept within the buffer.
+    pub points: (u64, u64),
+}
+
 /// Reads the inputs along the road into the roadside products.
-pub(crate) fn build(r: &RoadArgs, opts: RoadsideOptions, quiet: bool) -> Result<(Roadside, InputInfo)> {
-    build_above(r, opts, quiet, None)
+pub fn build(r: &RoadInputs, opts: RoadsideOptions, progress: &dyn Progress) -> Result<(Roadside, InputInfo)> {
+    build_above(r, opts, progress, None)
 }
 
 /// [`build`], with heights measured above `datum` (the road surface found in the points)
 /// instead of the axis' elevation profile.
 fn build_above(
-    r: &RoadArgs,
+    r: &RoadInputs,
     opts: RoadsideOptions,
-    quiet: bool,
+    progress: &dyn Progress,
     datum: Option<SurfaceDatum>,
 ) -> Result<(Roadside, InputInfo)> {
-    let odr = opendrive::read_file(&r.src.axis)?;
-    let road = r.src.road(&odr)?;
-    let inputs = r.src.open(&odr, quiet)?;
+    let odr = opendrive::read_file(&r.axis)?;
+    let road = r.road(&odr)?;
+    let inputs = r.open(&odr, progress)?;
     let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let opts = RoadsideOptions { points_box: inputs.points_box(), ..opts };
     let mut b = RoadsideBuilder::new(road, odr.header.offset, &opts)
-        .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.src.axis.display(), road.id))?;
+        .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", r.axis.display(), road.id))?;
     if let Some(d) = datum {
         b = b.with_datum(d);
     }
-    let progress = !quiet && std::io::stderr().is_terminal();
-    inputs.stream(progress, |p| {
+    inputs.stream(|p| {
         let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
         let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
         b.add(cols).map_err(anyhow::Error::from)
@@ -99,88 +136,81 @@ fn build_above(
 }
 
 /// What the verbs report of the inputs.
-pub(crate) struct InputInfo {
+#[derive(Debug, Clone)]
+pub struct InputInfo {
+    /// The CRS of the points: its label (EPSG:NNNN or a PROJ string) and OGC WKT where known.
     pub crs: Option<(String, Option<String>)>,
+    /// The road's id.
     pub road: String,
 }
 
-/// Runs `voxel`.
-pub fn voxel(a: &VoxelArgs, quiet: bool) -> Result<u8> {
-    let t0 = std::time::Instant::now();
-    let size = crate::within("size", a.size, 0.01, 100.0)?;
-    crate::within("buffer", a.road.buffer, 0.1, 1000.0)?;
+/// Makes the voxels `c` asks for; every file is staged and put in place at the end (an error
+/// leaves none of them).
+pub fn voxel(c: &VoxelConfig, progress: &dyn Progress) -> Result<VoxelDone> {
+    let size = crate::config::within("size", c.size, 0.01, 100.0)?;
+    crate::config::within("buffer", c.road.buffer, 0.1, 1000.0)?;
     let all = [Colouring::Class, Colouring::Intensity, Colouring::Height, Colouring::Rgb];
-    let Some(colouring) = all.into_iter().find(|c| c.name() == a.colour) else {
-        bail!("--colour must be class, intensity, height or rgb, got {}", a.colour)
+    let Some(colouring) = all.into_iter().find(|k| k.name() == c.colour) else {
+        bail!("--colour must be class, intensity, height or rgb, got {}", c.colour)
     };
-    if a.out.extension().and_then(|e| e.to_str()) != Some("obj") {
-        bail!("--out must name an .obj file, got {}", a.out.display());
+    if c.out.extension().and_then(|e| e.to_str()) != Some("obj") {
+        bail!("--out must name an .obj file, got {}", c.out.display());
     }
-    // Every file is staged and put in place at the end: an error leaves none of them.
-    let outputs = crate::outdir::Outputs::new(a.road.src.files());
-    let obj_out = outputs.file(&a.out)?;
-    outputs.file(&a.out.with_extension("mtl"))?;
-    outputs.file(&a.out.with_extension("json"))?;
-    outputs.file(&sibling(&a.out, ".voxels.csv"))?;
-    let glb_out = a
+    let outputs = crate::staging::Outputs::new(c.road.files());
+    let obj_out = outputs.file(&c.out)?;
+    outputs.file(&c.out.with_extension("mtl"))?;
+    outputs.file(&c.out.with_extension("json"))?;
+    outputs.file(&sibling(&c.out, ".voxels.csv"))?;
+    let glb_out = c
         .glb
         .as_deref()
-        .map(|p| crate::outdir::with_extension("--glb", p, &["glb"]).and_then(|p| outputs.file(p)))
+        .map(|p| crate::staging::with_extension("--glb", p, &["glb"]).and_then(|p| outputs.file(p)))
         .transpose()?;
     let opts = RoadsideOptions {
-        buffer: a.road.buffer,
-        s_range: a.road.s_range,
+        buffer: c.road.buffer,
+        s_range: c.road.s_range,
         voxel_size: Some(size),
-        origin: a.origin,
+        origin: c.origin,
         ribbons: None,
         sections: None,
         part: None,
         points_box: None,
     };
-    let (side, info) = build(&a.road, opts, quiet)?;
-    let out = VoxelOut { obj: &obj_out, glb: glb_out.as_deref(), colouring, axis: &a.road.src.axis };
-    let v = write_voxels(&side, &info, &out, a.road.buffer)?;
+    let (side, info) = build(&c.road, opts, progress)?;
+    let out = VoxelOut { obj: &obj_out, glb: glb_out.as_deref(), colouring, axis: &c.road.axis };
+    let summary = write_voxels(&side, &info, &out, c.road.buffer)?;
     outputs.commit()?;
-    let (mesh_secs, obj) = (v.secs, &v.obj);
-    if !quiet {
-        eprintln!(
-            "roadscan: wrote {} ({} voxels of {size} m, {} vertices, {} faces, {:.1} MB){}; points: {} read, {} within {} m; {:.1} s (meshing and writing {:.1} s)",
-            a.out.display(),
-            v.voxels,
-            obj.vertices,
-            obj.faces,
-            obj.bytes as f64 / 1e6,
-            a.glb.as_ref().map_or(String::new(), |p| format!(" and {}", p.display())),
-            side.points.0,
-            side.points.1,
-            a.road.buffer,
-            t0.elapsed().as_secs_f64(),
-            mesh_secs
-        );
-    }
-    Ok(crate::exit::OK)
+    Ok(VoxelDone { summary, points: side.points })
 }
 
 /// Where and how `write_voxels` writes.
-pub(crate) struct VoxelOut<'a> {
+#[derive(Debug)]
+pub struct VoxelOut<'a> {
+    /// The OBJ file (its MTL, JSON sidecar and CSV beside it).
     pub obj: &'a Path,
+    /// The glb file, if any.
     pub glb: Option<&'a Path>,
+    /// The faces' colours.
     pub colouring: Colouring,
     /// The axis file, for the sidecar.
     pub axis: &'a Path,
 }
 
 /// What `write_voxels` wrote.
-pub(crate) struct VoxelSummary {
+#[derive(Debug)]
+pub struct VoxelSummary {
+    /// Voxels meshed.
     pub voxels: usize,
+    /// The OBJ's vertices, faces and bytes.
     pub obj: voxel::MeshStats,
+    /// The glb's, if written.
     pub glb: Option<voxel::MeshStats>,
     /// Meshing and writing, s.
     pub secs: f64,
 }
 
 /// The voxels of `side` as OBJ + MTL (and glb), with the JSON sidecar and the CSV of voxels.
-pub(crate) fn write_voxels(side: &Roadside, info: &InputInfo, o: &VoxelOut<'_>, buffer: f64) -> Result<VoxelSummary> {
+pub fn write_voxels(side: &Roadside, info: &InputInfo, o: &VoxelOut<'_>, buffer: f64) -> Result<VoxelSummary> {
     let t_mesh = std::time::Instant::now();
     let Some(grid) = &side.grid else { bail!("no voxel grid was built") };
     if grid.is_empty() {
@@ -247,11 +277,10 @@ fn sibling(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(format!("{stem}{suffix}"))
 }
 
-/// Runs `ribbons`.
-pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
-    let t0 = std::time::Instant::now();
-    let cell = crate::within("cell", a.cell, 0.005, 10.0)?;
-    crate::within("buffer", a.road.buffer, 0.1, 1000.0)?;
+/// Makes the ribbons `a` asks for into its directory (staged, put in place at the end).
+pub fn ribbons(a: &RibbonsConfig, progress: &dyn Progress) -> Result<RibbonsDone> {
+    let cell = crate::config::within("cell", a.cell, 0.005, 10.0)?;
+    crate::config::within("buffer", a.road.buffer, 0.1, 1000.0)?;
     let (h0, h1) = a.h_range;
     if !(h0 >= -1000.0 && h1 <= 1000.0) {
         bail!("--h-range must lie within -1000..1000 m, got {h0}..{h1}");
@@ -270,25 +299,23 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         part: None,
         points_box: None,
     };
-    let outputs = crate::outdir::Outputs::new(a.road.src.files());
+    let outputs = crate::staging::Outputs::new(a.road.files());
     let staged = outputs.dir(&a.out, "ribbons.json")?;
     // Heights are above the axis' elevation where it is the road surface the points show
     // (within half a cell, at least 0.1 m); where it is missing or off, the points are read
     // again with heights above the surface found (issue 23: an OSM way, a 2-D polyline or an
     // axis in another height datum gave empty images).
     let zero = (cell / 2.0).max(0.1);
-    let (mut side, mut info) = build(&a.road, opts.clone(), quiet)?;
+    let (mut side, mut info) = build(&a.road, opts.clone(), progress)?;
     let mut datum = None;
     if let Some(found) = side.surface_found(zero).filter(|d| !d.is_zero()) {
         let (lo, hi) = found.range();
-        if !quiet {
-            eprintln!(
-                "roadscan: the road surface in the points near the reference line lies {} above the axis' elevation ({} slabs of 2 m): the heights of the ribbons are measured above that surface (reading the points again)",
-                if (hi - lo) < 0.01 { format!("{lo:.2} m") } else { format!("{lo:.2}..{hi:.2} m") },
-                found.slabs()
-            );
-        }
-        (side, info) = build_above(&a.road, opts, quiet, Some(found.clone()))?;
+        progress.note(&Note::Info(format!(
+            "the road surface in the points near the reference line lies {} above the axis' elevation ({} slabs of 2 m): the heights of the ribbons are measured above that surface (reading the points again)",
+            if (hi - lo) < 0.01 { format!("{lo:.2} m") } else { format!("{lo:.2}..{hi:.2} m") },
+            found.slabs()
+        )));
+        (side, info) = build_above(&a.road, opts, progress, Some(found.clone()))?;
         datum = Some(found);
     }
     check_filled(&side, a)?;
@@ -302,23 +329,9 @@ pub fn ribbons(a: &RibbonsArgs, quiet: bool) -> Result<u8> {
         }
     }
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
-    write_ribbons_above(&side, &info, &staged, cell, &a.road.src.axis, datum.as_ref())?;
+    write_ribbons_above(&side, &info, &staged, cell, &a.road.axis, datum.as_ref())?;
     outputs.commit()?;
-    if !quiet {
-        eprintln!(
-            "roadscan: wrote {} ({} x {} pixels of {cell} m per side, filled left {:.1} %, right {:.1} %); points: {} read, {} within {} m; {:.1} s",
-            a.out.display(),
-            left.ns,
-            left.nh,
-            100.0 * left.filled(),
-            100.0 * right.filled(),
-            side.points.0,
-            side.points.1,
-            a.road.buffer,
-            t0.elapsed().as_secs_f64()
-        );
-    }
-    Ok(crate::exit::OK)
+    Ok(RibbonsDone { columns: left.ns, rows: left.nh, filled: (left.filled(), right.filled()), points: side.points })
 }
 
 /// Share of a ribbon's pixels over the points' s range, and of the points kept landing in
@@ -328,7 +341,7 @@ const MIN_FILLED: f64 = 0.05;
 /// An error when a ribbon came out (nearly) empty over the s range of the points: the points
 /// lie beside the ribbons' heights or away from the axis, which an exit 0 with blank images
 /// hid.
-fn check_filled(side: &Roadside, a: &RibbonsArgs) -> Result<()> {
+fn check_filled(side: &Roadside, a: &RibbonsConfig) -> Result<()> {
     let Some([left, right]) = &side.ribbons else { bail!("no ribbons were built") };
     let hint = "check the axis (its position and its elevation: --h-range is in m above the road surface), the road id and the CRS";
     let Some(seen) = side.s_seen() else {
@@ -363,7 +376,7 @@ fn check_filled(side: &Roadside, a: &RibbonsArgs) -> Result<()> {
 
 /// The ribbons of `side` into the directory `out` (created): depth and intensity images per
 /// side, the street view and the JSON sidecar.
-pub(crate) fn write_ribbons(side: &Roadside, info: &InputInfo, out: &Path, cell: f64, axis: &Path) -> Result<()> {
+pub fn write_ribbons(side: &Roadside, info: &InputInfo, out: &Path, cell: f64, axis: &Path) -> Result<()> {
     write_ribbons_above(side, info, out, cell, axis, None)
 }
 

@@ -13,6 +13,7 @@
 //! Ctrl-C (SIGINT, SIGTERM) removes this run's staging directories, unless a commit is under
 //! way, which then ends first.
 
+use crate::progress::Note;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -60,7 +61,7 @@ struct Input {
 /// The outputs of one run; see the module documentation. Dropped without `commit`, it removes
 /// what it staged.
 #[derive(Debug)]
-pub(crate) struct Outputs {
+pub struct Outputs {
     inputs: Vec<Input>,
     targets: RefCell<Vec<Target>>,
     /// (output directory, its staging directory) pairs made so far.
@@ -72,7 +73,7 @@ pub(crate) struct Outputs {
 
 /// `path` when its extension is one of `exts` (any case), else an error naming the option: a
 /// slip of the keyboard must not write a picture over a map or a grid over a point cloud.
-pub(crate) fn with_extension<'a>(option: &str, path: &'a Path, exts: &[&str]) -> Result<&'a Path> {
+pub fn with_extension<'a>(option: &str, path: &'a Path, exts: &[&str]) -> Result<&'a Path> {
     let ok = path.extension().and_then(|e| e.to_str()).is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)));
     if !ok {
         let list: Vec<String> = exts.iter().map(|e| format!(".{e}")).collect();
@@ -401,7 +402,7 @@ fn pid_after(name: &str, prefix: &str) -> Option<u32> {
 /// Recovers or removes what dead runs left in `dir`: their commits are finished, their
 /// staging and spill directories removed, and directories they had moved aside put back
 /// where their output is missing (removed where it is not).
-pub(crate) fn recover(dir: &Path) {
+pub fn recover(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut names: Vec<String> = entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     names.sort();
@@ -416,7 +417,7 @@ pub(crate) fn recover(dir: &Path) {
             match journal {
                 Some(j) => {
                     if let Err(e) = roll_forward(&j) {
-                        eprintln!("roadscan: warning: cannot finish the interrupted commit in {}: {e:#}", h.display());
+                        note(&Note::Warning(format!("cannot finish the interrupted commit in {}: {e:#}", h.display())));
                     }
                 }
                 None => {
@@ -437,7 +438,7 @@ pub(crate) fn recover(dir: &Path) {
                 for e in inner.flatten() {
                     let out = dir.join(e.file_name());
                     if std::fs::symlink_metadata(&out).is_err() && std::fs::rename(e.path(), &out).is_ok() {
-                        eprintln!("roadscan: recovered {} (left aside by an interrupted run)", out.display());
+                        note(&Note::Info(format!("recovered {} (left aside by an interrupted run)", out.display())));
                     }
                 }
             }
@@ -487,7 +488,7 @@ impl Drop for Committing {
 
 /// The Ctrl-C (SIGINT, SIGTERM) handler: removes this run's staging (and spill) directories
 /// and exits with 130; during a commit, only notes the signal, and the commit's end exits.
-pub(crate) fn on_signal() {
+pub fn on_signal() {
     let committing = LIVE.lock().map(|mut l| {
         l.2 = true;
         l.1
@@ -511,8 +512,35 @@ fn interrupted() {
         }
         let _ = std::fs::remove_dir_all(&h);
     }
-    eprintln!("roadscan: interrupted; nothing was written");
-    std::process::exit(130);
+    match HOOKS.lock().ok().and_then(|h| h.interrupted) {
+        Some(f) => f(),
+        None => std::process::exit(130),
+    }
+}
+
+/// What the program does at the points where the library cannot decide for it: how a note
+/// of a recovery is shown, and how the process ends after Ctrl-C removed what it staged.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hooks {
+    /// Shows a note (default: none shown).
+    pub note: Option<fn(&Note)>,
+    /// Ends the process after an interruption (default: exit code 130).
+    pub interrupted: Option<fn()>,
+}
+
+static HOOKS: Mutex<Hooks> = Mutex::new(Hooks { note: None, interrupted: None });
+
+/// Sets the process's [`Hooks`] (a program calls it once at its start).
+pub fn set_hooks(hooks: Hooks) {
+    if let Ok(mut h) = HOOKS.lock() {
+        *h = hooks;
+    }
+}
+
+fn note(n: &Note) {
+    if let Some(f) = HOOKS.lock().ok().and_then(|h| h.note) {
+        f(n);
+    }
 }
 
 /// A test hook: with `ROADSCAN_FAULT=STEP:N` in the environment, the process aborts (no

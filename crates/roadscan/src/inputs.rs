@@ -2,55 +2,15 @@
 //! work, reprojected to the axis file's CRS (else the first input's) where theirs differs,
 //! streamed in chunks with the reading on a thread of its own.
 
-use anyhow::{bail, Context, Result};
+use crate::progress::{Note, Progress, Stage};
+use anyhow::{bail, Result};
 use pipeline::registration::{Overlaps, Registration, RegistrationOptions};
 use scan::{CrsDef, LasReader, Points, Reprojection};
 use std::path::{Path, PathBuf};
 
-/// The arguments naming a road and the points along it.
-#[derive(clap::Args, Debug, Clone)]
-pub struct AxisInputs {
-    /// OpenDRIVE file with the road whose reference line is the frame (s, t; a CRG's u = s,
-    /// v = t).
-    #[arg(long)]
-    pub axis: PathBuf,
-    /// Road id in the axis file (default: its first road).
-    #[arg(long)]
-    pub road: Option<String>,
-    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
-    /// than the axis file's geoReference (without one: the first input's CRS) are reprojected
-    /// to it.
-    #[arg(long)]
-    pub crs: Option<String>,
-    /// LAS/LAZ files (any number; read in the order given).
-    #[arg(long, num_args = 1.., required = true)]
-    pub input: Vec<PathBuf>,
-}
-
-impl AxisInputs {
-    /// The road of `odr` these arguments name.
-    pub fn road<'a>(&self, odr: &'a opendrive::OpenDrive) -> Result<&'a opendrive::Road> {
-        match &self.road {
-            Some(id) => odr.road(id).with_context(|| format!("{}: no road with id '{id}'", self.axis.display())),
-            None => odr.roads.first().with_context(|| format!("{}: no roads", self.axis.display())),
-        }
-    }
-
-    /// Every file these arguments read (never to be written over).
-    pub fn files(&self) -> Vec<PathBuf> {
-        std::iter::once(self.axis.clone()).chain(self.input.iter().cloned()).collect()
-    }
-
-    /// Opens the inputs against the axis file `odr` (read from `self.axis`).
-    pub fn open(&self, odr: &opendrive::OpenDrive, quiet: bool) -> Result<Inputs> {
-        Inputs::open(odr, &self.axis, self.crs.as_deref(), &self.input, quiet)
-    }
-}
-
 /// Opened inputs: each reader with its reprojection to the axis' CRS (if any) and the factor
 /// that turns its heights into metres.
-#[derive(Debug)]
-pub struct Inputs {
+pub struct Inputs<'p> {
     /// Each with its index among the inputs as given.
     readers: Vec<(usize, LasReader, Option<Reprojection>, f64)>,
     /// Whether a point outside its file's header bounds is an error (the inputs were chosen
@@ -61,8 +21,14 @@ pub struct Inputs {
     /// The CRS the points end up in (the axis' geoReference, else the first input's own):
     /// its label (EPSG:NNNN or a PROJ string) and OGC WKT where known.
     pub crs: Option<(String, Option<String>)>,
-    /// Whether to keep notes (noise left out) off stderr.
-    quiet: bool,
+    /// Where notes (noise left out) and the progress of a read go.
+    progress: &'p dyn Progress,
+}
+
+impl std::fmt::Debug for Inputs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inputs").field("files", &self.readers.len()).field("crs", &self.crs).finish_non_exhaustive()
+    }
 }
 
 /// Points per chunk read (x, y, z: 3 MB; a few chunks are in flight). A consumer working a
@@ -71,7 +37,7 @@ pub struct Inputs {
 /// faster than this, and held 3 MB more).
 const CHUNK: usize = 1 << 17;
 
-impl Inputs {
+impl<'p> Inputs<'p> {
     /// Opens every input (a bad file fails before any work). `crs`: the CRS of inputs whose
     /// files name none (`--crs`).
     pub fn open(
@@ -79,18 +45,16 @@ impl Inputs {
         axis: &Path,
         crs: Option<&str>,
         paths: &[impl AsRef<Path>],
-        quiet: bool,
-    ) -> Result<Inputs> {
+        progress: &'p dyn Progress,
+    ) -> Result<Inputs<'p>> {
         // The axis' CRS (its geoReference) and the inputs' (theirs, else --crs).
         let axis_crs = odr.header.geo_reference.as_deref().map(str::trim).filter(|g| !g.is_empty()).and_then(|g| {
             CrsDef::parse(g)
                 .map_err(|e| {
-                    if !quiet {
-                        eprintln!(
-                            "roadscan: warning: {}: geoReference not usable ({e}); no reprojection",
-                            axis.display()
-                        );
-                    }
+                    progress.note(&Note::Warning(format!(
+                        "{}: geoReference not usable ({e}); no reprojection",
+                        axis.display()
+                    )))
                 })
                 .ok()
         });
@@ -104,10 +68,8 @@ impl Inputs {
             let mut r = LasReader::open(path)?;
             // Noise classes (7, 18) and withheld points are no part of any product.
             r.set_drop_noise(true);
-            if !quiet {
-                for w in r.warnings() {
-                    eprintln!("roadscan: warning: {}: {w}", path.display());
-                }
+            for w in r.warnings() {
+                progress.note(&Note::Warning(format!("{}: {w}", path.display())));
             }
             // The file's CRS (by EPSG code, or by its WKT's PROJ string), else --crs.
             let own = match r.header().crs.def() {
@@ -132,17 +94,20 @@ impl Inputs {
             let reprojection = match (own, &target) {
                 (Some(from), Some((to, _))) if !from.same_as(to) => {
                     let to = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
-                    if !quiet {
-                        eprintln!("roadscan: {}: reprojecting from {} to {}", path.display(), from.label, to.label);
-                    }
+                    progress.note(&Note::Info(format!(
+                        "{}: reprojecting from {} to {}",
+                        path.display(),
+                        from.label,
+                        to.label
+                    )));
                     Some(Reprojection::new(from, to).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
                 }
-                (None, Some((to, _))) if !quiet => {
-                    eprintln!(
-                        "roadscan: warning: {}: no CRS in the file and no --crs; taken to be {}",
+                (None, Some((to, _))) => {
+                    progress.note(&Note::Warning(format!(
+                        "{}: no CRS in the file and no --crs; taken to be {}",
                         path.display(),
                         to.label
-                    );
+                    )));
                     None
                 }
                 _ => None,
@@ -160,30 +125,20 @@ impl Inputs {
             let wkt = c.epsg.and_then(CrsDef::wkt_of).map(str::to_string).or(wkt);
             (c.label.clone(), wkt)
         });
-        Ok(Inputs { readers, crs, check_bounds: false, registration: None, quiet })
+        Ok(Inputs { readers, crs, check_bounds: false, registration: None, progress })
     }
 
-    /// Reads every input in order, handing chunks of points (map frame of the axis, metres)
-    /// to `f`; reading runs a chunk ahead on a thread of its own. With `progress`, a line on
-    /// stderr counts the points.
-    pub fn stream(self, progress: bool, f: impl FnMut(&Points) -> Result<()>) -> Result<()> {
-        let mut last = std::time::Instant::now();
-        self.stream_reporting(
-            |done, total| {
-                if progress && last.elapsed().as_secs_f64() > 0.5 {
-                    eprint!(
-                        "\rroadscan: reading points {:>5.1} % ({done} of {total})",
-                        100.0 * done as f64 / total.max(1) as f64
-                    );
-                    last = std::time::Instant::now();
-                }
-            },
-            f,
-        )?;
-        if progress {
-            eprint!("\r{:72}\r", "");
-        }
-        Ok(())
+    /// Reads every input in order, handing chunks of points (map frame of the axis' CRS,
+    /// metres) to `f`; reading runs a chunk ahead on a thread of its own. The read is an
+    /// unnumbered stage of the progress (`index` 0), counting the points.
+    pub fn stream(self, f: impl FnMut(&Points) -> Result<()>) -> Result<()> {
+        let progress = self.progress;
+        let stage = Stage { index: 0, of: 0, what: "reading points", len: Some(self.total()) };
+        progress.stage(&stage);
+        let t = std::time::Instant::now();
+        let r = self.stream_reporting(|done, _| progress.advance(done), f);
+        progress.stage_end(&stage, r.is_ok().then(|| t.elapsed().as_secs_f64()));
+        r.map(|_| ())
     }
 
     /// Reads x, y and z only (the other columns of the chunks stay empty; GPS time too when
@@ -203,7 +158,7 @@ impl Inputs {
     /// trajectory's vertical error as a function of GPS time where the points saw the same
     /// ground twice (`pipeline::registration`), from then on taken off every point these
     /// inputs give. Returns it; None (and nothing changes) without GPS time or overlaps.
-    pub fn register(&mut self, again: Inputs, progress: impl FnMut(u64, u64)) -> Result<Option<Registration>> {
+    pub fn register(&mut self, again: Inputs<'_>, progress: impl FnMut(u64, u64)) -> Result<Option<Registration>> {
         if !self.have_time() {
             return Ok(None);
         }
@@ -277,7 +232,7 @@ impl Inputs {
         mut progress: impl FnMut(u64, u64),
         mut f: impl FnMut(&Points) -> Result<()>,
     ) -> Result<Vec<(usize, u64)>> {
-        let (total, check_bounds, quiet) = (self.total(), self.check_bounds, self.quiet);
+        let (total, check_bounds, notes) = (self.total(), self.check_bounds, self.progress);
         let registration = self.registration.clone();
         let mut readers = self.readers;
         let paths: Vec<PathBuf> = readers.iter().map(|r| r.1.path().to_path_buf()).collect();
@@ -310,12 +265,12 @@ impl Inputs {
                         });
                         match chunk {
                             Ok(0) => {
-                                if r.dropped() > 0 && !quiet {
-                                    eprintln!(
-                                        "roadscan: {}: {} noise (class 7 or 18) or withheld points left out",
+                                if r.dropped() > 0 {
+                                    notes.note(&Note::Info(format!(
+                                        "{}: {} noise (class 7 or 18) or withheld points left out",
                                         r.path().display(),
                                         r.dropped()
-                                    );
+                                    )));
                                 }
                                 break;
                             }

@@ -22,11 +22,13 @@
 
 use crate::build::{
     finish_into, grid_tiles, hash_inputs, on_road, read_points, register_passes, registration_of, registration_record,
-    registration_summary, roadside_options, surface_options, survey_of, write_json, Axis, AxisOf, Gathered, Settings,
-    Stages,
+    registration_summary, roadside_options, surface_options, survey_of, AxisOf, Built, Gathered,
 };
-use crate::outdir::Outputs;
+use crate::config::{AxisSource, BuildConfig};
+use crate::manifest::write_json;
+use crate::progress::{Note, Progress, Stages};
 use crate::roadside::InputInfo;
+use crate::staging::Outputs;
 use anyhow::{bail, Context, Result};
 use pipeline::surface::{clip_grid, grid_extent, SurfaceUnit};
 use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
@@ -37,25 +39,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The arguments of `plan`.
-#[derive(clap::Args, Debug)]
-pub struct PlanArgs {
-    #[command(flatten)]
-    pub build: crate::build::BuildArgs,
-    /// CRG tiles (of --tile metres) per unit: each unit covers this much road.
-    #[arg(long, default_value_t = 4)]
-    pub unit_tiles: usize,
-}
-
 /// The work directory of a build whose products go to `out`: `OUT.work` beside it.
-pub(crate) fn work_dir(out: &Path) -> PathBuf {
+pub fn work_dir(out: &Path) -> PathBuf {
     let name = out.file_name().map_or_else(|| "roadscan-out".into(), |n| n.to_string_lossy().into_owned());
     out.with_file_name(format!("{name}.work"))
 }
 
 /// What a unit does.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Stage {
+pub enum Stage {
     /// Points of range i into the roadside part i.
     Points(usize),
     /// The surveyed road from the parts.
@@ -139,7 +131,7 @@ fn not_run(unit: usize) -> String {
 
 impl Plan {
     /// The plan of ranges of `unit_tiles` tiles over `s_range`.
-    fn new(s: &Settings, unit_tiles: usize, s_range: (f64, f64)) -> Plan {
+    fn new(s: &BuildConfig, unit_tiles: usize, s_range: (f64, f64)) -> Plan {
         let length = unit_tiles as f64 * s.tile;
         let units = (((s_range.1 - s_range.0) / length - 1e-9).ceil() as usize).max(1);
         let roadscan = env!("CARGO_PKG_VERSION").to_string();
@@ -158,13 +150,13 @@ impl Plan {
     }
 
     /// Length of a unit's range, m.
-    fn length(&self, s: &Settings) -> f64 {
+    fn length(&self, s: &BuildConfig) -> f64 {
         self.unit_tiles as f64 * s.tile
     }
 
     /// The s range of the points of unit `i` (open at the road's ends, so every point has
     /// one unit).
-    fn part(&self, s: &Settings, i: usize) -> (f64, f64) {
+    fn part(&self, s: &BuildConfig, i: usize) -> (f64, f64) {
         let l = self.length(s);
         let a = if i == 0 { f64::NEG_INFINITY } else { self.s_range.0 + i as f64 * l };
         let b = if i + 1 == self.units { f64::INFINITY } else { self.s_range.0 + (i + 1) as f64 * l };
@@ -172,7 +164,7 @@ impl Plan {
     }
 
     /// One line of `plan`'s output per unit.
-    fn lines(&self, s: &Settings) -> Vec<Value> {
+    fn lines(&self, s: &BuildConfig) -> Vec<Value> {
         let n = self.units;
         let mut out = Vec::new();
         for i in 0..n {
@@ -191,43 +183,52 @@ impl Plan {
 }
 
 /// The settings as the plan pins them (what a unit must be run with).
-fn settings_json(s: &Settings) -> Value {
+fn settings_json(s: &BuildConfig) -> Value {
     let mut v = s.to_json();
     v["input"] = json!(s.input.iter().map(|p| p.display().to_string()).collect::<Vec<_>>());
     v["out"] = json!(s.out.display().to_string());
     v
 }
 
-/// Runs `plan`: fits the axis (when from a trajectory), writes the plan into the work
-/// directory and prints the units as JSON lines.
-pub fn plan(a: &PlanArgs, quiet: bool) -> Result<u8> {
-    plan_units(a, quiet).map_err(|e| crate::build::blame_config(&a.build, e))
+/// A plan made: its units (one JSON line each, as `roadscan plan` prints them) and where it
+/// is kept.
+#[derive(Debug)]
+pub struct Planned {
+    /// One line per unit: `{"unit", "stage", "s_range" or "tiles", "after"}`.
+    pub lines: Vec<Value>,
+    /// Units of each of the `points` and `surface` stages (the plan has 2n+2).
+    pub units: usize,
+    /// Points in all the inputs.
+    pub points: u64,
+    /// The work directory.
+    pub work: PathBuf,
 }
 
-fn plan_units(a: &PlanArgs, quiet: bool) -> Result<u8> {
-    if a.build.unit.is_some() {
-        bail!("plan lists the units; run one with `roadscan build --unit N`");
-    }
-    if a.build.json {
-        bail!("plan prints its units as JSON lines already; --json is for build");
-    }
-    if a.unit_tiles == 0 {
+/// Plans the build `s` as work units of `unit_tiles` CRG tiles each: fits the axis (when
+/// fitted), registers the passes once for every unit, and writes the plan into the work
+/// directory ([`work_dir`]). `config_file`: the config file the options came from (an input).
+pub fn plan(
+    s: &BuildConfig,
+    config_file: Option<&Path>,
+    unit_tiles: usize,
+    progress: &dyn Progress,
+) -> Result<Planned> {
+    if unit_tiles == 0 {
         bail!("--unit-tiles must be at least 1");
     }
-    let s = Settings::from_args(&a.build)?;
-    crate::outdir::Outputs::new(s.inputs(a.build.config.as_deref())).dir(&s.out, "manifest.json")?;
+    Outputs::new(s.inputs(config_file)).dir(&s.out, "manifest.json")?;
     let work = work_dir(&s.out);
-    let axis = AxisOf::of(&s)?;
-    let road = axis.road(&s)?;
+    let axis = AxisOf::of(s)?;
+    let road = axis.road(s)?;
     // A bad input fails now, not in a unit on some node later.
-    let mut inputs = axis.inputs(&s, quiet)?;
+    let mut inputs = axis.inputs(s, progress)?;
     let total = inputs.total();
     // The passes are registered once, from all the points, for every unit (each unit reads a
     // part of them and would find another registration).
-    let mut st = Stages::new(0, quiet);
-    let registration = register_passes(&mut st, &mut inputs, &s, || axis.inputs(&s, true), quiet)?;
+    let mut st = Stages::new(0, progress);
+    let registration = register_passes(&mut st, &mut inputs, s, || axis.inputs(s, &crate::Silent), progress)?;
     drop(inputs);
-    let plan = Plan::new(&s, a.unit_tiles, s.s_range.unwrap_or((0.0, road.length)));
+    let plan = Plan::new(s, unit_tiles, s.s_range.unwrap_or((0.0, road.length)));
     let units = plan.units;
     // A new plan starts from nothing: parts of another plan must not mix in.
     if work.exists() {
@@ -241,26 +242,10 @@ fn plan_units(a: &PlanArgs, quiet: bool) -> Result<u8> {
     let record = registration.as_ref().map_or(Value::Null, registration_record);
     write_json(&work.join("registration.json"), &record)?;
     write_record(&work.join("plan.json"), &plan)?;
-    let mut out = std::io::stdout().lock();
-    for line in plan.lines(&s) {
-        writeln!(out, "{line}")?;
-    }
-    if !quiet {
-        eprintln!(
-            "roadscan: {total} points, {} units in {}: points 0..{}, road {}, surface {}..{}, finish {}; run each with `roadscan build --unit N` and the same options, a stage after the one before",
-            2 * units + 2,
-            work.display(),
-            units - 1,
-            units,
-            units + 1,
-            2 * units,
-            2 * units + 1
-        );
-    }
-    Ok(crate::exit::OK)
+    Ok(Planned { lines: plan.lines(s), units, points: total, work })
 }
 
-fn read_plan(work: &Path, s: &Settings) -> Result<Plan> {
+fn read_plan(work: &Path, s: &BuildConfig) -> Result<Plan> {
     let path = work.join("plan.json");
     let plan: Plan = read_record(&path, "run `roadscan plan` with these options first")?;
     if plan.roadscan != env!("CARGO_PKG_VERSION") {
@@ -277,8 +262,17 @@ fn read_plan(work: &Path, s: &Settings) -> Result<Plan> {
     Ok(plan)
 }
 
+/// What a unit did.
+#[derive(Debug)]
+pub enum UnitDone {
+    /// A unit of the `points`, `road` or `surface` stage: its files are in the work directory.
+    Stage(Stage),
+    /// The `finish` unit: the products are in the output directory.
+    Finished(Built),
+}
+
 /// Runs unit `unit` of the plan in the work directory of `s.out`.
-pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8> {
+pub fn run_unit(s: &BuildConfig, unit: usize, progress: &dyn Progress) -> Result<UnitDone> {
     let t0 = Instant::now();
     let work = work_dir(&s.out);
     let plan = read_plan(&work, s).with_context(|| format!("--unit {unit}"))?;
@@ -287,9 +281,9 @@ pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8
     })?;
     // The axis as planned (a fitted one from the plan's axis.xodr, not fitted again).
     let axis = match (&s.axis, stage) {
-        (Axis::Trajectory { .. } | Axis::Points, st) if st != Stage::Finish => {
+        (AxisSource::Trajectory { .. } | AxisSource::DrivePath, st) if st != Stage::Finish => {
             let path = match &s.axis {
-                Axis::Trajectory { path, .. } => path.clone(),
+                AxisSource::Trajectory { path, .. } => path.clone(),
                 _ => s.input.first().cloned().unwrap_or_default(),
             };
             let p = work.join("axis.xodr");
@@ -299,17 +293,14 @@ pub fn run_unit(s: &Settings, unit: usize, json: bool, quiet: bool) -> Result<u8
     };
     let road = axis.road(s)?;
     let s = &s.for_road(road);
-    let ctx = Ctx { s, plan: &plan, axis: &axis, road, work: &work, quiet };
+    let ctx = Ctx { s, plan: &plan, axis: &axis, road, work: &work, progress };
     match stage {
         Stage::Points(i) => ctx.points(i)?,
         Stage::Road => ctx.road()?,
         Stage::Surface(i) => ctx.surface(i)?,
-        Stage::Finish => return ctx.finish(json, t0),
+        Stage::Finish => return ctx.finish(t0).map(UnitDone::Finished),
     }
-    if !quiet {
-        eprintln!("roadscan: unit {unit} ({stage:?}) done in {:.1} s", t0.elapsed().as_secs_f64());
-    }
-    Ok(crate::exit::OK)
+    Ok(UnitDone::Stage(stage))
 }
 
 /// Map x, y bounds of the corridor of s in `a..b` (clamped to the road), `pad` wider.
@@ -346,20 +337,20 @@ struct PointsSeen {
 /// What every unit works with.
 #[derive(Clone, Copy)]
 struct Ctx<'a> {
-    s: &'a Settings,
+    s: &'a BuildConfig,
     plan: &'a Plan,
     axis: &'a AxisOf,
     road: &'a opendrive::Road,
     /// The work directory.
     work: &'a Path,
-    quiet: bool,
+    progress: &'a dyn Progress,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     /// The inputs that reach the corridor of s in `range` (and a few metres beyond it).
-    fn inputs_for(&self, range: (f64, f64)) -> Result<crate::inputs::Inputs> {
-        let Ctx { s, axis, road, quiet, .. } = *self;
-        let mut inputs = axis.inputs(s, quiet)?;
+    fn inputs_for(&self, range: (f64, f64)) -> Result<crate::inputs::Inputs<'a>> {
+        let Ctx { s, axis, road, progress, .. } = *self;
+        let mut inputs = axis.inputs(s, progress)?;
         inputs.set_registration(self.registration()?);
         // Beyond the range: the CRG's slabs and gap filling (a few metres), and 1 m between the
         // sampled poses.
@@ -371,7 +362,7 @@ impl Ctx<'_> {
 
     /// A `points` unit: range i's points into the roadside part i and the candidate count.
     fn points(&self, i: usize) -> Result<()> {
-        let Ctx { s, plan, axis, road, work, quiet } = *self;
+        let Ctx { s, plan, axis, road, work, progress } = *self;
         let part = plan.part(s, i);
         let context = on_road(s, road);
         let shown = (part.0.max(plan.s_range.0), part.1.min(plan.s_range.1));
@@ -383,7 +374,7 @@ impl Ctx<'_> {
         let unit = Some(SurfaceUnit::Count(part.0, part.1));
         let opts = pipeline::SurfaceOptions { points_box, ..surface_options(s, work, unit, s.s_range) };
         let mut surface = SurfaceBuilder::new(road, offset, opts).map_err(&context)?;
-        let mut st = Stages::new(1, quiet);
+        let mut st = Stages::new(1, progress);
         let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
         let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
         let side = side.finish().map_err(&context)?;
@@ -466,7 +457,7 @@ impl Ctx<'_> {
 
     /// A `surface` unit: range i's CRG tiles.
     fn surface(&self, i: usize) -> Result<()> {
-        let Ctx { s, plan, axis, road, work, quiet } = *self;
+        let Ctx { s, plan, axis, road, work, progress } = *self;
         let n = plan.units;
         let RoadRecord { grid_s_range: grid, part } = self.road_record()?;
         let plain = opendrive::read_file(work.join("road.xodr"))?;
@@ -482,7 +473,7 @@ impl Ctx<'_> {
         let mut surface =
             SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)))
                 .map_err(&context)?;
-        let mut st = Stages::new(2, quiet);
+        let mut st = Stages::new(2, progress);
         let mut secs = 0.0;
         if range.0 <= grid.1 {
             let inputs = self.inputs_for(range)?;
@@ -507,8 +498,8 @@ impl Ctx<'_> {
     }
 
     /// The `finish` unit: everything else, into `--out`.
-    fn finish(&self, json: bool, t0: Instant) -> Result<u8> {
-        let Ctx { s, plan, axis, road, work, quiet } = *self;
+    fn finish(&self, t0: Instant) -> Result<Built> {
+        let Ctx { s, plan, axis, road, work, progress } = *self;
         let n = plan.units;
         let hashing = hash_inputs(s);
         // Fitted again for the report: it must be the axis the units used.
@@ -535,7 +526,7 @@ impl Ctx<'_> {
             );
         }
         // Points read: each input's count from a unit that read it, its header's from none did.
-        let inputs = axis.inputs(s, quiet)?;
+        let inputs = axis.inputs(s, progress)?;
         let mut read: Vec<Option<u64>> = vec![None; s.input.len()];
         let mut read_secs = 0.0;
         for r in &points {
@@ -608,7 +599,7 @@ impl Ctx<'_> {
             points: (offered, near, kept),
         };
         axis.write_into(&dir)?;
-        let st = Stages::new(3, quiet);
+        let st = Stages::new(3, progress);
         let registration = self.registration()?.as_ref().map_or(Value::Null, registration_summary);
         let g = Gathered {
             axis,
@@ -626,8 +617,8 @@ impl Ctx<'_> {
         let built = finish_into(s, &dir, st, t0, g)?;
         outputs.commit()?;
         if let Err(e) = std::fs::remove_dir_all(work) {
-            eprintln!("roadscan: warning: {}: cannot remove the work directory: {e}", work.display());
+            progress.note(&Note::Warning(format!("{}: cannot remove the work directory: {e}", work.display())));
         }
-        crate::build::report_built(s, &built, json, quiet, t0)
+        Ok(built)
     }
 }

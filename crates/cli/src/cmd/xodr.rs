@@ -2,11 +2,12 @@
 //! (elevation, superelevation, curbs, markings, lanes) and road-surface CRGs (potholes and
 //! manholes, the `<surface><CRG>` link).
 
-use crate::{exit, json_str};
-use anyhow::{bail, Context, Result};
-use pipeline::road::{survey_road, CrgInput, SurveyOptions, SurveyReport};
-use pipeline::section::SectionOptions;
-use pipeline::RoadsideOptions;
+use crate::exit;
+use crate::progress::Bars;
+use anyhow::Result;
+use pipeline::road::SurveyReport;
+use roadscan::json_str;
+use roadscan::xodr::XodrConfig;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct XodrArgs {
     #[command(flatten)]
-    pub src: crate::inputs::AxisInputs,
+    pub src: crate::args::AxisInputs,
     /// Road-surface CRGs along the axis (u = s): linked in `<surface>` (mode attached for
     /// residual heights, genuine for absolute) and searched for potholes and manholes.
     #[arg(long, num_args = 1..)]
@@ -33,54 +34,18 @@ pub struct XodrArgs {
     pub json: bool,
 }
 
-pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
+/// Runs `xodr`.
+pub fn run(a: &XodrArgs, progress: &Bars) -> Result<u8> {
     let t0 = std::time::Instant::now();
-    let half = crate::within("half-width", a.half_width, 0.5, 100.0)?;
-    crate::within("tolerance", a.tolerance, 1e-4, 10.0)?;
-    let outputs = crate::outdir::Outputs::new(a.src.files().into_iter().chain(a.crg.iter().cloned()));
-    let staged = outputs.file(crate::outdir::with_extension("--out", &a.out, &["xodr", "xml"])?)?;
-    // CRGs first: a bad one fails before the points are read.
-    let mut crgs = Vec::new();
-    for p in &a.crg {
-        let crg = opencrg::read_file(p)?;
-        let file = match (a.out.parent(), p.canonicalize()) {
-            (Some(dir), Ok(abs)) => relative(dir, &abs).unwrap_or_else(|| abs.display().to_string()),
-            _ => p.display().to_string(),
-        };
-        crgs.push((file, crg));
-    }
-    let args = crate::roadside::RoadArgs { src: a.src.clone(), buffer: half + 0.5, s_range: None };
-    let opts = RoadsideOptions {
-        buffer: half + 0.5,
-        voxel_size: None,
-        sections: Some(SectionOptions { half_width: half, ..Default::default() }),
-        ..Default::default()
+    let quiet = progress.quiet();
+    let c = XodrConfig {
+        road: a.src.road_inputs(a.half_width + 0.5, None),
+        crg: a.crg.clone(),
+        out: a.out.clone(),
+        half_width: a.half_width,
+        tolerance: a.tolerance,
     };
-    let (side, _) = crate::roadside::build(&args, opts, quiet)?;
-    let grid = side.sections.as_ref().context("no cross sections were built")?;
-    if side.points.1 == 0 {
-        bail!("no points within {half} m of the road (check the axis, the road id and the CRS)");
-    }
-    let axis = opendrive::read_file(&a.src.axis)?;
-    let road = a.src.road(&axis)?;
-    let inputs: Vec<CrgInput<'_>> = crgs.iter().map(|(f, c)| CrgInput { file: f.clone(), crg: c }).collect();
-    let sopts = SurveyOptions { elevation_tolerance: a.tolerance, ..Default::default() };
-    let (mut odr, mut report) = survey_road(&axis, road, grid, &inputs, &sopts).map_err(anyhow::Error::msg)?;
-    // The surveyed part of the road, as `build` writes it; with --crg the whole road (the
-    // links' CRGs are in the axis road's s).
-    let part = if a.crg.is_empty() { crate::build::part_of(road, report.s_range, None, 0.01) } else { None };
-    if let Some(p) = part {
-        crate::build::cut_survey(&mut odr, &mut report, p)
-            .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", a.src.axis.display(), road.id))?;
-        if !quiet {
-            eprintln!(
-                "roadscan: the points cover s {:.1}..{:.1} of road {}: {} holds that part (its s 0 is the axis road's s {:.2})",
-                p.0, p.1, road.id, a.out.display(), p.0
-            );
-        }
-    }
-    write_checked(&odr, &staged)?;
-    outputs.commit()?;
+    let roadscan::xodr::XodrDone { odr, report, points } = roadscan::xodr::survey(&c, progress)?;
     let mut out = std::io::stdout().lock();
     if a.json {
         report_json(&mut out, &report, &odr)?;
@@ -91,8 +56,8 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
         eprintln!(
             "roadscan: wrote {} ({} of {} points near the road, {} lane sections) in {:.1} s",
             a.out.display(),
-            side.points.1,
-            side.points.0,
+            points.1,
+            points.0,
             odr.roads[0].lanes.lane_sections.len(),
             t0.elapsed().as_secs_f64()
         );
@@ -102,35 +67,6 @@ pub fn run(a: &XodrArgs, quiet: bool) -> Result<u8> {
         eprintln!("roadscan: warning: {}: {}", f.check, f.detail);
     }
     Ok(if report.findings.is_empty() { exit::OK } else { exit::FINDINGS })
-}
-
-/// Writes the surveyed road `odr` to `path` after checking that it reads back as built.
-pub(crate) fn write_checked(odr: &opendrive::OpenDrive, path: &std::path::Path) -> Result<()> {
-    let text = opendrive::write(odr, &Default::default())?;
-    let back = opendrive::read(&text).context("internal: the surveyed road does not read back")?;
-    if back.roads[0].lanes != odr.roads[0].lanes
-        || back.roads[0].objects.objects.len() != odr.roads[0].objects.objects.len()
-    {
-        bail!("internal: the surveyed road's lanes or objects do not read back as written");
-    }
-    // The text checked is the text written.
-    voxel::write_atomic(path, |w| w.write_all(text.as_bytes()))?;
-    Ok(())
-}
-
-/// `path` relative to the directory `dir` (both made absolute), for the `<CRG file>`.
-pub(crate) fn relative(dir: &std::path::Path, path: &std::path::Path) -> Option<String> {
-    let dir = if dir.as_os_str().is_empty() { std::path::Path::new(".") } else { dir };
-    let dir = dir.canonicalize().ok()?;
-    let common = dir.components().zip(path.components()).take_while(|(a, b)| a == b).count();
-    let mut rel = PathBuf::new();
-    for _ in dir.components().skip(common) {
-        rel.push("..");
-    }
-    for c in path.components().skip(common) {
-        rel.push(c);
-    }
-    Some(rel.display().to_string())
 }
 
 fn report_text(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDrive) -> Result<()> {
@@ -220,7 +156,7 @@ pub(crate) fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendriv
     let findings: Vec<String> = r
         .findings
         .iter()
-        .map(|f| format!("{{\"check\": {}, \"detail\": {}}}", crate::json_str(f.check), crate::json_str(&f.detail)))
+        .map(|f| format!("{{\"check\": {}, \"detail\": {}}}", json_str(f.check), json_str(&f.detail)))
         .collect();
     writeln!(out, "  \"findings\": [{}],", findings.join(", "))?;
     writeln!(out, "  \"lane_sections\": {}", odr.roads[0].lanes.lane_sections.len())?;

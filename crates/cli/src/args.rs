@@ -1,0 +1,58 @@
+//! Arguments several verbs share.
+
+use roadscan::roadside::RoadInputs;
+use std::path::PathBuf;
+
+/// The arguments naming a road and the points along it.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AxisInputs {
+    /// OpenDRIVE file with the road whose reference line is the frame (s, t; a CRG's u = s,
+    /// v = t).
+    #[arg(long)]
+    pub axis: PathBuf,
+    /// Road id in the axis file (default: its first road).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// CRS of inputs whose files name none (EPSG:NNNN or a PROJ string); inputs in another CRS
+    /// than the axis file's geoReference (without one: the first input's CRS) are reprojected
+    /// to it.
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// LAS/LAZ files (any number; read in the order given).
+    #[arg(long, num_args = 1.., required = true)]
+    pub input: Vec<PathBuf>,
+}
+
+impl AxisInputs {
+    /// The road and points these arguments name, with `buffer` and `s_range`.
+    pub fn road_inputs(&self, buffer: f64, s_range: Option<(f64, f64)>) -> RoadInputs {
+        RoadInputs {
+            axis: self.axis.clone(),
+            road: self.road.clone(),
+            crs: self.crs.clone(),
+            input: self.input.clone(),
+            buffer,
+            s_range,
+        }
+    }
+}
+
+/// Arguments shared by the roadside verbs.
+#[derive(clap::Args, Debug)]
+pub struct RoadArgs {
+    #[command(flatten)]
+    pub src: AxisInputs,
+    /// Keep points within this distance of the reference line (|t|), m.
+    #[arg(long, default_value_t = 50.0)]
+    pub buffer: f64,
+    /// Part of the road, A..B in metres of s (default: all of it).
+    #[arg(long, value_parser = roadscan::config::parse_range, allow_hyphen_values = true)]
+    pub s_range: Option<(f64, f64)>,
+}
+
+impl RoadArgs {
+    /// The road and points these arguments name.
+    pub fn inputs(&self) -> RoadInputs {
+        self.src.road_inputs(self.buffer, self.s_range)
+    }
+}

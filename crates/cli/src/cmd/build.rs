@@ -1,0 +1,248 @@
+//! `roadscan build` and `roadscan plan`: the flags and config file into a
+//! [`BuildConfig`], the build or its work units run by the library, and what they made
+//! printed.
+
+use crate::exit;
+use crate::progress::Bars;
+use anyhow::{bail, Result};
+use roadscan::units::UnitDone;
+use roadscan::{BuildConfig, Built, ConfigFile};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The arguments of `build`; also the keys of its TOML config (the long option names).
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct BuildArgs {
+    /// A TOML file with any of the options below, keyed by their long names (e.g.
+    /// `input = ["a.laz", "b.laz"]`, `sensor-height = 2.2`, `s-range = "0..150"`); options
+    /// on the command line win; relative paths in the file are relative to the file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// LAS/LAZ files (any number; read once, in the order given).
+    #[arg(long, num_args = 1..)]
+    pub input: Vec<PathBuf>,
+    /// The axis: an OpenDRIVE file whose road (--road) is the frame of every product (e.g.
+    /// from `roadscan axis`).
+    #[arg(long, conflicts_with = "trajectory")]
+    pub axis: Option<PathBuf>,
+    /// Road id in --axis (default: its first road).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// The axis: fitted to this vehicle trajectory CSV, as `roadscan axis --trajectory` does
+    /// (written to OUT/axis.xodr).
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// Trajectory: the road centre's distance left of the vehicle's track, m (negative: right)
+    /// [default: survey.json's beside the trajectory, else 0: the track is the reference line].
+    #[arg(long, allow_hyphen_values = true)]
+    pub offset: Option<f64>,
+    /// Trajectory: the sensor's height above the road, m [default: survey.json's beside the
+    /// trajectory, else estimated from the points under the scanner's track].
+    #[arg(long)]
+    pub sensor_height: Option<f64>,
+    /// Trajectory: the pass to use (its `pass` column; default: the first row's).
+    #[arg(long)]
+    pub pass: Option<String>,
+    /// Project CRS (EPSG:NNNN or a PROJ string): the trajectory's, and that of inputs whose
+    /// files name none.
+    #[arg(long)]
+    pub crs: Option<String>,
+    /// Output directory, replaced as a whole when the build succeeds [default: roadscan-out].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Part of the road, A..B in metres of s (default: all of it; the CRG covers the surface
+    /// points found).
+    #[arg(long, value_parser = roadscan::config::parse_range, allow_hyphen_values = true)]
+    pub s_range: Option<(f64, f64)>,
+    /// CRG cell size, m [default: 0.01].
+    #[arg(long)]
+    pub cell: Option<f64>,
+    /// CRG tile length along s, m (crg/road_000.crg, road_001.crg, ...) [default: 250].
+    #[arg(long)]
+    pub tile: Option<f64>,
+    /// Voxel size, m [default: 1].
+    #[arg(long)]
+    pub voxel_size: Option<f64>,
+    /// Ribbon pixel size, m [default: 0.1].
+    #[arg(long)]
+    pub ribbon_cell: Option<f64>,
+    /// Voxels and ribbons: points within this distance of the reference line, m [default: 50].
+    #[arg(long)]
+    pub buffer: Option<f64>,
+    /// Cross sections (surface, curbs, markings, lanes) and CRG points: within this distance
+    /// of the reference line, m [default: 10].
+    #[arg(long)]
+    pub half_width: Option<f64>,
+    /// Leave the passes as measured: no registration of their heights (by default, where the
+    /// points carry GPS time and the survey saw the same ground more than once, the
+    /// trajectory's vertical error is estimated from where the passes disagree and taken off
+    /// every point; the report's `registration` says by how much).
+    #[arg(long)]
+    pub no_register: bool,
+    /// Print the report (report.json) on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Run work unit N of the plan `roadscan plan` made with the same options (see `plan`).
+    #[arg(long)]
+    pub unit: Option<usize>,
+}
+
+impl BuildArgs {
+    /// The options the command line gives (a config file's are merged under them).
+    fn given(&self) -> ConfigFile {
+        ConfigFile {
+            input: self.input.clone(),
+            axis: self.axis.clone(),
+            road: self.road.clone(),
+            trajectory: self.trajectory.clone(),
+            offset: self.offset,
+            sensor_height: self.sensor_height,
+            pass: self.pass.clone(),
+            crs: self.crs.clone(),
+            out: self.out.clone(),
+            s_range: self.s_range,
+            cell: self.cell,
+            tile: self.tile,
+            voxel_size: self.voxel_size,
+            ribbon_cell: self.ribbon_cell,
+            buffer: self.buffer,
+            half_width: self.half_width,
+            no_register: self.no_register,
+        }
+    }
+
+    /// The build these arguments and their config file ask for.
+    pub fn config(&self) -> Result<BuildConfig> {
+        BuildConfig::resolve(&self.given(), self.config.as_deref())
+    }
+}
+
+/// The line (from 1) of the config text where `key` is given, if any.
+fn config_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with('=')))
+        .map(|i| i + 1)
+}
+
+/// An error about an option (`--NAME ...`) that the config file gave, not the command line,
+/// named where the file gives it.
+pub fn blame_config(a: &BuildArgs, e: anyhow::Error) -> anyhow::Error {
+    let Some(path) = &a.config else { return e };
+    let Ok(text) = std::fs::read_to_string(path) else { return e };
+    let msg = e.to_string();
+    let Some(name) = msg.strip_prefix("--").and_then(|m| m.split(|c: char| !(c.is_alphanumeric() || c == '-')).next())
+    else {
+        return e;
+    };
+    let on_command_line =
+        std::env::args().any(|arg| arg == format!("--{name}") || arg.starts_with(&format!("--{name}=")));
+    match config_line(&text, name) {
+        Some(line) if !on_command_line => anyhow::anyhow!("{}:{line}: {name}: {e:#}", path.display()),
+        _ => e,
+    }
+}
+
+/// Runs `build`.
+pub fn run(a: &BuildArgs, progress: &Bars) -> Result<u8> {
+    run_build(a, progress).map_err(|e| blame_config(a, e))
+}
+
+fn run_build(a: &BuildArgs, progress: &Bars) -> Result<u8> {
+    let t0 = Instant::now();
+    let s = a.config()?;
+    if let Some(unit) = a.unit {
+        return match roadscan::units::run_unit(&s, unit, progress)? {
+            UnitDone::Stage(stage) => {
+                if !progress.quiet() {
+                    eprintln!("roadscan: unit {unit} ({stage:?}) done in {:.1} s", t0.elapsed().as_secs_f64());
+                }
+                Ok(exit::OK)
+            }
+            UnitDone::Finished(built) => report_built(&s, &built, a.json, progress.quiet(), t0),
+        };
+    }
+    let built = roadscan::build(&s, a.config.as_deref(), progress)?;
+    report_built(&s, &built, a.json, progress.quiet(), t0)
+}
+
+/// After a build: report.json on stdout (`json`), where the products are, failed checks;
+/// the exit code.
+fn report_built(s: &BuildConfig, built: &Built, json: bool, quiet: bool, t0: Instant) -> Result<u8> {
+    if json {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&built.report_json)?;
+    }
+    if !quiet {
+        print_where(&s.out, t0);
+    }
+    // Even with --quiet: they explain exit code 1.
+    for w in &built.failed {
+        eprintln!("roadscan: warning: {w}");
+    }
+    Ok(if built.failed.is_empty() { exit::OK } else { exit::FINDINGS })
+}
+
+/// Prints where the products are.
+pub fn print_where(out: &Path, t0: Instant) {
+    let o = out.display();
+    eprintln!("roadscan: built in {:.1} s; look at:", t0.elapsed().as_secs_f64());
+    for (path, what) in [
+        ("report.html", "the report: renders, plots, features, checks, speed"),
+        ("road.xodr", "the surveyed road (OpenDRIVE 1.8; esmini, CarMaker, CARLA)"),
+        ("crg/road_*.crg", "its 1 cm road surface (OpenCRG, attached to road.xodr)"),
+        ("scene.obj, scene.glb", "the roadside voxels for a game engine"),
+        ("ribbons/street_view.png", "the depth ribbons and the street view"),
+        ("manifest.json", "inputs and outputs with sizes and SHA-256, parameters, timings"),
+    ] {
+        eprintln!("  {o}/{path:<26} {what}");
+    }
+}
+
+/// The arguments of `plan`.
+#[derive(clap::Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// CRG tiles (of --tile metres) per unit: each unit covers this much road.
+    #[arg(long, default_value_t = 4)]
+    pub unit_tiles: usize,
+}
+
+/// Runs `plan`: the plan made (the axis fitted when fitted), its units printed as JSON lines.
+pub fn plan(a: &PlanArgs, progress: &Bars) -> Result<u8> {
+    plan_units(a, progress).map_err(|e| blame_config(&a.build, e))
+}
+
+fn plan_units(a: &PlanArgs, progress: &Bars) -> Result<u8> {
+    if a.build.unit.is_some() {
+        bail!("plan lists the units; run one with `roadscan build --unit N`");
+    }
+    if a.build.json {
+        bail!("plan prints its units as JSON lines already; --json is for build");
+    }
+    if a.unit_tiles == 0 {
+        bail!("--unit-tiles must be at least 1");
+    }
+    let s = a.build.config()?;
+    let planned = roadscan::units::plan(&s, a.build.config.as_deref(), a.unit_tiles, progress)?;
+    let mut out = std::io::stdout().lock();
+    for line in &planned.lines {
+        writeln!(out, "{line}")?;
+    }
+    if !progress.quiet() {
+        let units = planned.units;
+        eprintln!(
+            "roadscan: {} points, {} units in {}: points 0..{}, road {}, surface {}..{}, finish {}; run each with `roadscan build --unit N` and the same options, a stage after the one before",
+            planned.points,
+            2 * units + 2,
+            planned.work.display(),
+            units - 1,
+            units,
+            units + 1,
+            2 * units,
+            2 * units + 1
+        );
+    }
+    Ok(exit::OK)
+}

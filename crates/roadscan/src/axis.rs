@@ -1,0 +1,305 @@
+//! Axis fitting: an OpenDRIVE reference line fitted to a trajectory, a polyline, an
+//! OpenStreetMap way, an existing road, or the drive path found in the points themselves
+//! (`pipeline::drive_path`).
+
+use crate::progress::{Note, Progress};
+use anyhow::{bail, Context, Result};
+use opendrive::GeometryKind;
+use pipeline::axis::{build_axis, AxisOptions};
+use scan::axis::Polyline;
+use scan::{CrsDef, Reprojection};
+use std::path::{Path, PathBuf};
+
+/// The most vertices an `xodr` road is sampled into (a 200 km road at 0.1 m).
+const MAX_SAMPLES: usize = 2_000_000;
+
+/// What an axis is fitted to, and how: one source (`trajectory`, `polyline`, `osm` with
+/// `way`, `xodr` with `road`, or `points`) and the fit's options. [`Default`] gives the
+/// command line's defaults.
+#[derive(Debug, Clone)]
+pub struct AxisConfig {
+    /// A vehicle trajectory CSV (x, y or easting, northing; optionally z and pass).
+    pub trajectory: Option<PathBuf>,
+    /// Trajectory: the road centre's distance to the left of the vehicle's track, m.
+    pub offset: f64,
+    /// Trajectory: the pass to use (default: the first row's).
+    pub pass: Option<String>,
+    /// Trajectory: the sensor's height above the road, subtracted from z, m.
+    pub sensor_height: f64,
+    /// A polyline: CSV rows x,y[,z] or a GeoJSON LineString.
+    pub polyline: Option<PathBuf>,
+    /// An OpenStreetMap XML file (with `way`).
+    pub osm: Option<PathBuf>,
+    /// The OSM way id.
+    pub way: Option<String>,
+    /// An OpenDRIVE file whose road `road` is sampled every `step` metres and fitted again.
+    pub xodr: Option<PathBuf>,
+    /// The road id in `xodr`; also the id of the fitted road (default 1).
+    pub road: Option<String>,
+    /// LAS/LAZ files with GPS time and scan angles: the axis is the scanner's drive path.
+    pub points: Vec<PathBuf>,
+    /// Sampling step along an `xodr` road, m.
+    pub step: f64,
+    /// Largest distance of an input vertex from the fitted line (and of a height from the
+    /// elevation), m.
+    pub tolerance: f64,
+    /// Shortest record, m.
+    pub min_length: f64,
+    /// The project CRS (projected), written as geoReference; default: the source's own.
+    pub crs: Option<String>,
+    /// The CRS of a CSV source when it differs from `crs`.
+    pub source_crs: Option<String>,
+    /// Width of the one driving lane written on each side, m.
+    pub lane_width: f64,
+}
+
+impl Default for AxisConfig {
+    fn default() -> AxisConfig {
+        AxisConfig {
+            trajectory: None,
+            offset: 0.0,
+            pass: None,
+            sensor_height: 0.0,
+            polyline: None,
+            osm: None,
+            way: None,
+            xodr: None,
+            road: None,
+            points: Vec::new(),
+            step: 1.0,
+            tolerance: 0.01,
+            min_length: 1.0,
+            crs: None,
+            source_crs: None,
+            lane_width: 3.5,
+        }
+    }
+}
+
+impl AxisConfig {
+    /// Every file the fit reads.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        [&self.trajectory, &self.polyline, &self.osm, &self.xodr]
+            .into_iter()
+            .flatten()
+            .chain(&self.points)
+            .cloned()
+            .collect()
+    }
+}
+
+/// The axis road `a` asks for (not written), its OpenDRIVE text, checked to read back as
+/// fitted, and the name of its source for messages.
+pub fn fit(a: &AxisConfig) -> Result<(pipeline::axis::AxisRoad, String, String)> {
+    fit_noted(a, &crate::Silent).map(|(b, t, s, _)| (b, t, s))
+}
+
+/// [`fit`], with what was estimated from the points (`points`), also noted.
+pub fn fit_noted(
+    a: &AxisConfig,
+    progress: &dyn Progress,
+) -> Result<(pipeline::axis::AxisRoad, String, String, Option<DrivePathNote>)> {
+    let (line, source, note) = read_source(a)?;
+    if let Some(n) = &note {
+        progress.note(&Note::Info(n.text()));
+    }
+    // The project CRS and the source's.
+    let project = match (&a.crs, &line.crs) {
+        (Some(c), _) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
+        (None, Some(c)) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
+        (None, None) => None,
+    };
+    if project.as_ref().is_some_and(CrsDef::is_geographic) {
+        bail!("{source} is in longitude/latitude: give a projected --crs (e.g. EPSG:25833) for the axis");
+    }
+    // OpenDRIVE is in metres: a project CRS in feet becomes the same CRS in metres, and the
+    // source (in the CRS as given) is reprojected into it.
+    let given = project.as_ref().map(|p| p.label.clone());
+    let project = project.map(|p| p.in_metres()).transpose().map_err(anyhow::Error::msg)?;
+    let from = a.source_crs.as_deref().or(line.crs.as_deref()).or(given.as_deref());
+    let mut xyz = line.xyz;
+    if let (Some(from), Some(to)) = (from, project.as_ref()) {
+        let from = CrsDef::parse(from).map_err(anyhow::Error::msg)?;
+        let to_again = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
+        let r = Reprojection::new(from, to_again).map_err(anyhow::Error::msg)?;
+        if !r.is_identity() {
+            let (mut x, mut y): (Vec<f64>, Vec<f64>) = xyz.iter().map(|p| (p[0], p[1])).unzip();
+            r.apply(&mut x, &mut y).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+            for (p, (x, y)) in xyz.iter_mut().zip(x.into_iter().zip(y)) {
+                p[0] = x;
+                p[1] = y;
+            }
+        }
+    } else if from.is_some() && project.is_none() {
+        bail!("{source}: the source CRS is known but not the project's: give --crs");
+    }
+    // What a fit can be asked: a line no longer than the longest road OpenDRIVE reads.
+    let length: f64 = xyz.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
+    if length.is_nan() || length > opendrive::MAX_STATION {
+        bail!(
+            "{source}: the line is {length:.3e} m long, more than {:.0e} m: no road is that long",
+            opendrive::MAX_STATION
+        );
+    }
+    let opts = AxisOptions {
+        fit: opendrive::fit::FitOptions { tolerance: a.tolerance, min_length: a.min_length },
+        road_id: a.road.clone().unwrap_or_else(|| "1".into()),
+        lane_width: a.lane_width,
+        geo_reference: project.as_ref().and_then(CrsDef::proj_string),
+        z_offset: match &note {
+            Some(n) => n.sensor_height,
+            None if a.trajectory.is_some() => a.sensor_height,
+            None => 0.0,
+        },
+    };
+    let built = build_axis(&xyz, &opts).with_context(|| format!("{source}: fitting the axis"))?;
+    // What is written must read back as fitted.
+    let text = opendrive::write(&built.odr, &Default::default())?;
+    pipeline::axis::check_written(&text, &built).map_err(|e| anyhow::anyhow!("internal: {e}"))?;
+    Ok((built, text, source, note))
+}
+
+/// The vertices of the chosen source, and its name for messages.
+fn read_source(a: &AxisConfig) -> Result<(Polyline, String, Option<DrivePathNote>)> {
+    if !a.points.is_empty() {
+        let (line, note) = drive_path(&a.points, a.crs.as_deref())?;
+        let source = match a.points.as_slice() {
+            [p] => p.display().to_string(),
+            ps => format!("{} and {} more", ps[0].display(), ps.len() - 1),
+        };
+        return Ok((line, source, Some(note)));
+    }
+    let (line, source) = read_other(a)?;
+    Ok((line, source, None))
+}
+
+/// What `--points` found: the passes, the one chosen and the sensor height estimated.
+#[derive(Debug, Clone)]
+pub struct DrivePathNote {
+    /// Each pass: GPS time range (s), length (m), samples.
+    pub passes: Vec<((f64, f64), f64, usize)>,
+    /// The pass the axis follows (index into `passes`).
+    pub chosen: usize,
+    /// The scanner's height above the road under it (median over the pass), m.
+    pub sensor_height: f64,
+    /// Windows fitted.
+    pub windows: usize,
+    /// Windows left out (their angles describe no vertical scan plane).
+    pub rejected: usize,
+    /// The chosen pass's largest fit residual (RMS distance of a window's points from their
+    /// rays), m.
+    pub rms: f64,
+}
+
+impl DrivePathNote {
+    /// The note as one sentence for the user.
+    pub fn text(&self) -> String {
+        let ((t0, t1), len, _) = self.passes[self.chosen];
+        format!(
+            "drive path from the points: {} pass(es); the axis follows pass {} of {} (GPS time {t0:.2}..{t1:.2} s, {len:.1} m), the scanner's track, not the road's centre; sensor height estimated {:.3} m from the points under the scanner; {} of {} windows left out; rays fitted within {:.1} mm RMS",
+            self.passes.len(),
+            self.chosen + 1,
+            self.passes.len(),
+            self.sensor_height,
+            self.rejected,
+            self.windows,
+            self.rms * 1e3
+        )
+    }
+}
+
+/// The drive path of the scanner through the LAS/LAZ files `paths` (in their CRS, else
+/// `crs`): the vertices of its longest pass (scanner positions), and what was found.
+pub fn drive_path(paths: &[PathBuf], crs: Option<&str>) -> Result<(Polyline, DrivePathNote)> {
+    use pipeline::drive_path::{DrivePathBuilder, DrivePathOptions};
+    let inputs =
+        crate::inputs::Inputs::open(&opendrive::OpenDrive::default(), Path::new(""), crs, paths, &crate::Silent)?;
+    let crs_label = inputs.crs.as_ref().map(|c| c.0.clone());
+    let mut b = DrivePathBuilder::new(DrivePathOptions::default()).map_err(anyhow::Error::msg)?;
+    let mut without_time = false;
+    inputs.stream(|p| {
+        if p.gps_time.len() < p.x.len() || p.scan_angle_deg.len() < p.x.len() {
+            without_time = true;
+        }
+        b.add(&p.x, &p.y, &p.z, &p.gps_time, &p.scan_angle_deg);
+        Ok(())
+    })?;
+    let name = match paths {
+        [p] => p.display().to_string(),
+        ps => format!("{} (and {} more)", ps[0].display(), ps.len() - 1),
+    };
+    if without_time && b.points() == 0 {
+        bail!("{name}: the points have no GPS time (point format 0 or 2): the drive path cannot be found; give --trajectory or --polyline");
+    }
+    let path = b.finish().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let Some((chosen, pass)) = path.longest() else { bail!("{name}: no drive path found") };
+    let sensor_height = pass.sensor_height().with_context(|| {
+        format!("{name}: no points within 3 degrees of nadir under the scanner: its height above the road is unknown")
+    })?;
+    let rms = pass.samples.iter().map(|s| s.rms).fold(0.0, f64::max);
+    let note = DrivePathNote {
+        passes: path.passes.iter().map(|p| (p.time_range(), p.length, p.samples.len())).collect(),
+        chosen,
+        sensor_height,
+        windows: path.windows,
+        rejected: path.rejected,
+        rms,
+    };
+    let xyz = pipeline::drive_path::vertices(pass, 0.2);
+    Ok((Polyline { xyz, crs: crs_label }, note))
+}
+
+/// The vertices of a source other than `--points`, and its name for messages.
+fn read_other(a: &AxisConfig) -> Result<(Polyline, String)> {
+    if let Some(p) = &a.trajectory {
+        return Ok((scan::axis::read_trajectory(p, a.pass.as_deref(), a.offset)?, p.display().to_string()));
+    }
+    if let Some(p) = &a.polyline {
+        let json = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("geojson") || e.eq_ignore_ascii_case("json"));
+        let line = if json { scan::axis::read_geojson(p)? } else { scan::axis::read_polyline_csv(p)? };
+        return Ok((line, p.display().to_string()));
+    }
+    if let (Some(p), Some(way)) = (&a.osm, &a.way) {
+        return Ok((scan::axis::read_osm_way(p, way)?, p.display().to_string()));
+    }
+    if let (Some(p), Some(id)) = (&a.xodr, &a.road) {
+        let odr = opendrive::read_file(p)?;
+        let road = odr.road(id).with_context(|| format!("{}: no road {id}", p.display()))?;
+        let samples = road.length / a.step;
+        if samples > MAX_SAMPLES as f64 {
+            bail!(
+                "{}: road {id} is {} m long: --step {} m would sample it {samples:.0} times (at most {MAX_SAMPLES}); give a larger --step",
+                p.display(),
+                road.length,
+                a.step
+            );
+        }
+        let xyz = pipeline::axis::sample_road(&odr, road, a.step);
+        // A road whose geometry leaves the Earth (a poly3 of 1e300) is a broken file, not
+        // vertices to fit.
+        if let Some((k, q)) = xyz.iter().enumerate().find(|(_, q)| !q.iter().all(|c| c.is_finite() && c.abs() <= 1e9)) {
+            bail!(
+                "{}: road {id} at s {:.3} m: its geometry reaches ({}, {}, {}), beyond 1e9 m: check its plan view",
+                p.display(),
+                (k as f64 * a.step).min(road.length),
+                q[0],
+                q[1],
+                q[2]
+            );
+        }
+        let crs = odr.header.geo_reference.as_ref().map(|g| g.trim().to_string()).filter(|g| CrsDef::parse(g).is_ok());
+        return Ok((Polyline { xyz, crs }, format!("{} road {id}", p.display())));
+    }
+    bail!("give one of --trajectory, --polyline, --osm with --way, --xodr with --road, or --points")
+}
+
+/// A geometry record's element name.
+pub fn kind_name(k: &GeometryKind) -> &'static str {
+    match k {
+        GeometryKind::Line => "line",
+        GeometryKind::Arc { .. } => "arc",
+        GeometryKind::Spiral { .. } => "spiral",
+        GeometryKind::Poly3 { .. } => "poly3",
+        GeometryKind::ParamPoly3 { .. } => "paramPoly3",
+    }
+}
