@@ -1,5 +1,5 @@
 //! The stages that join the crates: survey points into the frame of an OpenDRIVE road
-//! (`frame.rs`), road-surface CRGs gridded from them (`surface.rs`), and the roadside as voxels
+//! (`frame.rs`), road-surface CRGs gridded from them (`surface/`), and the roadside as voxels
 //! and depth ribbons (`roadside.rs`).
 //!
 //! # Frames

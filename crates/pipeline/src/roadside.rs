@@ -11,7 +11,7 @@
 //! surface found in the points where the axis' elevation is missing or off
 //! ([`Roadside::surface_found`], [`RoadsideBuilder::with_datum`]): while the points stream,
 //! each 2 m slab counts the heights of the points within 2 m of the reference line, and the
-//! slabs' lowest dense layers, as for the CRG surface (`surface.rs`), give the road surface.
+//! slabs' lowest dense layers, as for the CRG surface (`surface/`), give the road surface.
 
 use crate::frame::RoadFrame;
 use crate::section::{SectionGrid, SectionOptions};

@@ -4,7 +4,7 @@
 //! integers, so any point order and thread count give the same grid. The squares give each
 //! cell's spread: a cell where a branch overhangs the road or a multipath echo lies below it
 //! holds points metres apart, and the surveyed road leaves it out. The surveyed road (elevation,
-//! crossfall, curbs, markings) is read from it (`road.rs`).
+//! crossfall, curbs, markings) is read from it (`road/`).
 
 use voxel::part::{Reader, Writer};
 

@@ -1,0 +1,130 @@
+//! The road surface across one row of cross sections: its line h = a + b·t through the cells near
+//! the reference line by Tukey's biweight (cells whose heights spread left out), the heights above
+//! it (the median of five rows), and the curb on either side as the first rise of 6 cm within 0.3 m
+//! outward from road level.
+
+use super::{median, Curb};
+use crate::section::SectionGrid;
+
+/// The line h = a + b·t through the row's cells with |t| ≤ half, by Tukey's biweight; cells
+/// whose heights spread more than `max_spread` (a branch over the road, an echo below it) are
+/// left out, and the cells the line keeps must span at least 1 m across (a handful of cells at
+/// one place, a pole's foot, fixes no crossfall).
+pub(super) fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64) -> Option<[f64; 2]> {
+    let pts: Vec<(f64, f64)> = (0..g.cols)
+        .filter(|&c| g.t_of(c).abs() <= half)
+        .filter(|&c| g.spread_h(r, c).is_some_and(|v| v <= max_spread))
+        .filter_map(|c| g.mean_h(r, c).map(|h| (g.t_of(c), h)))
+        .collect();
+    if pts.len() < 10 {
+        return None;
+    }
+    // Cells count once each (a car roof holds many more points than the road beside it);
+    // the start is the median height, level, so the road's majority wins.
+    let mut w: Vec<f64> = vec![1.0; pts.len()];
+    let mut line = [median(&mut pts.iter().map(|p| p.1).collect::<Vec<_>>())?, 0.0];
+    for it in 0..10 {
+        if it == 0 {
+            let mut res: Vec<f64> = pts.iter().map(|p| (p.1 - line[0]).abs()).collect();
+            let c = 4.685 * (1.4826 * median(&mut res)?).max(0.002);
+            for (p, wi) in pts.iter().zip(w.iter_mut()) {
+                let u = (p.1 - line[0]) / c;
+                *wi = if u.abs() < 1.0 { (1.0 - u * u).powi(2) } else { 0.0 };
+            }
+        }
+        let (mut sw, mut st, mut sh, mut stt, mut sth) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for (p, wi) in pts.iter().zip(&w) {
+            sw += wi;
+            st += wi * p.0;
+            sh += wi * p.1;
+            stt += wi * p.0 * p.0;
+            sth += wi * p.0 * p.1;
+        }
+        let det = sw * stt - st * st;
+        if sw <= 0.0 || det.abs() < 1e-12 {
+            return None;
+        }
+        line = [(sh * stt - st * sth) / det, (sw * sth - st * sh) / det];
+        let mut res: Vec<f64> = pts.iter().map(|p| (p.1 - line[0] - line[1] * p.0).abs()).collect();
+        let scale = (1.4826 * median(&mut res)?).max(0.002);
+        let c = 4.685 * scale;
+        for (p, wi) in pts.iter().zip(w.iter_mut()) {
+            let u = (p.1 - line[0] - line[1] * p.0) / c;
+            *wi = if u.abs() < 1.0 { (1.0 - u * u).powi(2) } else { 0.0 };
+        }
+    }
+    let kept = || pts.iter().zip(&w).filter(|(_, &wi)| wi > 0.0).map(|(p, _)| p.0);
+    let (lo, hi) = (kept().fold(f64::INFINITY, f64::min), kept().fold(f64::NEG_INFINITY, f64::max));
+    (kept().count() >= 10 && hi - lo >= 1.0).then_some(line)
+}
+
+/// Heights above the row's surface line, per column (NaN where empty or no line); the median
+/// of five rows.
+fn residuals(g: &SectionGrid, lines: &[Option<[f64; 2]>], r: usize) -> Vec<f64> {
+    let (lo, hi) = (r.saturating_sub(2), (r + 3).min(g.rows));
+    (0..g.cols)
+        .map(|c| {
+            let mut v: Vec<f64> = (lo..hi)
+                .filter_map(|rr| Some(g.mean_h(rr, c)? - lines[rr].map(|l| l[0] + l[1] * g.t_of(c))?))
+                .collect();
+            median(&mut v).unwrap_or(f64::NAN)
+        })
+        .collect()
+}
+
+/// The curb on one side (`side` +1 left, -1 right): per row the first rise of 6 cm within
+/// 0.3 m outward from 1 m, where the 0.3 m before it are at road level.
+pub(super) fn find_curb(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64) -> Option<Curb> {
+    let cols: Vec<usize> = {
+        let mut c: Vec<usize> = (0..g.cols).filter(|&c| g.t_of(c) * side >= 1.0).collect();
+        if side < 0.0 {
+            c.reverse();
+        }
+        c
+    };
+    let (before, after) = ((0.3 / g.dt).round() as usize, (0.3 / g.dt).round() as usize);
+    let mut samples = Vec::new();
+    let mut heights = Vec::new();
+    for r in 0..g.rows {
+        if lines[r].is_none() {
+            continue;
+        }
+        let res = residuals(g, lines, r);
+        let prof: Vec<f64> = cols.iter().map(|&c| res[c]).collect();
+        for j in before..prof.len().saturating_sub(after) {
+            let mut b: Vec<f64> = prof[j - before..j].iter().copied().filter(|v| v.is_finite()).collect();
+            let mut a: Vec<f64> = prof[j..j + after].iter().copied().filter(|v| v.is_finite()).collect();
+            if b.len() < before / 2 || a.len() < after / 2 {
+                continue;
+            }
+            let (mb, ma) = (median(&mut b).unwrap_or(f64::NAN), median(&mut a).unwrap_or(f64::NAN));
+            if mb.abs() < 0.03 && ma - mb >= 0.06 {
+                // The step: the first column past half the rise.
+                let mid = 0.5 * (ma + mb);
+                let k = (j.saturating_sub(before / 2)..j + after).find(|&k| prof[k] > mid).unwrap_or(j);
+                samples.push((g.s_of(r), g.t_of(cols[k]) - 0.5 * g.dt * side));
+                heights.push(ma - mb);
+                break;
+            }
+        }
+    }
+    // A curb is seen along most of the rows that have a surface.
+    let rows_with = lines.iter().filter(|l| l.is_some()).count();
+    if samples.len() < 10 || samples.len() * 2 < rows_with {
+        return None;
+    }
+    // Drop samples far from the running median (a car's sill, a bin).
+    let ts: Vec<f64> = samples.iter().map(|p| p.1).collect();
+    let kept: Vec<(f64, f64)> = samples
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            let mut w: Vec<f64> = ts[i.saturating_sub(5)..(i + 6).min(ts.len())].to_vec();
+            median(&mut w).is_some_and(|m| (p.1 - m).abs() < 0.1)
+        })
+        .map(|(_, p)| *p)
+        .collect();
+    let t = median(&mut kept.iter().map(|p| p.1).collect::<Vec<_>>())?;
+    let height = median(&mut heights)?;
+    Some(Curb { t, height, samples: kept })
+}

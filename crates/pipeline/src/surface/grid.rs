@@ -1,0 +1,220 @@
+//! What a gridding gives and the grid's lattice: the gridded surface and its report
+//! ([`SurfaceGrid`]), its coverage block by block ([`CoverageMap`]), the coverage of the surveyed
+//! pavement and of the lanes and the error of a nearly empty grid ([`LowCoverage`]), and the grid's
+//! rows, tiles and extent along s (whole cells, clipped to a road's part) and across (the road's
+//! lane borders).
+
+use super::{
+    options::{SurfaceOptions, SURVEYED_COLUMN},
+    spill::SLAB,
+};
+use opencrg::Crg;
+use opendrive::RoadEval;
+
+/// The nodes with a height and the nodes in all of the surveyed pavement (see
+/// [`SURVEYED_COLUMN`]) of a grid of `rows` rows whose columns hold `column_covered` nodes with
+/// a height each. Integer sums: work units add their column counts up first.
+pub fn surveyed_coverage(column_covered: &[usize], rows: usize) -> (usize, usize) {
+    let reached = |c: &usize| *c > 0 && *c as f64 >= SURVEYED_COLUMN * rows as f64;
+    match (column_covered.iter().position(reached), column_covered.iter().rposition(reached)) {
+        (Some(a), Some(b)) => (column_covered[a..=b].iter().sum(), (b - a + 1) * rows),
+        _ => (0, 0),
+    }
+}
+
+/// Nodes this close to a road's outermost lane border or closer are left out of the lanes'
+/// coverage: a border is measured to a few centimetres, and a curb's face stands on it, m.
+pub const LANE_INSET: f64 = 0.1;
+
+/// The v range of the lanes of `road` at `s` (between its outermost lane borders and its lane
+/// offset, [`LANE_INSET`] inside), if it is wider than nothing.
+pub(super) fn lane_band(road: &RoadEval, s: f64) -> Option<(f64, f64)> {
+    let c = road.lane_offset(s);
+    let (lo, hi) = road.lane_borders(s).iter().fold((c, c), |(a, b), &(_, t)| (a.min(t), b.max(t)));
+    (hi - lo > 2.0 * LANE_INSET).then_some((lo + LANE_INSET, hi - LANE_INSET))
+}
+
+/// The coverage of a grid: `lanes` (nodes with a height, nodes) where the grid has lanes,
+/// else `surveyed` ([`surveyed_coverage`]).
+pub fn coverage_of(lanes: (usize, usize), surveyed: (usize, usize)) -> f64 {
+    let (covered, nodes) = if lanes.1 > 0 { lanes } else { surveyed };
+    covered as f64 / nodes.max(1) as f64
+}
+
+/// A grid with too few nodes with a height: most likely the axis (its place, its elevation, the
+/// road id), the CRS or the grid's width is wrong rather than the survey.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LowCoverage {
+    /// Share of the surveyed nodes with a height (see [`SurfaceGrid::coverage`]).
+    pub coverage: f64,
+    /// Nodes with a height in the whole grid, and its nodes.
+    pub grid: (usize, usize),
+    /// The least share asked for.
+    pub min: f64,
+    /// The band around the road surface that counts as road, m.
+    pub max_height: f64,
+}
+
+impl std::fmt::Display for LowCoverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the grid came out nearly empty: {:.1} % of its surveyed nodes have a height ({} of its {} nodes; at least {:.0} % needed, and half that of all); check the axis (its place, elevation and road id), the CRS and the grid's width (the road surface counts within {} m of the one found near the reference line)",
+            100.0 * self.coverage,
+            self.grid.0,
+            self.grid.1,
+            100.0 * self.min,
+            self.max_height
+        )
+    }
+}
+
+impl std::error::Error for LowCoverage {}
+
+/// A gridded surface and what went into it.
+#[derive(Debug, Clone)]
+pub struct SurfaceGrid {
+    /// The grid, on the road's reference line (u = s, v = t).
+    pub crg: Crg,
+    /// Share of the nodes with a height, 0..1 ([`coverage_of`]): of the lanes' nodes when the
+    /// grid was retargeted to a road with lanes, else of the columns the survey reached
+    /// ([`surveyed_coverage`]), not of columns beyond the surveyed pavement.
+    pub coverage: f64,
+    /// Share of nodes with a height per v column (right to left).
+    pub column_coverage: Vec<f64>,
+    /// Nodes with a height per v column in the rows counted (a unit's own), and those rows:
+    /// work units add them up for the coverage of the whole grid ([`surveyed_coverage`]).
+    pub column_covered: (Vec<usize>, usize),
+    /// Surveyed nodes with a height, and surveyed nodes in all (coverage = covered / nodes).
+    pub covered: (usize, usize),
+    /// Nodes with a height between the outermost lane borders (less [`LANE_INSET`]) of the
+    /// road the grid was retargeted to (the surveyed road, whose lanes follow the pavement
+    /// where it narrows or widens), and nodes there in all; (0, 0) without such a road. Work
+    /// units add them up.
+    pub lane_covered: (usize, usize),
+    /// Nodes estimated from points, and filled along track.
+    pub estimated: usize,
+    /// Nodes filled along track.
+    pub filled: usize,
+    /// Points offered, near the road, and kept as surface.
+    pub points: (u64, u64, u64),
+    /// s range of the grid, m.
+    pub s_range: (f64, f64),
+    /// Where the grid has heights, block by block.
+    pub coverage_map: CoverageMap,
+}
+
+/// The share of a grid's nodes with a height in blocks of `block` x `block` nodes: `width`
+/// blocks along u (s), `height` across (v, right to left); a byte each (0: none, 255: all),
+/// block rows along u one after another. A hundredth of the grid's size at blocks of 10 nodes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CoverageMap {
+    /// Nodes per block side.
+    pub block: usize,
+    /// Blocks along u.
+    pub width: usize,
+    /// Blocks across (v).
+    pub height: usize,
+    /// `width` x `height` shares, index `iu_block * height + iv_block`.
+    pub share: Vec<u8>,
+    /// Counts of the block row being summed, and its rows so far.
+    acc: Vec<u32>,
+    acc_rows: usize,
+}
+
+impl CoverageMap {
+    /// Nodes per block side in a coverage map.
+    pub const BLOCK: usize = 10;
+
+    pub(super) fn new(nv: usize) -> CoverageMap {
+        let height = nv.div_ceil(Self::BLOCK);
+        CoverageMap { block: Self::BLOCK, height, acc: vec![0; height], ..Default::default() }
+    }
+
+    /// Adds a row of heights (NaN: none).
+    pub(super) fn add(&mut self, row: &[f32]) {
+        for (acc, part) in self.acc.iter_mut().zip(row.chunks(self.block)) {
+            *acc += part.iter().filter(|h| !h.is_nan()).count() as u32;
+        }
+        self.acc_rows += 1;
+        if self.acc_rows == self.block {
+            self.flush(row.len());
+        }
+    }
+
+    /// Ends the block row being summed (a partial one at the grid's end).
+    pub(super) fn flush(&mut self, nv: usize) {
+        if self.acc_rows == 0 {
+            return;
+        }
+        for (j, acc) in self.acc.iter_mut().enumerate() {
+            let cols = (nv - j * self.block).min(self.block);
+            self.share.push(((*acc as f64 / (cols * self.acc_rows) as f64) * 255.0).round() as u8);
+            *acc = 0;
+        }
+        self.acc_rows = 0;
+        self.width += 1;
+    }
+}
+
+/// The slab of row `row` of a grid starting at s `s0` with cells of `cell` metres.
+pub(super) fn slab_of_row(s0: f64, cell: f64, row: usize) -> f64 {
+    ((s0 + row as f64 * cell) / SLAB + 1e-9).floor()
+}
+
+/// Rows (nodes along u) of a grid over `s_range` with cells of `cell` metres.
+pub(super) fn grid_rows(s_range: (f64, f64), cell: f64) -> usize {
+    ((s_range.1 - s_range.0) / cell + 1e-9).floor() as usize + 1
+}
+
+/// Rows a tile of `tile` metres advances by.
+pub(super) fn tile_rows(tile: f64, cell: f64) -> usize {
+    ((tile / cell).round() as usize).max(1)
+}
+
+/// Rows of the longest along-track gap filled.
+pub(super) fn gap_rows(o: &SurfaceOptions) -> usize {
+    (o.max_gap / o.cell + 1e-9).floor() as usize
+}
+
+/// Tiles of `tile` metres that `write_tiles` writes of a grid over `s_range` with cells of
+/// `cell` metres.
+pub fn tile_count(s_range: (f64, f64), cell: f64, tile: f64) -> usize {
+    grid_rows(s_range, cell).saturating_sub(1).div_ceil(tile_rows(tile, cell)).max(1)
+}
+
+/// The s extent of the grid of candidates seen over `s_seen` (their s extent, None when there
+/// were none; without an `s_range`): whole cells around them. Units of a build pass it as
+/// `s_range` to grid their tiles.
+pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), String> {
+    let (lo, hi) = s_seen.ok_or("no road-surface points within the grid (check the axis, the road id and the CRS; points count within crg's --max-height, 0.3 m by default, of the axis' elevation and superelevation)")?;
+    Ok(((lo / cell).floor() * cell, (hi / cell).ceil() * cell))
+}
+
+/// The grid over `s_range` (of the collecting road, whole cells from s 0) clipped to `cut`, the
+/// part of that road a retargeted builder grids against: inward to whole cells. Units of a
+/// build clip the grid's extent they pass as `s_range` so; clipping twice changes nothing.
+pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64, f64), String> {
+    let lo = if s_range.0 < cut.0 { (cut.0 / cell - 1e-9).ceil() * cell } else { s_range.0 };
+    let hi = if s_range.1 > cut.1 { (cut.1 / cell + 1e-9).floor() * cell } else { s_range.1 };
+    if hi - lo < cell {
+        return Err(format!(
+            "the grid over s {}..{} lies outside the road's part s {}..{}",
+            s_range.0, s_range.1, cut.0, cut.1
+        ));
+    }
+    Ok((lo, hi))
+}
+
+/// The road's extent across: the outermost lane borders over its length.
+pub(super) fn lane_extent(road: &RoadEval) -> (f64, f64) {
+    let n = road.length().ceil().max(1.0) as usize;
+    let mut ext = (0.0f64, 0.0f64);
+    for i in 0..=n {
+        let s = (i as f64).min(road.length());
+        for (_, t) in road.lane_borders(s) {
+            ext = (ext.0.min(t), ext.1.max(t));
+        }
+    }
+    ext
+}
