@@ -7,7 +7,6 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::*;
 use crate::xml::{Element, Node};
-use std::io::Write as _;
 use std::path::Path;
 
 /// Which revision to write. Our files are written as 1.8 unless asked otherwise.
@@ -64,23 +63,8 @@ pub fn write(odr: &OpenDrive, options: &WriteOptions) -> Result<String> {
 pub fn write_file(odr: &OpenDrive, path: impl AsRef<Path>, options: &WriteOptions) -> Result<()> {
     let path = path.as_ref();
     let text = write(odr, options).map_err(|e| e.with_path(path))?;
-    write_atomically(path, text.as_bytes()).map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    atomic::write_bytes_atomic(path, text.as_bytes())
+        .map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))
 }
 
 /// Formats a number in the shortest text that parses back to the same value.
