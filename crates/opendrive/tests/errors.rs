@@ -109,39 +109,3 @@ fn writing_nan_is_an_error_naming_the_place() {
         "{msg}"
     );
 }
-
-#[test]
-fn write_file_replaces_whole_or_fails_naming_the_file_and_leaves_nothing_behind() {
-    let text =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr"))
-            .expect("demo");
-    let odr = opendrive::read(&text).expect("demo reads");
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("odr-write-file-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let names = || {
-        let mut n: Vec<String> =
-            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        n.sort();
-        n
-    };
-    // Over an old file: replaced whole.
-    let path = dir.join("road.xodr");
-    std::fs::write(&path, "old").unwrap();
-    opendrive::write_file(&odr, &path, &Default::default()).unwrap();
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), opendrive::write(&odr, &Default::default()).unwrap());
-    // Over a directory that holds something: the rename fails, the error names the target and
-    // no temporary file is left.
-    let busy = dir.join("busy.xodr");
-    std::fs::create_dir(&busy).unwrap();
-    std::fs::write(busy.join("x"), "x").unwrap();
-    let err = opendrive::write_file(&odr, &busy, &Default::default()).expect_err("a directory");
-    assert!(matches!(err.kind(), ErrorKind::Io(_)), "{err}");
-    assert!(err.to_string().starts_with(&format!("{}: ", busy.display())), "{err}");
-    assert_eq!(names(), ["busy.xodr", "road.xodr"]);
-    // Into a directory that does not exist: an error naming the file, never a panic.
-    let missing = dir.join("no").join("road.xodr");
-    let err = opendrive::write_file(&odr, &missing, &Default::default()).expect_err("no directory");
-    assert!(err.to_string().starts_with(&format!("{}: ", missing.display())), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
