@@ -25,7 +25,10 @@ pub struct RenderOptions {
     pub relative: Relative,
     /// Largest number of grid pixels (after averaging).
     pub max_pixels: usize,
-    /// Width of one strip, pixels.
+    /// Width of one strip, pixels (at least 200), as a target: the grid is cut into the number
+    /// of strips of this width that fits it best (at least one), all of one width but the last,
+    /// which is narrower by less than a pixel per strip; so a strip is between about 2/3 and 3/2
+    /// of this width, or the whole grid when that is narrower.
     pub strip_width: usize,
     /// Half range of the colour scale, m; `None` = the 99th percentile of |dz|.
     pub range: Option<f64>,
@@ -148,9 +151,12 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
             mags[idx].max(1e-4)
         }
     });
-    let strip_w = o.strip_width.max(200);
+    // Balanced strips: as many as the width asked for fits best, all of one width (the last
+    // narrower by less than one pixel per strip), so no strip is a sliver of blank paper.
+    // (Recounted: with more strips than pixels per strip, the rounded-up width can need fewer.)
+    let strip_w = w.div_ceil(((w as f64 / o.strip_width.max(200) as f64).round() as usize).max(1));
     let strips = w.div_ceil(strip_w);
-    let sw = w.min(strip_w);
+    let sw = strip_w;
     let gap = 6;
     let margin = 10;
     let footer = 70;
@@ -382,6 +388,43 @@ mod tests {
         let (_, info) = render_rgb(&grid(4000, 101), &opts).expect("render");
         assert!(info.downsample >= 4, "{info:?}");
         assert!(info.strips >= 2, "{info:?}");
+    }
+
+    /// Pixel columns of the image that hold any grid pixel (not background white), per strip.
+    fn strip_columns(img: &[u8], info: &RenderInfo, rows: usize) -> Vec<usize> {
+        let gap = 6;
+        (0..info.strips)
+            .map(|s| {
+                let y0 = 10 + s * (rows + gap);
+                (0..info.width)
+                    .filter(|&x| (y0..y0 + rows).any(|y| img[(y * info.width + x) * 3..][..3] != [255, 255, 255]))
+                    .count()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn strips_are_balanced_and_none_is_blank() {
+        // 5,001 columns at strips of 2,500 were 2,500 + 2,500 + 1: a third of the picture blank.
+        let crg = grid(5001, 21);
+        let opts = RenderOptions { strip_width: 2500, ..Default::default() };
+        let (img, info) = render_rgb(&crg, &opts).expect("render");
+        assert_eq!(info.downsample, 1);
+        let cols = strip_columns(&img, &info, 21);
+        assert_eq!(cols.iter().sum::<usize>(), 5001, "{cols:?}");
+        let widest = cols.iter().copied().max().unwrap_or(0);
+        assert!(cols.iter().all(|&c| c + 1 >= widest), "{cols:?}");
+        // Over a sweep of widths: no strip is blank or less than half the others, and none is
+        // wider than one and a half times the width asked for.
+        for nu in [201, 399, 401, 599, 601, 1000, 1249, 1251, 3333] {
+            let opts = RenderOptions { strip_width: 200, ..Default::default() };
+            let (img, info) = render_rgb(&grid(nu, 11), &opts).expect("render");
+            let cols = strip_columns(&img, &info, 11);
+            let widest = cols.iter().copied().max().unwrap_or(0);
+            assert_eq!(cols.iter().sum::<usize>(), nu, "{nu}: {cols:?}");
+            assert!(widest <= 301, "{nu}: {cols:?}");
+            assert!(cols.iter().all(|&c| c + info.strips > widest && 2 * c >= widest), "{nu}: {cols:?}");
+        }
     }
 
     #[test]
