@@ -3,6 +3,10 @@
 //! and a caption. u runs left to right, v (left positive) bottom to top. Long grids are cut into
 //! strips stacked top to bottom; grids too large for the pixel budget are averaged over k x k
 //! nodes (NaN ignored), and the caption says so.
+//!
+//! Without the footer ([`RenderOptions::footer`] false) the picture is the surface alone, and
+//! [`RenderInfo`] gives what a page needs to draw its own legend and overlays: the colour range
+//! and the mapping of (u, v) to pixels ([`RenderInfo::pixel`]).
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Crg;
@@ -25,14 +29,22 @@ pub struct RenderOptions {
     pub relative: Relative,
     /// Largest number of grid pixels (after averaging).
     pub max_pixels: usize,
-    /// Width of one strip, pixels.
+    /// Width of one strip, pixels (at least 200), as a target: the grid is cut into the number
+    /// of strips of this width that fits it best (at least one), all of one width but the last,
+    /// which is narrower by less than a pixel per strip; so a strip is between about 2/3 and 3/2
+    /// of this width, or the whole grid when that is narrower.
     pub strip_width: usize,
     /// Half range of the colour scale, m; `None` = the 99th percentile of |dz|.
     pub range: Option<f64>,
     /// Caption (e.g. the file name).
     pub title: String,
-    /// Boxes outlined on the grid, [u0, u1, v0, v1] in m (e.g. potholes and manholes found).
+    /// Boxes outlined on the grid, [u0, u1, v0, v1] in m (e.g. potholes and manholes found);
+    /// drawn with or without the footer.
     pub marks: Vec<[f64; 4]>,
+    /// Whether to draw the footer below the strips: colour bar with its labels, scale bar and
+    /// caption. Without it the image is the strips alone (margin, strips, margin) and carries no
+    /// text, for a page that draws its own legend from [`RenderInfo`].
+    pub footer: bool,
 }
 
 impl Default for RenderOptions {
@@ -44,11 +56,21 @@ impl Default for RenderOptions {
             range: None,
             title: String::new(),
             marks: Vec::new(),
+            footer: true,
         }
     }
 }
 
-/// What [`render`] did.
+/// What [`render`] did, and where it drew the grid.
+///
+/// The grid is `columns` x `rows` pixels (after averaging), cut along u into `strips` strips of
+/// `strip_width` columns (the last may be narrower), stacked top to bottom. Pixel column `i`
+/// covers u in `[u0 + i du, u0 + (i + 1) du)`, pixel row `j` covers v in
+/// `[v0 + j dv, v0 + (j + 1) dv)` (a node lies in the middle of its pixel when nothing is
+/// averaged); column `i` is drawn in strip `i / strip_width` at image x
+/// `margin + i % strip_width`, row `j` at image y
+/// `margin + strip (rows + gap) + rows - 1 - j` (v grows upward). [`RenderInfo::pixel`] does
+/// this.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderInfo {
     /// Nodes averaged per pixel along each axis (1 = every node is a pixel).
@@ -57,10 +79,53 @@ pub struct RenderInfo {
     pub width: usize,
     /// Image size, pixels.
     pub height: usize,
-    /// Half range of the colour scale, m.
+    /// Half range of the colour scale, m: the colours run from -range (blue) through 0 (white)
+    /// to +range (red), of z relative to [`RenderOptions::relative`].
     pub range: f64,
     /// Number of strips.
     pub strips: usize,
+    /// Pixel columns of the whole grid (all strips).
+    pub columns: usize,
+    /// Pixel rows of the grid: the height of one strip.
+    pub rows: usize,
+    /// Columns of a strip (the last strip may have fewer).
+    pub strip_width: usize,
+    /// Blank rows between strips.
+    pub gap: usize,
+    /// Blank pixels left of the strips and above the first one.
+    pub margin: usize,
+    /// u at the left edge of pixel column 0 (half a node before the first node), m.
+    pub u0: f64,
+    /// u per pixel column, m.
+    pub du: f64,
+    /// v at the lower edge of pixel row 0 (half a node before the rightmost long section), m.
+    pub v0: f64,
+    /// v per pixel row, m.
+    pub dv: f64,
+    /// Whether the footer (colour bar, scale bar, caption) is drawn below the strips.
+    pub footer: bool,
+}
+
+impl RenderInfo {
+    /// The grid pixel (column, row) that holds (u, v), as real numbers (floored, possibly
+    /// outside the grid).
+    fn cell(&self, u: f64, v: f64) -> (f64, f64) {
+        (((u - self.u0) / self.du).floor(), ((v - self.v0) / self.dv).floor())
+    }
+
+    /// Image position (x, y) of grid pixel (column i, row j).
+    fn at(&self, i: usize, j: usize) -> (usize, usize) {
+        let strip = i / self.strip_width.max(1);
+        (self.margin + i % self.strip_width.max(1), self.margin + strip * (self.rows + self.gap) + (self.rows - 1 - j))
+    }
+
+    /// The image pixel (x, y) where the point (u, v) of the grid is drawn, or `None` outside the
+    /// grid (or for a non-finite u or v).
+    pub fn pixel(&self, u: f64, v: f64) -> Option<(usize, usize)> {
+        let (i, j) = self.cell(u, v);
+        let inside = |x: f64, n: usize| x.is_finite() && x >= 0.0 && x < n as f64;
+        (inside(i, self.columns) && inside(j, self.rows)).then(|| self.at(i as usize, j as usize))
+    }
 }
 
 /// Renders `crg` to a PNG file (written atomically).
@@ -148,14 +213,35 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
             mags[idx].max(1e-4)
         }
     });
-    let strip_w = o.strip_width.max(200);
+    // Balanced strips: as many as the width asked for fits best, all of one width (the last
+    // narrower by less than one pixel per strip), so no strip is a sliver of blank paper.
+    // (Recounted: with more strips than pixels per strip, the rounded-up width can need fewer.)
+    let strip_w = w.div_ceil(((w as f64 / o.strip_width.max(200) as f64).round() as usize).max(1));
     let strips = w.div_ceil(strip_w);
-    let sw = w.min(strip_w);
-    let gap = 6;
-    let margin = 10;
-    let footer = 70;
-    let img_w = (sw + 2 * margin).max(520);
-    let img_h = margin + strips * (h + gap) + footer;
+    let (gap, margin) = (6, 10);
+    let footer = if o.footer { 70 } else { 0 };
+    // The footer's colour bar, labels and scale bar need 520 pixels.
+    let img_w = if o.footer { (strip_w + 2 * margin).max(520) } else { strip_w + 2 * margin };
+    let img_h = if o.footer { margin + strips * (h + gap) + footer } else { 2 * margin + strips * (h + gap) - gap };
+    // Pixel i covers the nodes i k .. i k + k - 1: its left edge is half a node before the first.
+    let (dnu, dnv) = (crg.du(), dv / k as f64);
+    let info = RenderInfo {
+        downsample: k,
+        width: img_w,
+        height: img_h,
+        range,
+        strips,
+        columns: w,
+        rows: h,
+        strip_width: strip_w,
+        gap,
+        margin,
+        u0: crg.u_first() - 0.5 * dnu,
+        du,
+        v0: v[0] - 0.5 * dnv,
+        dv,
+        footer: o.footer,
+    };
     let mut img = vec![255u8; img_w * img_h * 3];
     let put = |img: &mut [u8], x: usize, y: usize, c: [u8; 3]| {
         if x < img_w && y < img_h {
@@ -167,10 +253,7 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
     for j in 0..h {
         for i in 0..w {
             let zz = z[j * w + i];
-            let strip = i / strip_w;
-            let x = margin + i % strip_w;
-            // v grows upward: row h-1-j.
-            let y = margin + strip * (h + gap) + (h - 1 - j);
+            let (x, y) = info.at(i, j);
             if zz.is_nan() {
                 put(&mut img, x, y, [200, 200, 200]);
                 continue;
@@ -182,12 +265,9 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
         }
     }
     // Marks: outlines two pixels outside each box, so what they mark stays visible.
-    let (u0, v0) = (crg.u_first(), v[0]);
     for m in &o.marks {
-        let px = |u: f64| ((u - u0) / du).floor();
-        let py = |vv: f64| ((vv - v0) / dv).floor();
-        let (i0, i1) = (px(m[0]) - 2.0, px(m[1]) + 2.0);
-        let (j0, j1) = (py(m[2]) - 2.0, py(m[3]) + 2.0);
+        let ((i0, j0), (i1, j1)) = (info.cell(m[0], m[2]), info.cell(m[1], m[3]));
+        let (i0, i1, j0, j1) = (i0 - 2.0, i1 + 2.0, j0 - 2.0, j1 + 2.0);
         if !(i0.is_finite() && i1.is_finite() && j0.is_finite() && j1.is_finite()) || i1 < 0.0 || j1 < 0.0 {
             continue;
         }
@@ -201,8 +281,7 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
             if i < 0 || j < 0 || i as usize >= w || j as usize >= h {
                 return None;
             }
-            let (i, j) = (i as usize, j as usize);
-            Some((margin + i % strip_w, margin + (i / strip_w) * (h + gap) + (h - 1 - j)))
+            Some(info.at(i as usize, j as usize))
         };
         let green = [0, 160, 60];
         for i in i0 as isize..=i1 as isize {
@@ -219,6 +298,9 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
                 }
             }
         }
+    }
+    if !o.footer {
+        return Ok((img, info));
     }
     // Footer: colour bar with labels, scale bar, caption.
     let fy = margin + strips * (h + gap) + 4;
@@ -262,7 +344,7 @@ pub fn render_rgb(crg: &Crg, o: &RenderOptions) -> Result<(Vec<u8>, RenderInfo)>
     }
     text(&mut img, img_w, margin, fy + 32, &caption, [0, 0, 0]);
     text(&mut img, img_w, margin, fy + 44, "grey: no data. u left to right, v (left) upward", [90, 90, 90]);
-    Ok((img, RenderInfo { downsample: k, width: img_w, height: img_h, range, strips }))
+    Ok((img, info))
 }
 
 /// Least-squares plane a + b·i + c·j through the non-NaN pixels.
@@ -382,6 +464,115 @@ mod tests {
         let (_, info) = render_rgb(&grid(4000, 101), &opts).expect("render");
         assert!(info.downsample >= 4, "{info:?}");
         assert!(info.strips >= 2, "{info:?}");
+    }
+
+    /// Pixel columns of the image that hold any grid pixel (not background white), per strip.
+    fn strip_columns(img: &[u8], info: &RenderInfo, rows: usize) -> Vec<usize> {
+        let gap = 6;
+        (0..info.strips)
+            .map(|s| {
+                let y0 = 10 + s * (rows + gap);
+                (0..info.width)
+                    .filter(|&x| (y0..y0 + rows).any(|y| img[(y * info.width + x) * 3..][..3] != [255, 255, 255]))
+                    .count()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn strips_are_balanced_and_none_is_blank() {
+        // 5,001 columns at strips of 2,500 were 2,500 + 2,500 + 1: a third of the picture blank.
+        let crg = grid(5001, 21);
+        let opts = RenderOptions { strip_width: 2500, ..Default::default() };
+        let (img, info) = render_rgb(&crg, &opts).expect("render");
+        assert_eq!(info.downsample, 1);
+        let cols = strip_columns(&img, &info, 21);
+        assert_eq!(cols.iter().sum::<usize>(), 5001, "{cols:?}");
+        let widest = cols.iter().copied().max().unwrap_or(0);
+        assert!(cols.iter().all(|&c| c + 1 >= widest), "{cols:?}");
+        // Over a sweep of widths: no strip is blank or less than half the others, and none is
+        // wider than one and a half times the width asked for.
+        for nu in [201, 399, 401, 599, 601, 1000, 1249, 1251, 3333] {
+            let opts = RenderOptions { strip_width: 200, ..Default::default() };
+            let (img, info) = render_rgb(&grid(nu, 11), &opts).expect("render");
+            let cols = strip_columns(&img, &info, 11);
+            let widest = cols.iter().copied().max().unwrap_or(0);
+            assert_eq!(cols.iter().sum::<usize>(), nu, "{nu}: {cols:?}");
+            assert!(widest <= 301, "{nu}: {cols:?}");
+            assert!(cols.iter().all(|&c| c + info.strips > widest && 2 * c >= widest), "{nu}: {cols:?}");
+        }
+    }
+
+    /// A flat grid (z = 0) of `nu` x `nv` nodes at 1 cm from u = 2, v = -0.3, with the nodes
+    /// `spike` at 1 cm.
+    fn spiked(nu: usize, nv: usize, spike: &[(usize, usize)]) -> Crg {
+        let mut z = vec![0.0f32; nu * nv];
+        for &(iu, iv) in spike {
+            z[iu * nv + iv] = 0.01;
+        }
+        Crg::new_grid(2.0, 0.01, nu, -0.3, 0.01, nv, (0.0, 0.0, 0.0), None, z)
+    }
+
+    /// The pixels that are clearly red (the spike's colour; the flat surface is grey-white).
+    fn red(img: &[u8], width: usize) -> Vec<(usize, usize)> {
+        img.chunks(3)
+            .enumerate()
+            .filter(|(_, c)| c[0] as i32 > c[1] as i32 + 60)
+            .map(|(n, _)| (n % width, n / width))
+            .collect()
+    }
+
+    #[test]
+    fn without_footer_the_image_is_the_strips_and_the_mapping_finds_a_node() {
+        // 1,000 x 41 nodes in strips of 500; the spike at node (iu 700, iv 30), in the second.
+        let (iu, iv) = (700, 30);
+        let crg = spiked(1000, 41, &[(iu, iv)]);
+        let base = RenderOptions {
+            relative: Relative::ReferenceLine,
+            range: Some(0.01),
+            strip_width: 500,
+            title: "some caption".into(),
+            ..Default::default()
+        };
+        let (with, wi) = render_rgb(&crg, &base).expect("render");
+        let opts = RenderOptions { footer: false, ..base };
+        let (img, info) = render_rgb(&crg, &opts).expect("render");
+        assert!(wi.footer && !info.footer);
+        assert_eq!((info.strips, info.strip_width, info.columns, info.rows), (2, 500, 1000, 41));
+        assert_eq!((info.margin, info.gap, info.range), (10, 6, 0.01));
+        // Margin, the strips with gaps between them, margin: no footer rows.
+        assert_eq!(info.height, 2 * info.margin + info.strips * info.rows + (info.strips - 1) * info.gap);
+        assert_eq!(info.width, info.strip_width + 2 * info.margin);
+        assert!(wi.height >= info.height + 60, "the footer has rows: {wi:?}");
+        assert_eq!(img.len(), info.width * info.height * 3);
+        // No burnt-in text or colour bar: every pixel below the last strip is white (and there
+        // are none), and the only red pixel is the spike's, where the mapping puts it.
+        let (u, v) = (2.0 + iu as f64 * 0.01, -0.3 + iv as f64 * 0.01);
+        let at = info.pixel(u, v).expect("inside");
+        assert_eq!(at, (10 + 200, 10 + (41 + 6) + (40 - 30)));
+        assert_eq!(red(&img, info.width), [at]);
+        // The footer's colour bar is red at its right end: with the footer there is more red.
+        assert!(red(&with, wi.width).len() > 1);
+        // Above the footer, the picture with the footer is the same (both 520 pixels wide).
+        assert_eq!(wi.width, info.width);
+        let n = (info.height - info.margin) * info.width * 3;
+        assert!(img[..n] == with[..n]);
+        // Outside the grid: none.
+        assert_eq!(info.pixel(1.99, v), None);
+        assert_eq!(info.pixel(u, 0.2), None);
+        assert_eq!(info.pixel(f64::NAN, v), None);
+        // Averaged 2 x 2: the block of the spike's four nodes is one red pixel, and each of them
+        // maps to it.
+        let block = [(700, 30), (701, 30), (700, 31), (701, 31)];
+        let crg = spiked(1000, 41, &block);
+        let opts = RenderOptions { max_pixels: 20_000, ..opts };
+        let (img, info) = render_rgb(&crg, &opts).expect("render");
+        assert_eq!((info.downsample, info.columns, info.rows), (2, 500, 21));
+        let red = red(&img, info.width);
+        assert_eq!(red.len(), 1, "{red:?}");
+        for (iu, iv) in block {
+            assert_eq!(info.pixel(2.0 + iu as f64 * 0.01, -0.3 + iv as f64 * 0.01), Some(red[0]), "{iu} {iv}");
+        }
     }
 
     #[test]

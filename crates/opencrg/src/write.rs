@@ -166,27 +166,16 @@ pub fn write_file_rows(
     write_atomically(path.as_ref(), |w| write_rows(crg, format, w, row))
 }
 
-/// Runs `fill` on a buffered temporary file beside `path`, then renames it to `path`; on any
-/// error the temporary file is removed, so no half-written file is ever left.
+/// Runs `fill` on an [`atomic::TempFile`] beside `path`, then commits it (flush, sync, rename);
+/// on any error the temporary file is removed, so no half-written file is ever left.
 pub(crate) fn write_atomically(
     path: &Path,
     fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> Result<()>,
 ) -> Result<()> {
-    let io = |e: std::io::Error| Error::new(ErrorKind::Io(e.to_string()));
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| -> Result<()> {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).map_err(io)?);
-        fill(&mut w)?;
-        let f = w.into_inner().map_err(|e| io(e.into_error()))?;
-        f.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(|e| e.with_path(path))
+    let io = |e: std::io::Error| Error::new(ErrorKind::Io(e.to_string())).with_path(path);
+    let mut tmp = atomic::TempFile::beside(path).map_err(io)?;
+    fill(tmp.writer()).map_err(|e| e.with_path(path))?;
+    tmp.commit().map_err(io)
 }
 
 /// A header number: shortest text that reads back to the same f64.

@@ -7,7 +7,6 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::*;
 use crate::xml::{Element, Node};
-use std::io::Write as _;
 use std::path::Path;
 
 /// Which revision to write. Our files are written as 1.8 unless asked otherwise.
@@ -64,23 +63,8 @@ pub fn write(odr: &OpenDrive, options: &WriteOptions) -> Result<String> {
 pub fn write_file(odr: &OpenDrive, path: impl AsRef<Path>, options: &WriteOptions) -> Result<()> {
     let path = path.as_ref();
     let text = write(odr, options).map_err(|e| e.with_path(path))?;
-    write_atomically(path, text.as_bytes()).map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    atomic::write_bytes_atomic(path, text.as_bytes())
+        .map_err(|e| Error::new(ErrorKind::Io(e.to_string())).with_path(path))
 }
 
 /// Formats a number in the shortest text that parses back to the same value.
@@ -635,5 +619,51 @@ fn escape(s: &str, attribute: bool, out: &mut String) {
             '\t' if attribute => out.push_str("&#9;"),
             c => out.push(c),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn write_file_replaces_whole_or_fails_naming_the_file_and_leaves_nothing_behind() {
+        let text =
+            std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr"))
+                .unwrap();
+        let odr = crate::read(&text).unwrap();
+        let dir = std::env::temp_dir().join(format!("odr-write-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let names = || {
+            let mut n: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            n.sort();
+            n
+        };
+        // Over an old file: replaced whole.
+        let path = dir.join("road.xodr");
+        std::fs::write(&path, "old").unwrap();
+        write_file(&odr, &path, &Default::default()).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), write(&odr, &Default::default()).unwrap());
+        // Over a directory that holds something: the rename fails, the error names the target and
+        // no temporary file is left.
+        let busy = dir.join("busy.xodr");
+        std::fs::create_dir(&busy).unwrap();
+        std::fs::write(busy.join("x"), "x").unwrap();
+        let err = write_file(&odr, &busy, &Default::default()).unwrap_err();
+        assert!(matches!(err.kind(), ErrorKind::Io(_)), "{err}");
+        assert!(err.to_string().starts_with(&format!("{}: ", busy.display())), "{err}");
+        assert_eq!(names(), ["busy.xodr", "road.xodr"]);
+        // Into a directory that does not exist: an error naming the file, never a panic.
+        let missing = dir.join("no").join("road.xodr");
+        let err = write_file(&odr, &missing, &Default::default()).unwrap_err();
+        assert!(err.to_string().starts_with(&format!("{}: ", missing.display())), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,6 +1,7 @@
 //! LAS 1.4 / LAZ output, point format 6 (GPS time, 16-bit intensity, scan angle, point source
 //! id, classification), coordinates in the projected CRS with a 1 mm scale, the CRS as an OGC
-//! WKT VLR (and the global-encoding WKT bit). Written to a temporary file and renamed.
+//! WKT VLR (and the global-encoding WKT bit). Written to a temporary file beside the target
+//! ([`atomic::TempFile`]), synced and renamed.
 
 use crate::Error;
 use std::path::{Path, PathBuf};
@@ -46,12 +47,14 @@ pub fn write_las(path: &Path, points: &[LasPoint], options: &LasOptions) -> Resu
     w.finish()
 }
 
-/// A LAS/LAZ file being written in chunks: the points go to a temporary file beside `path`,
-/// which [`LasWriter::finish`] completes (header counts and bounds) and renames; dropped
-/// unfinished, it removes the temporary file, so `path` is never half written.
+/// A LAS/LAZ file being written in chunks: the points go to a temporary file beside `path`
+/// ([`atomic::TempFile`]), which [`LasWriter::finish`] completes (header counts and bounds),
+/// syncs and renames; dropped unfinished, it removes the temporary file, so `path` is never
+/// half written.
 pub struct LasWriter {
     path: PathBuf,
-    tmp: PathBuf,
+    /// The temporary file; the las writer writes through a handle of its own on it.
+    tmp: Option<atomic::TempFile>,
     options: LasOptions,
     writer: Option<las::Writer<std::io::BufWriter<std::fs::File>>>,
     written: usize,
@@ -80,18 +83,19 @@ impl LasWriter {
             data: wkt,
         });
         let header = builder.into_header().map_err(|e| io(e.to_string()))?;
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-        let file = std::fs::File::create(&tmp).map_err(|e| io(e.to_string()))?;
-        let writer = match las::Writer::new(std::io::BufWriter::new(file), header) {
-            Ok(w) => w,
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(io(e.to_string()));
-            }
-        };
-        Ok(LasWriter { path: path.to_path_buf(), tmp, options: options.clone(), writer: Some(writer), written: 0 })
+        // The las writer owns a second handle on the temporary file, so the `TempFile` stays here
+        // to commit the file, or to remove it whatever became of the las writer (on an error
+        // below, or when it is forgotten after a failure).
+        let tmp = atomic::TempFile::beside(path).map_err(|e| io(e.to_string()))?;
+        let file = tmp.file().try_clone().map_err(|e| io(e.to_string()))?;
+        let writer = las::Writer::new(std::io::BufWriter::new(file), header).map_err(|e| io(e.to_string()))?;
+        Ok(LasWriter {
+            path: path.to_path_buf(),
+            tmp: Some(tmp),
+            options: options.clone(),
+            writer: Some(writer),
+            written: 0,
+        })
     }
 
     /// Appends `points`. Every point is checked before any is written: a point that cannot be
@@ -159,18 +163,21 @@ impl LasWriter {
         self.written == 0
     }
 
-    /// Completes the file and moves it to its path.
+    /// Completes the file (header counts and bounds), syncs it and moves it to its path.
     pub fn finish(mut self) -> Result<(), Error> {
         let io = |path: &Path, e: String| Error::Io { path: path.to_path_buf(), message: e };
-        let Some(mut writer) = self.writer.take() else {
+        let (Some(mut writer), Some(tmp)) = (self.writer.take(), self.tmp.take()) else {
             return Err(io(&self.path, "written after a failure".into()));
         };
         if let Err(e) = writer.close() {
             std::mem::forget(writer);
             return Err(io(&self.path, e.to_string()));
         }
-        drop(writer);
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| io(&self.path, e.to_string()))
+        // Closed: taking the stream back neither closes again nor panics; its buffer is flushed
+        // here, where an error is seen (a drop would ignore it).
+        let stream = writer.into_inner().map_err(|e| io(&self.path, e.to_string()))?;
+        drop(stream.into_inner().map_err(|e| io(&self.path, e.error().to_string()))?);
+        tmp.commit().map_err(|e| io(&self.path, e.to_string()))
     }
 }
 
@@ -184,10 +191,78 @@ impl Drop for LasWriter {
     fn drop(&mut self) {
         if let Some(w) = self.writer.take() {
             // Unfinished: the las writer would complete the header on drop and panic if that
-            // fails (a full disk); forget it instead (one writer's buffers leak) and remove the
-            // temporary file.
+            // fails (a full disk); forget it instead (one writer's buffers and file handle
+            // leak). The temporary file is removed when `tmp` drops.
             std::mem::forget(w);
         }
-        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn options() -> LasOptions {
+        LasOptions { wkt: crate::EOV_WKT.into(), offset: [650_000.0, 240_000.0, 0.0], scale: 0.001, system: "t".into() }
+    }
+
+    fn points(n: usize) -> Vec<LasPoint> {
+        (0..n)
+            .map(|i| LasPoint {
+                x: 650_000.0 + i as f64 * 0.01,
+                y: 240_000.0,
+                z: 100.0,
+                gps_time: 3.0e8 + i as f64,
+                intensity: 7,
+                scan_angle_deg: 0.0,
+                source: 1,
+                class: 11,
+            })
+            .collect()
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut n: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn the_temporary_is_marked_and_any_failure_leaves_nothing_behind() {
+        let d = std::env::temp_dir().join(format!("scan-las-writer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        for name in ["a.las", "a.laz"] {
+            // While writing: only the marked temporary beside the target.
+            let path = d.join(name);
+            let mut w = LasWriter::create(&path, &options()).unwrap();
+            w.write(&points(100)).unwrap();
+            assert_eq!(names(&d), [format!(".{name}{}{}", atomic::TMP_MARK, std::process::id())]);
+            w.finish().unwrap();
+            assert_eq!(names(&d), [name]);
+            let mut r = las::Reader::from_path(&path).unwrap();
+            assert_eq!(r.header().number_of_points(), 100);
+            assert_eq!(r.points().count(), 100);
+            std::fs::remove_file(&path).unwrap();
+            // The rename onto a directory that holds something fails: an error naming the
+            // target, and the temporary is gone.
+            std::fs::create_dir(&path).unwrap();
+            std::fs::write(path.join("x"), "x").unwrap();
+            let mut w = LasWriter::create(&path, &options()).unwrap();
+            w.write(&points(10)).unwrap();
+            let e = w.finish().unwrap_err();
+            assert!(matches!(&e, Error::Io { path: p, .. } if *p == path), "{e}");
+            assert_eq!(names(&d), [name]);
+            std::fs::remove_dir_all(&path).unwrap();
+        }
+        // A directory that does not exist: an error naming the file.
+        let missing = d.join("no").join("b.las");
+        let e = LasWriter::create(&missing, &options()).unwrap_err();
+        assert!(matches!(&e, Error::Io { path: p, .. } if *p == missing), "{e}");
+        assert!(names(&d).is_empty());
+        std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -445,9 +445,10 @@ fn pass_duration(p: &Pass) -> f64 {
     (p.s_end - p.s_start).abs() / p.speed
 }
 
+/// Writes a text file whole or not at all ([`atomic::write_bytes_atomic`]): no temporary file
+/// is left beside it on an error, and it is synced before the rename.
 fn write_text(path: &Path, text: &str) -> Result<(), String> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("{}: {e}", path.display()))
+    atomic::write_bytes_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The designed features, in road coordinates (s, t, m) of `road.xodr`'s road: potholes,
@@ -542,4 +543,35 @@ pub fn features_json(scene: &Scene) -> String {
     let _ = writeln!(j, "  \"objects\": [\n    {}\n  ]", list(objects));
     j.push_str("}\n");
     j
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn write_text_names_the_file_and_leaves_nothing_behind_on_an_error() {
+        let d = std::env::temp_dir().join(format!("sim-write-text-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let names = || {
+            let mut n: Vec<String> =
+                std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            n.sort();
+            n
+        };
+        let ok = d.join("survey.json");
+        write_text(&ok, "{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&ok).unwrap(), "{}");
+        // The rename onto a directory that holds something fails: the temporary file goes too.
+        let busy = d.join("trajectory.csv");
+        std::fs::create_dir(&busy).unwrap();
+        std::fs::write(busy.join("x"), "x").unwrap();
+        let e = write_text(&busy, "t,x,y\n").unwrap_err();
+        assert!(e.starts_with(&format!("{}: ", busy.display())), "{e}");
+        assert_eq!(names(), ["survey.json", "trajectory.csv"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 }
