@@ -295,7 +295,8 @@ impl Outputs {
         let _guard = Committing::start();
         for h in &journal.holders {
             fault("journal");
-            write_synced(&h.join(JOURNAL), &text)?;
+            let path = h.join(JOURNAL);
+            atomic::write_bytes_atomic(&path, &text).with_context(|| format!("{}: cannot write", path.display()))?;
         }
         roll_forward(&journal)?;
         self.committed = true;
@@ -313,16 +314,6 @@ impl Drop for Outputs {
             unregister(&h);
         }
     }
-}
-
-/// Writes `bytes` to `path` through a temporary name and a rename, synced to the disk.
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let tmp = path.with_extension("partial");
-    let mut f = std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
-    f.write_all(bytes).and_then(|_| f.sync_all()).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot rename", path.display()))?;
-    Ok(())
 }
 
 impl Journal {
@@ -399,6 +390,12 @@ fn pid_after(name: &str, prefix: &str) -> Option<u32> {
     name.strip_prefix(prefix)?.split('-').next()?.parse().ok()
 }
 
+/// The PID of a file written atomically (`.NAME.roadscan-tmp-PID`, see the `atomic` crate).
+fn temporary_pid(name: &str) -> Option<u32> {
+    let (_, pid) = name.strip_prefix('.')?.rsplit_once(atomic::TMP_MARK)?;
+    pid.parse().ok()
+}
+
 /// Recovers or removes what dead runs left in `dir`: their commits are finished, their
 /// staging and spill directories removed, and directories they had moved aside put back
 /// where their output is missing (removed where it is not).
@@ -426,6 +423,9 @@ pub fn recover(dir: &Path) {
             }
         } else if pid_after(name, SPILL).is_some_and(dead) {
             let _ = std::fs::remove_dir_all(dir.join(name));
+        } else if temporary_pid(name).is_some_and(dead) {
+            // A file a dead run was writing atomically (`.NAME.roadscan-tmp-PID`).
+            let _ = std::fs::remove_file(dir.join(name));
         }
     }
     for name in &names {
@@ -704,6 +704,21 @@ mod tests {
         assert_eq!(std::fs::read_to_string(d.join("elsewhere/precious")).unwrap(), "keep");
         assert!(!d.join("stolen").exists() && !holder.exists());
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_file_a_dead_run_was_writing_atomically_is_removed_and_a_live_ones_kept() {
+        let dir = scratch("atomic-temporaries");
+        let dead_one = dir.join(format!(".road.xodr{}{}", atomic::TMP_MARK, dead_pid()));
+        let live_one = dir.join(format!(".road.xodr{}{}", atomic::TMP_MARK, std::process::id()));
+        let plain = dir.join("road.xodr");
+        for p in [&dead_one, &live_one, &plain] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        recover(&dir);
+        assert!(!dead_one.exists(), "a dead run's temporary is left");
+        assert!(live_one.exists() && plain.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
