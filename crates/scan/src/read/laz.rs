@@ -79,13 +79,13 @@ pub(super) const BATCH_BYTES: usize = 64 << 20;
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct LazInfo {
     /// 1: point-wise (one stream, no chunks), 2: point-wise chunked, 3: layered chunked.
-    pub(super) compressor: u16,
+    compressor: u16,
     /// Points per chunk; `None` for variable chunks (the table gives each chunk's count).
     pub(super) chunk_size: Option<u32>,
     /// Bytes of a decoded record.
-    pub(super) items_size: u64,
+    items_size: u64,
     /// Layer sizes (u32 each) at the start of a layered chunk, after its first point and count.
-    pub(super) layers: u64,
+    layers: u64,
 }
 
 /// Reads and checks the laszip VLR `d` (its data at byte `at` of the file): a known compressor,
