@@ -1,5 +1,6 @@
-//! Argument cases: command lines each verb must refuse with a clear error (bad options,
-//! values, paths and combinations), never a panic.
+//! Argument cases: command lines of every verb with bad options, values, paths and
+//! combinations, each to be refused with a clear error (a huge voxel buffer only must not
+//! crash), never a panic.
 
 use super::Gen;
 use crate::case::{Case, Expect, Kind, Place};

@@ -1,5 +1,5 @@
-//! Axis source cases: polylines, GeoJSON, trajectories and OSM ways with bad numbers, bad
-//! structure, too few points and random mutations.
+//! Axis source cases: polyline CSVs, GeoJSON, trajectory CSVs and OSM files, each edited into
+//! named bad variants, given bytes that are not UTF-8, and mutated at random.
 
 use super::{Gen, DEMO_HDG, DEMO_START};
 use crate::case::{Expect, Kind};

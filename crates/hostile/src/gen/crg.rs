@@ -1,6 +1,7 @@
-//! OpenCRG cases: the shared samples (or a hand-built LRFI file) attacked in their text header
-//! (keys, increments, includes and include loops) and their binary data (sizes, truncations,
-//! NaN and infinite values).
+//! OpenCRG cases: the shared samples (or a hand-built LRFI file) truncated and mutated, their
+//! text attacked (header keys and values, bad bytes, includes: loops, chains, devices,
+//! directories) and their binary data attacked (truncations, trailing bytes, a swapped format,
+//! NaN and huge values, random headers).
 
 use super::{replace_once, Gen};
 use crate::case::{Expect, Kind};

@@ -1,6 +1,6 @@
-//! LAS and LAZ cases: the real files' headers, VLRs, point records and LAZ chunk tables
-//! attacked field by field (zero, NaN, huge counts, truncations), hand-built LAS 1.4 files on
-//! the demo road, and the axes through each real file's points that cases are paired with.
+//! LAS and LAZ cases: the real files' headers, VLRs, EVLRs and LAZ chunk tables attacked field
+//! by field (zero, NaN, huge counts, truncations), junk files, hand-built LAS 1.4 files on the
+//! demo road, and the axes through each real file's points that cases are paired with.
 
 use super::{demo_points, Gen};
 use crate::case::{Expect, Kind};

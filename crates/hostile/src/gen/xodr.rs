@@ -1,6 +1,7 @@
-//! OpenDRIVE cases: the demo road broken element by element and attribute by attribute
-//! (missing, NaN, huge, negative, out of order), bad encodings and characters, deep nesting
-//! and random mutations.
+//! OpenDRIVE cases: the demo road truncated and edited attribute by attribute (huge, negative,
+//! NaN, missing, out of order, unknown elements), XML attacks (deep nesting, entity expansion,
+//! external entities, bad encodings, huge attributes), the shared maps truncated, and random
+//! mutations.
 
 use super::{replace_once, Gen};
 use crate::case::{Expect, Kind};

@@ -1,7 +1,7 @@
-//! The data section of a CRG file in all six formats (text and binary, LRFI/LDFI/KRBI/KDBI
-//! and the like): each value routed to its long section or channel, the section never read
-//! past its end, and a bad value, a short section or a text line of the wrong layout an error
-//! naming the byte, the line, the row and the column.
+//! The data section of a CRG file in all six formats (text LRFI/LDFI, binary KRBI/KDBI and
+//! the padded LRBI/LDBI): each value routed to its long section or channel, the section never
+//! read past its end, and a bad value, a short section or a text line of the wrong layout an
+//! error naming the byte, the line, the row and the column.
 
 use super::accumulate::{Accumulator, Data, Def};
 use super::lex::{count, latin1, next_line, number_prefix, show};

@@ -1,5 +1,5 @@
 //! The lanes of a road: lane offsets, lane sections in ascending s, and each lane with its
-//! link, widths or borders, road marks, speeds, materials, heights and access rules.
+//! link, widths or borders, road marks, speeds, materials and heights.
 
 use super::attrs::{all_extras_attrs, check_ascending, extras, poly3, Attrs};
 use super::Cx;

@@ -1,6 +1,6 @@
 //! The clutter of a real mobile-mapping survey, placed from the scene's own lanes and seed:
-//! street lamps, gantries, parked cars and people clear of each other, and multipath returns
-//! of the road surface.
+//! trees (some overhanging the carriageway), parked cars and people, clear of each other and
+//! inside the scene's s range, and multipath returns of the road surface.
 
 use super::{Clutter, ObjectKind, Scene, SceneObject};
 

@@ -8,7 +8,7 @@
 //!
 //! The parts: this module holds the scene's types; `build` makes a scene from an OpenDRIVE
 //! road (the demo's, or any road's lanes) with its surface features, objects and markings,
-//! `clutter` adds what a real survey meets (cars, people, poles, multipath), `surface` gives
+//! `clutter` adds what a real survey meets (trees, cars, people, multipath), `surface` gives
 //! the designed surface's height, zones and borders across each station, and `drape` lays a
 //! measured height grid on the road.
 
