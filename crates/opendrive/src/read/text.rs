@@ -1,7 +1,9 @@
 //! The text of an OpenDRIVE file, read a chunk at a time and checked as it comes: UTF-8 only
 //! (a UTF-16 or Latin-1 file named as such), no character XML 1.0 forbids, at most
-//! [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) bytes; errors give the line, column and byte of the first fault.
+//! [`MAX_FILE_BYTES`] bytes; errors give the line, column and byte of the first fault.
 
+#[cfg(doc)]
+use super::{read_file, MAX_FILE_BYTES};
 use crate::error::{Error, ErrorKind, Position, Result};
 use crate::xml;
 use std::path::Path;
