@@ -12,7 +12,6 @@
 
 use crate::mutate;
 use crate::rng::Rng;
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -96,32 +95,6 @@ pub struct Summary {
     pub execs: u64,
     pub accepted: u64,
     pub crashes: Vec<PathBuf>,
-}
-
-/// The shape of `roadscan build`'s TOML config (cli's `BuildArgs`, which this crate cannot
-/// depend on): the same keys and types, unknown keys refused (`json` and `unit` are options of
-/// the command line only).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-#[allow(dead_code)] // only parsed
-struct BuildConfig {
-    input: Option<Vec<PathBuf>>,
-    axis: Option<PathBuf>,
-    road: Option<String>,
-    trajectory: Option<PathBuf>,
-    offset: Option<f64>,
-    sensor_height: Option<f64>,
-    pass: Option<String>,
-    crs: Option<String>,
-    out: Option<PathBuf>,
-    s_range: Option<String>,
-    cell: Option<f64>,
-    tile: Option<f64>,
-    voxel_size: Option<f64>,
-    ribbon_cell: Option<f64>,
-    buffer: Option<f64>,
-    half_width: Option<f64>,
-    no_register: Option<bool>,
 }
 
 /// The seeds of `target`: the sample files (and the demo road) in memory.
@@ -224,10 +197,8 @@ fn call(target: Target, data: &[u8], path: &Path) -> bool {
         }
         Target::Geojson => scan::axis::read_geojson(path).is_ok(),
         Target::Osm => scan::axis::read_osm_way(path, "1").is_ok(),
-        Target::Toml => {
-            let Ok(text) = std::str::from_utf8(data) else { return false };
-            toml::from_str::<BuildConfig>(text).is_ok()
-        }
+        // The build's own config reader (its parse, its error with line and column).
+        Target::Toml => roadscan::ConfigFile::read(path).is_ok(),
     }
 }
 
