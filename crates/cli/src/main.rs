@@ -4,10 +4,7 @@
 
 mod args;
 mod cmd;
-mod crg;
-mod las;
 mod progress;
-mod xodr;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -217,7 +214,7 @@ pub(crate) fn is_las(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("las") || e.eq_ignore_ascii_case("laz"))
 }
 
-fn is_crg(path: &std::path::Path) -> bool {
+pub(crate) fn is_crg(path: &std::path::Path) -> bool {
     path.extension().is_some_and(|e| e.eq_ignore_ascii_case("crg"))
 }
 
@@ -328,33 +325,19 @@ fn main() -> ExitCode {
 fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
     let bars = progress::Bars::new(quiet);
     match command {
-        Command::Check { file, json } => {
-            if is_crg(&file) {
-                crg::check(&file, json)
-            } else {
-                xodr::check(&file, json)
-            }
-        }
-        Command::Info { files, json } => files
-            .iter()
-            .map(|f| if is_crg(f) { crg::info(f, json) } else { las::info(f, json) })
-            .collect::<anyhow::Result<Vec<u8>>>()
-            .map(|codes| codes.into_iter().max().unwrap_or(exit::OK)),
+        Command::Check { file, json } => cmd::check::run(&file, json),
+        Command::Info { files, json } => cmd::info::run(&files, json),
         Command::Synth(args) => cmd::synth::run(&args, &bars),
-        Command::Render { file, out, relative, range_mm } => crg::render(&file, &out, &relative, range_mm, quiet),
+        Command::Render { file, out, relative, range_mm } => cmd::render::run(&file, &out, &relative, range_mm, quiet),
         Command::Crg(args) => cmd::crg::run(&args, &bars),
         Command::Axis(args) => cmd::axis::run(&args, &bars),
         Command::Xodr(args) => cmd::xodr::run(&args, &bars),
         Command::Voxel(args) => cmd::voxel::run(&args, &bars),
         Command::Ribbons(args) => cmd::ribbons::run(&args, &bars),
-        Command::CrgEval { file, mods, opts } => crg::eval(&file, mods, &opts),
-        Command::Eval { file, step, road } => xodr::eval(&file, step, &road),
+        Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
+        Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {
-            if is_crg(&input) {
-                crg::convert(&input, &output, &format, quiet)
-            } else {
-                xodr::convert(&input, &output, &version, quiet)
-            }
+            cmd::convert::run(&input, &output, &version, &format, quiet)
         }
 
         Command::Demo(args) => cmd::demo::run(&args, &bars),

@@ -6,6 +6,7 @@ use anyhow::Result;
 use roadscan::axis::{kind_name, AxisConfig, DrivePathNote};
 use roadscan::config::within;
 use roadscan::staging::{with_extension, Outputs};
+use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -189,6 +190,7 @@ fn report_text(out: &mut impl Write, b: &pipeline::axis::AxisRoad) -> Result<()>
     Ok(())
 }
 
+/// The fit report as JSON.
 fn report_json(
     out: &mut impl Write,
     a: &AxisArgs,
@@ -196,62 +198,38 @@ fn report_json(
     source: &str,
     note: Option<&DrivePathNote>,
 ) -> Result<()> {
-    writeln!(out, "{{")?;
-    writeln!(out, "  \"source\": {},", roadscan::json_str(source))?;
-    if let Some(n) = note {
-        let passes: Vec<String> = n
+    let drive_path = note.map(|n| {
+        let passes: Vec<_> = n
             .passes
             .iter()
-            .map(|((t0, t1), len, k)| format!("{{\"gps_time\": [{t0}, {t1}], \"length_m\": {len}, \"samples\": {k}}}"))
+            .map(|((t0, t1), len, k)| json!({"gps_time": [t0, t1], "length_m": len, "samples": k}))
             .collect();
-        writeln!(
-            out,
-            "  \"drive_path\": {{\"passes\": [{}], \"pass\": {}, \"follows\": \"scanner track\", \"sensor_height_m\": {}, \"windows\": {}, \"rejected\": {}, \"rms_m\": {}}},",
-            passes.join(", "),
-            n.chosen + 1,
-            n.sensor_height,
-            n.windows,
-            n.rejected,
-            n.rms
-        )?;
+        json!({"passes": passes, "pass": n.chosen + 1, "follows": "scanner track", "sensor_height_m": n.sensor_height,
+               "windows": n.windows, "rejected": n.rejected, "rms_m": n.rms})
+    });
+    let records: Vec<_> = b
+        .plan
+        .geometries
+        .iter()
+        .zip(&b.plan.records)
+        .map(|(g, r)| {
+            let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
+            json!({"kind": kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0, "curv_end": k1,
+                   "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
+        })
+        .collect();
+    let p = &b.plan;
+    let mut v = json!({
+        "source": source, "out": a.out.display().to_string(), "tolerance_m": a.tolerance, "origin": b.origin,
+        "max_m": p.max, "rms_m": p.rms, "noise_m": p.noise, "outliers": p.outliers, "deviation_m": p.deviation,
+        "window_m": p.window,
+        "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms, "rejected": e.rejected})),
+        "records": records,
+    });
+    if let Some(d) = drive_path {
+        v["drive_path"] = d;
     }
-    writeln!(out, "  \"out\": {},", roadscan::json_str(&a.out.display().to_string()))?;
-    writeln!(out, "  \"tolerance_m\": {},", a.tolerance)?;
-    writeln!(out, "  \"origin\": [{}, {}, {}],", b.origin[0], b.origin[1], b.origin[2])?;
-    writeln!(out, "  \"max_m\": {}, \"rms_m\": {},", b.plan.max, b.plan.rms)?;
-    writeln!(
-        out,
-        "  \"noise_m\": {}, \"outliers\": {}, \"deviation_m\": {}, \"window_m\": {},",
-        b.plan.noise, b.plan.outliers, b.plan.deviation, b.plan.window
-    )?;
-    match &b.elevation {
-        Some(e) => writeln!(
-            out,
-            "  \"elevation\": {{\"records\": {}, \"max_m\": {}, \"rms_m\": {}, \"rejected\": {}}},",
-            e.records.len(),
-            e.max,
-            e.rms,
-            e.rejected
-        )?,
-        None => writeln!(out, "  \"elevation\": null,")?,
-    }
-    writeln!(out, "  \"records\": [")?;
-    let n = b.plan.geometries.len();
-    for (i, (g, r)) in b.plan.geometries.iter().zip(&b.plan.records).enumerate() {
-        let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
-        writeln!(
-            out,
-            "    {{\"kind\": \"{}\", \"s\": {}, \"length\": {}, \"curv_start\": {k0}, \"curv_end\": {k1}, \"max_m\": {}, \"rms_m\": {}, \"vertices\": {}}}{}",
-            kind_name(&g.kind),
-            g.s,
-            g.length,
-            r.max,
-            r.rms,
-            r.points,
-            if i + 1 < n { "," } else { "" }
-        )?;
-    }
-    writeln!(out, "  ]")?;
-    writeln!(out, "}}")?;
+    serde_json::to_writer_pretty(&mut *out, &v)?;
+    writeln!(out)?;
     Ok(())
 }

@@ -6,8 +6,8 @@ use crate::exit;
 use crate::progress::Bars;
 use anyhow::Result;
 use pipeline::road::SurveyReport;
-use roadscan::json_str;
 use roadscan::xodr::XodrConfig;
+use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -108,58 +108,27 @@ fn report_text(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDriv
     Ok(())
 }
 
-pub(crate) fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDrive) -> Result<()> {
+/// The survey report as JSON.
+fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDrive) -> Result<()> {
     let fit = |f: &Option<opendrive::fit::ProfileFit>| {
-        f.as_ref().map_or("null".to_string(), |f| {
-            format!("{{\"records\": {}, \"max\": {}, \"rms\": {}}}", f.records.len(), f.max, f.rms)
-        })
+        f.as_ref().map(|f| json!({"records": f.records.len(), "max": f.max, "rms": f.rms}))
     };
-    writeln!(out, "{{")?;
-    writeln!(out, "  \"rows\": [{}, {}],", r.rows.0, r.rows.1)?;
-    writeln!(out, "  \"elevation\": {},", fit(&r.elevation))?;
-    writeln!(out, "  \"superelevation\": {},", fit(&r.superelevation))?;
-    let curb = |c: &Option<pipeline::road::Curb>| {
-        c.as_ref().map_or("null".to_string(), |c| format!("{{\"t\": {}, \"height\": {}}}", c.t, c.height))
-    };
-    writeln!(out, "  \"curbs\": {{\"left\": {}, \"right\": {}}},", curb(&r.curbs[0]), curb(&r.curbs[1]))?;
-    let marks: Vec<String> = r
-        .markings
-        .iter()
-        .map(|m| {
-            format!(
-                "{{\"t\": {}, \"s\": [{}, {}], \"type\": {}, \"width\": {}}}",
-                m.t,
-                m.s_range.0,
-                m.s_range.1,
-                json_str(m.kind),
-                m.width
-            )
-        })
-        .collect();
-    writeln!(out, "  \"markings\": [{}],", marks.join(", "))?;
-    let feats: Vec<String> = r
-        .features
-        .iter()
-        .map(|f| {
-            format!(
-                "{{\"type\": {}, \"s\": {}, \"t\": {}, \"length\": {}, \"width\": {}, \"depth\": {}}}",
-                json_str(f.kind),
-                f.s,
-                f.t,
-                f.length,
-                f.width,
-                f.depth
-            )
-        })
-        .collect();
-    writeln!(out, "  \"features\": [{}],", feats.join(", "))?;
-    let findings: Vec<String> = r
-        .findings
-        .iter()
-        .map(|f| format!("{{\"check\": {}, \"detail\": {}}}", json_str(f.check), json_str(&f.detail)))
-        .collect();
-    writeln!(out, "  \"findings\": [{}],", findings.join(", "))?;
-    writeln!(out, "  \"lane_sections\": {}", odr.roads[0].lanes.lane_sections.len())?;
-    writeln!(out, "}}")?;
+    let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| json!({"t": c.t, "height": c.height}));
+    let v = json!({
+        "rows": [r.rows.0, r.rows.1],
+        "elevation": fit(&r.elevation),
+        "superelevation": fit(&r.superelevation),
+        "curbs": {"left": curb(&r.curbs[0]), "right": curb(&r.curbs[1])},
+        "markings": r.markings.iter().map(|m| json!({
+            "t": m.t, "s": [m.s_range.0, m.s_range.1], "type": m.kind, "width": m.width,
+        })).collect::<Vec<_>>(),
+        "features": r.features.iter().map(|f| json!({
+            "type": f.kind, "s": f.s, "t": f.t, "length": f.length, "width": f.width, "depth": f.depth,
+        })).collect::<Vec<_>>(),
+        "findings": r.findings.iter().map(|f| json!({"check": f.check, "detail": f.detail})).collect::<Vec<_>>(),
+        "lane_sections": odr.roads[0].lanes.lane_sections.len(),
+    });
+    serde_json::to_writer_pretty(&mut *out, &v)?;
+    writeln!(out)?;
     Ok(())
 }
