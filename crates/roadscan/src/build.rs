@@ -30,8 +30,8 @@ use std::time::Instant;
 /// Builds every product of `config` into its output directory: staged, and put in place
 /// whole when the build succeeds (the previous products survive a failure). Failed checks do
 /// not fail the build: they are in [`Built::failed`] and the report.
-pub fn build(config: &BuildConfig, config_file: Option<&Path>, progress: &dyn Progress) -> Result<Built> {
-    let outputs = Outputs::new(config.inputs(config_file));
+pub fn build(config: &BuildConfig, progress: &dyn Progress) -> Result<Built> {
+    let outputs = Outputs::new(config.inputs());
     let dir = outputs.dir(&config.out, "manifest.json")?;
     let built = build_into(config, &dir, progress)?;
     outputs.commit()?;

@@ -2,7 +2,7 @@
 //! them, checked, with the defaults.
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -95,7 +95,8 @@ pub fn parse_sigmas(s: &str) -> Result<[f64; 2], String> {
 }
 
 /// The settings of a build: the arguments merged with the config file and the defaults.
-#[derive(Debug, Clone)]
+/// Serialized, it is what a program stores to run the same build again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BuildConfig {
     /// LAS/LAZ files, read once in this order.
     pub input: Vec<PathBuf>,
@@ -125,10 +126,13 @@ pub struct BuildConfig {
     pub half_width_given: bool,
     /// Whether to register the passes' heights (not --no-register).
     pub register: bool,
+    /// The config file these settings were read from, if any (an input: never written over).
+    pub config_file: Option<PathBuf>,
 }
 
 /// Where the axis comes from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AxisSource {
     /// An OpenDRIVE file and its road (None: its first road).
     File {
@@ -170,13 +174,15 @@ impl Default for BuildConfig {
             half_width: 10.0,
             half_width_given: false,
             register: true,
+            config_file: None,
         }
     }
 }
 
 impl BuildConfig {
-    /// Every file the build reads (never to be written over); `config`: its config file.
-    pub fn inputs(&self, config: Option<&Path>) -> Vec<PathBuf> {
+    /// Every file the build reads (never to be written over), its config file too.
+    pub fn inputs(&self) -> Vec<PathBuf> {
+        let config = self.config_file.as_deref();
         let axis = match &self.axis {
             AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => Some(path),
             AxisSource::DrivePath => None,
@@ -237,6 +243,7 @@ impl BuildConfig {
             half_width: num("half-width", a.half_width, file.half_width, (d.half_width, 0.5, 100.0))?,
             half_width_given: a.half_width.or(file.half_width).is_some(),
             register: !(a.no_register || file.no_register),
+            config_file: config.map(Path::to_path_buf),
         };
         if let AxisSource::Trajectory { offset, sensor_height, .. } = &s.axis {
             within("offset", *offset, -100.0, 100.0)?;

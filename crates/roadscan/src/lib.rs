@@ -5,27 +5,35 @@
 //! axis once and writes the surveyed OpenDRIVE road, its 1 cm OpenCRG tiles, the roadside as
 //! voxels and depth ribbons, a report (JSON and HTML) and a manifest:
 //!
-//! ```no_run
+//! ```
 //! use roadscan::config::{AxisSource, BuildConfig};
 //! use roadscan::synth::SynthConfig;
 //!
 //! # fn main() -> anyhow::Result<()> {
-//! // A virtual survey of the demo scene, then a build from its points and trajectory.
-//! roadscan::synth::survey(&SynthConfig::demo("survey", 1))?;
+//! let dir = std::env::temp_dir().join(format!("roadscan-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! // A virtual survey of the demo scene (sparse, to be quick)...
+//! let mut survey = SynthConfig::demo(dir.join("survey"), 1);
+//! survey.scanner.points_per_rev = 100;
+//! roadscan::synth::survey(&survey)?;
+//! // ...then a build from its points and its trajectory, the axis fitted to the trajectory.
 //! let config = BuildConfig {
-//!     input: vec!["survey/scan.las".into()],
+//!     input: vec![dir.join("survey/scan.las")],
 //!     axis: AxisSource::Trajectory {
-//!         path: "survey/trajectory.csv".into(),
+//!         path: dir.join("survey/trajectory.csv"),
 //!         offset: 0.0,
 //!         sensor_height: None,
 //!         pass: None,
 //!     },
 //!     crs: Some("EPSG:23700".into()),
-//!     out: "out".into(),
+//!     out: dir.join("out"),
 //!     ..BuildConfig::default()
 //! };
-//! let built = roadscan::build(&config, None, &roadscan::Silent)?;
-//! assert!(built.failed.is_empty());
+//! let built = roadscan::build(&config, &roadscan::Silent)?;
+//! let report: serde_json::Value = serde_json::from_slice(&built.report_json)?;
+//! assert!(report["checks"].as_array().is_some_and(|c| !c.is_empty()));
+//! assert!(dir.join("out/road.xodr").is_file() && dir.join("out/crg/road_000.crg").is_file());
+//! # std::fs::remove_dir_all(&dir)?;
 //! # Ok(())
 //! # }
 //! ```

@@ -206,17 +206,12 @@ pub struct Planned {
 
 /// Plans the build `s` as work units of `unit_tiles` CRG tiles each: fits the axis (when
 /// fitted), registers the passes once for every unit, and writes the plan into the work
-/// directory ([`work_dir`]). `config_file`: the config file the options came from (an input).
-pub fn plan(
-    s: &BuildConfig,
-    config_file: Option<&Path>,
-    unit_tiles: usize,
-    progress: &dyn Progress,
-) -> Result<Planned> {
+/// directory ([`work_dir`]).
+pub fn plan(s: &BuildConfig, unit_tiles: usize, progress: &dyn Progress) -> Result<Planned> {
     if unit_tiles == 0 {
         bail!("--unit-tiles must be at least 1");
     }
-    Outputs::new(s.inputs(config_file)).dir(&s.out, "manifest.json")?;
+    Outputs::new(s.inputs()).dir(&s.out, "manifest.json")?;
     let work = work_dir(&s.out);
     let axis = AxisOf::of(s)?;
     let road = axis.road(s)?;
@@ -544,7 +539,7 @@ impl<'a> Ctx<'a> {
         drop(inputs);
 
         // The tiles and their counts.
-        let outputs = Outputs::new(s.inputs(None));
+        let outputs = Outputs::new(s.inputs());
         let dir = outputs.dir(&s.out, "manifest.json")?;
         std::fs::create_dir_all(dir.join("crg")).with_context(|| format!("{}: cannot create", dir.display()))?;
         let (mut estimated, mut filled, mut kept) = (0usize, 0usize, 0u64);

@@ -162,7 +162,7 @@ fn run_build(a: &BuildArgs, progress: &Bars) -> Result<u8> {
             UnitDone::Finished(built) => report_built(&s, &built, a.json, progress.quiet(), t0),
         };
     }
-    let built = roadscan::build(&s, a.config.as_deref(), progress)?;
+    let built = roadscan::build(&s, progress)?;
     report_built(&s, &built, a.json, progress.quiet(), t0)
 }
 
@@ -225,7 +225,7 @@ fn plan_units(a: &PlanArgs, progress: &Bars) -> Result<u8> {
         bail!("--unit-tiles must be at least 1");
     }
     let s = a.build.config()?;
-    let planned = roadscan::units::plan(&s, a.build.config.as_deref(), a.unit_tiles, progress)?;
+    let planned = roadscan::units::plan(&s, a.unit_tiles, progress)?;
     let mut out = std::io::stdout().lock();
     for line in &planned.lines {
         writeln!(out, "{line}")?;
