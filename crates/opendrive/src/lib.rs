@@ -20,6 +20,8 @@
 //! Frames: map `x, y, z` in the file's frame (the header `<offset>` is not applied), road
 //! `s, t, h`. Units are metres and radians throughout.
 
+#![warn(missing_docs)]
+
 pub mod convert;
 mod error;
 pub mod eval;
@@ -35,6 +37,6 @@ pub use error::{Error, ErrorKind, Position, Result};
 pub use eval::{Pose, RoadEval, StCandidate, SurfaceTable};
 pub use model::*;
 pub use part::{road_part, PartError};
-pub use read::{read, read_file, read_with, ReadOptions, MAX_STATION};
+pub use read::{read, read_file, read_with, ReadOptions, MAX_FILE_BYTES, MAX_STATION};
 pub use write::{format_f64, write, write_file, Version, WriteOptions};
 pub use xml::MAX_DEPTH;
