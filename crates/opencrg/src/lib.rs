@@ -1,6 +1,8 @@
 //! ASAM OpenCRG: model, reader and writer of the standard formats (LRFI, LDFI, KRBI, KDBI,
 //! LRBI, LDBI), evaluation that reproduces the reference C-API, checks and rendering.
 
+#![warn(missing_docs)]
+
 pub mod check;
 mod error;
 pub mod eval;
