@@ -4,6 +4,8 @@
 //! code or PROJ string (pure Rust); `axis.rs` reads axis sources (polylines, trajectories, OSM
 //! ways).
 
+#![warn(missing_docs)]
+
 pub mod axis;
 mod crs;
 mod read;
