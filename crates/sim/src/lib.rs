@@ -2,6 +2,8 @@
 //! or any OpenDRIVE road), a profile scanner casting rays against them, and the virtual survey
 //! that writes LAS/LAZ, the trajectory and the truth.
 
+#![warn(missing_docs)]
+
 pub mod noise;
 pub mod scene;
 pub mod truth;
