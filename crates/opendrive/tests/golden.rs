@@ -26,8 +26,7 @@ fn golden(name: &str, written: &Path) {
         std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         return;
     }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (ROADSCAN_BLESS=1 writes it)", path.display()));
+    let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (ROADSCAN_BLESS=1 writes it)", path.display()));
     if bytes != want {
         let at = bytes.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(bytes.len().min(want.len()));
         panic!(

@@ -30,8 +30,7 @@ fn golden(name: &str, written: &Path) {
         std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         return;
     }
-    let want = std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (ROADSCAN_BLESS=1 writes it)", path.display()));
+    let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (ROADSCAN_BLESS=1 writes it)", path.display()));
     if bytes != want {
         let at = bytes.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(bytes.len().min(want.len()));
         panic!(
@@ -65,8 +64,12 @@ fn points() -> Vec<LasPoint> {
 #[test]
 fn ten_points_written_as_las_and_laz_match_the_golden_bytes() {
     let dir = roadscan_tests::Scratch::new("scan-golden");
-    let options =
-        LasOptions { wkt: scan::EOV_WKT.into(), offset: [650_000.0, 240_000.0, 0.0], scale: 0.001, system: "golden".into() };
+    let options = LasOptions {
+        wkt: scan::EOV_WKT.into(),
+        offset: [650_000.0, 240_000.0, 0.0],
+        scale: 0.001,
+        system: "golden".into(),
+    };
     let pts = points();
     for name in ["points10.las", "points10.laz"] {
         let out = dir.join(name);
