@@ -1,5 +1,15 @@
 //! ASAM OpenDRIVE 1.4 to 1.8: data model, reader, writer and evaluation.
 //!
+//! [`read()`] / [`read_file`] parse a document into an [`OpenDrive`] model (unknown elements and
+//! attributes kept in [`Extras`]; every error an [`Error`] with file, line and column) and
+//! [`write()`] / [`write_file`] print it back as OpenDRIVE 1.6, 1.7 or 1.8 ([`WriteOptions`];
+//! the file is written atomically). Neither changes content: [`convert::upgrade`] does, and
+//! lists each change. [`RoadEval`] evaluates one road: reference line ([`RoadEval::pose`]),
+//! elevation, superelevation, lanes, the road frame ([`RoadEval::sth_to_xyz`]) and its inverse
+//! ([`RoadEval::xy_to_st`]). [`validate::check`] reports semantic problems,
+//! [`fit::fit_polyline`] and [`fit::fit_profile`] fit lines, arcs, clothoids and cubic profiles
+//! to measured points, and [`road_part`] cuts a road to an s range.
+//!
 //! ```
 //! let text = r#"<?xml version="1.0"?>
 //! <OpenDRIVE><header revMajor="1" revMinor="8"/>
@@ -17,8 +27,12 @@
 //! # Ok::<(), opendrive::Error>(())
 //! ```
 //!
-//! Frames: map `x, y, z` in the file's frame (the header `<offset>` is not applied), road
-//! `s, t, h`. Units are metres and radians throughout.
+//! Frames: map `x, y, z` in the file's frame (the header `<offset>` is not applied, add it for
+//! georeferenced coordinates); road `s` along the reference line from the road's start, `t`
+//! to its left, `h` along the superelevated normal. Units are metres and radians (headings
+//! counter-clockwise from +x) throughout.
+
+#![warn(missing_docs)]
 
 pub mod convert;
 mod error;
@@ -35,6 +49,6 @@ pub use error::{Error, ErrorKind, Position, Result};
 pub use eval::{Pose, RoadEval, StCandidate, SurfaceTable};
 pub use model::*;
 pub use part::{road_part, PartError};
-pub use read::{read, read_file, read_with, ReadOptions, MAX_STATION};
+pub use read::{read, read_file, read_with, ReadOptions, MAX_FILE_BYTES, MAX_STATION};
 pub use write::{format_f64, write, write_file, Version, WriteOptions};
 pub use xml::MAX_DEPTH;

@@ -42,7 +42,7 @@ impl Version {
     }
 }
 
-/// Options for [`write`].
+/// Options for [`write()`].
 #[derive(Debug, Clone, Default)]
 pub struct WriteOptions {
     /// Revision written into the header.

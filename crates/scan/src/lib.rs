@@ -1,8 +1,22 @@
-//! Point clouds: LAS/LAZ input and output, CRS, trajectories. Reading streams LAS 1.0-1.4 and
-//! LAZ in column chunks (`read.rs`); writing makes LAS 1.4 / LAZ point format 6 with a WKT CRS
-//! (the virtual survey's output, `write.rs`); `crs.rs` reprojects between CRSs given by EPSG
-//! code or PROJ string (pure Rust); `axis.rs` reads axis sources (polylines, trajectories, OSM
-//! ways).
+//! Point clouds: LAS/LAZ input and output, CRS, trajectories.
+//!
+//! [`LasReader::open`] opens a LAS 1.0-1.4 or LAZ file (point formats 0-10), checks its header
+//! against the file and gives the [`Header`] and its [`Crs`]; [`LasReader::read`] then streams
+//! the points in column chunks ([`Points`]), and [`summarize`] makes one pass for statistics.
+//! [`LasWriter`] (or [`write_las`] for points in memory) writes LAS 1.4 / LAZ point format 6
+//! with the CRS as an OGC WKT VLR, atomically. [`CrsDef`] and [`Reprojection`] reproject
+//! between CRSs given by EPSG code or PROJ string (pure Rust; the C PROJ library with the
+//! feature `proj`). [`axis`] reads the sources of a road axis: polylines (CSV, GeoJSON),
+//! vehicle trajectories and OpenStreetMap ways. Reading and writing errors are an [`Error`]
+//! naming the file and the byte, line or point index.
+//!
+//! Frames and units: points are map coordinates in the file's CRS, de-scaled to `f64` in the
+//! file's unit (metres, or the feet [`Crs::unit`] gives); a [`LasPoint`] is written in the CRS
+//! of [`LasOptions::wkt`], quantised by [`LasOptions::scale`]. Scan angles are in degrees, GPS
+//! times in seconds. Axis vertices are in the source's CRS (lon/lat degrees for GeoJSON and
+//! OSM).
+
+#![warn(missing_docs)]
 
 pub mod axis;
 mod crs;

@@ -60,9 +60,9 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<OpenDrive> {
 }
 
 /// Largest OpenDRIVE file read, bytes: 2 GiB. The largest published maps are a few hundred
-/// MB; the parse tree of a file costs a multiple of its size (see [`xml::element_limit`]), so
-/// a larger file would not fit in memory anyway, and a file that never ends (a device, an
-/// endless pipe) must stop somewhere.
+/// MB; the parse tree of a file costs a multiple of its size (up to about 15 times, with at
+/// most one element per 8 bytes: [`ErrorKind::Limit`]), so a larger file would not fit in
+/// memory anyway, and a file that never ends (a device, an endless pipe) must stop somewhere.
 pub const MAX_FILE_BYTES: u64 = 1 << 31;
 
 /// Largest road length, geometry length or station along a road that is read, m: 10 000 km,

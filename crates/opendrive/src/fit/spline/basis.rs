@@ -80,7 +80,7 @@ impl Normal {
         Normal { band: vec![[0.0; 4]; n], rhs: vec![0.0; n] }
     }
 
-    /// Adds the row Σ v[r]·c[first + r] = y with weight w (squared).
+    /// Adds the row Σ `v[r]·c[first + r]` = y with weight w (squared).
     pub(super) fn add(&mut self, first: usize, v: &[f64; 4], y: f64, w2: f64) {
         for p in 0..4 {
             for q in p..4 {

@@ -14,9 +14,9 @@ pub(super) struct Ends {
     /// The samples between them.
     pub(super) i0: usize,
     pub(super) i1: usize,
-    /// forward[j]: Σ u^k, Σ u^k·y over samples i0..i0 + j, u = x - left (unscaled).
+    /// `forward[j]`: Σ u^k, Σ u^k·y over samples i0..i0 + j, u = x - left (unscaled).
     pub(super) forward: Vec<[f64; 11]>,
-    /// backward[j]: the same over samples i0 + j..i1, u = right - x.
+    /// `backward[j]`: the same over samples i0 + j..i1, u = right - x.
     pub(super) backward: Vec<[f64; 11]>,
 }
 
