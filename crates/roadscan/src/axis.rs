@@ -26,7 +26,7 @@ pub struct AxisConfig {
     pub pass: Option<String>,
     /// Trajectory: the sensor's height above the road, subtracted from z, m.
     pub sensor_height: f64,
-    /// A polyline: CSV rows x,y[,z] or a GeoJSON LineString.
+    /// A polyline: CSV rows `x,y[,z]` or a GeoJSON LineString.
     pub polyline: Option<PathBuf>,
     /// An OpenStreetMap XML file (with `way`).
     pub osm: Option<PathBuf>,

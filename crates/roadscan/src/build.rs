@@ -6,7 +6,7 @@
 //! lanes) comes from the cross sections, the CRG tiles are gridded as heights above its
 //! surface, and the road is completed with the tiles' potholes and manholes and the
 //! `<surface><CRG>` links. Everything is written into a directory (a staging directory that
-//! replaces the output at the end, see [`build`]), with a report and a manifest.
+//! replaces the output at the end, see [`build()`]), with a report and a manifest.
 
 use crate::config::{AxisSource, BuildConfig};
 use crate::manifest::{hash_file, peak_rss_mb, shown, st_times, write_json, write_manifest};

@@ -38,7 +38,7 @@
 //! # }
 //! ```
 //!
-//! Modules: [`config`] (a build's options), [`build`] (the build), [`units`] (a build as work
+//! Modules: [`config`] (a build's options), [`mod@build`] (the build), [`units`] (a build as work
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
 //! [`synth`] and [`demo`] (virtual surveys), [`report`] and [`manifest`] (what a build
