@@ -12,6 +12,7 @@ mod crg_view;
 mod encode;
 mod html;
 mod plan_view;
+mod scene3d;
 mod svg;
 
 pub(crate) use html::html;
