@@ -151,3 +151,62 @@ mod tests {
         assert_eq!(diverging(1.0), [178, 24, 43]);
     }
 }
+
+#[cfg(test)]
+mod mark_tests {
+    use super::*;
+
+    /// A render of 1 cm pixels from u 0, v -2, 1000 columns in strips of 400, 400 rows.
+    fn info() -> opencrg::render::RenderInfo {
+        opencrg::render::RenderInfo {
+            downsample: 1,
+            width: 420,
+            height: 10 + 3 * 406 + 4,
+            range: 0.01,
+            strips: 3,
+            columns: 1000,
+            rows: 400,
+            strip_width: 400,
+            gap: 6,
+            margin: 10,
+            u0: 0.0,
+            du: 0.01,
+            v0: -2.0,
+            dv: 0.01,
+            footer: false,
+        }
+    }
+
+    #[test]
+    fn boxes_go_where_the_render_draws_their_corners() {
+        let i = info();
+        // A box in the second strip: u 5.0..5.6, v 0..0.5.
+        let (x0, y0, x1, y1) = mark_rect(&i, &[5.0, 5.6, 0.0, 0.5]).unwrap();
+        let (px0, py1) = i.pixel(5.0, 0.0).unwrap();
+        let (px1, py0) = i.pixel(5.599, 0.499).unwrap();
+        assert!((x0 + 2.0 - px0 as f64).abs() <= 1.0 && (x1 - 2.0 - px1 as f64).abs() <= 1.0, "{x0} {x1} {px0} {px1}");
+        assert!((y0 + 2.0 - py0 as f64).abs() <= 1.0 && (y1 - 2.0 - py1 as f64).abs() <= 1.0, "{y0} {y1} {py0} {py1}");
+        assert!(mark_rect(&i, &[f64::NAN, 1.0, 0.0, 1.0]).is_none());
+    }
+
+    #[test]
+    fn a_figure_labels_its_boxes_and_has_no_tiny_text() {
+        let tile = Tile {
+            file: "crg/road_000.crg".into(),
+            png: "crg/road_000.png".into(),
+            u: (0.0, 10.0),
+            v: (-2.0, 2.0),
+            nodes: (1001, 401),
+            coverage: 0.99,
+            blocks: (1, 1, vec![1.0]),
+            errors: Vec::new(),
+            render: Some(info()),
+            marks: vec![("pothole", [5.0, 5.6, 0.0, 0.5])],
+        };
+        let html = tile_figure(&tile, 0);
+        assert_eq!(html.matches("src=\"").count(), 1);
+        for want in ["pothole at s 5.3 m", "<rect", "mm above the fitted plane", "1 found", "<figcaption>"] {
+            assert!(html.contains(want), "{want}");
+        }
+    }
+}

@@ -345,3 +345,37 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
     );
     b
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_widths_of_the_demo_road() {
+        let odr = opendrive::read(sim::scene::DEMO_XODR).unwrap();
+        let road = RoadEval::new(&odr.roads[0]);
+        let w = lane_widths(&road, 10.0);
+        let get = |w: &[(i32, f64)], id: i32| w.iter().find(|x| x.0 == id).unwrap().1;
+        for (id, want) in [(2, 2.0), (1, 3.25), (-1, 3.25), (-2, 2.0)] {
+            assert!((get(&w, id) - want).abs() < 1e-9, "lane {id}: {w:?}");
+        }
+        // Lane -1 widens by a cubic from s 100: 3.25 + 0.0025 ds² - 0.00005 ds³.
+        let w = lane_widths(&road, 130.0);
+        assert!((get(&w, -1) - 4.15).abs() < 1e-9, "{w:?}");
+        assert!((get(&w, -2) - 2.0).abs() < 1e-9, "{w:?}");
+        let plot = lane_width_plot(&Plots::of(&odr));
+        assert!(plot.contains("lane -1 (right, 3.25..4.1") && plot.contains(">lane width (m)</text>"), "{plot}");
+    }
+
+    #[test]
+    fn empty_tables_say_what_was_searched() {
+        let t = table(&["feature", "s (m)"], &[], "3 CRG tiles searched for depressions");
+        assert!(
+            t.contains("<td colspan=\"2\" class=\"none\">None found: 3 CRG tiles searched for depressions.</td>"),
+            "{t}"
+        );
+        let t = table(&["feature", "s (m)"], &[vec!["pothole".into(), "1.0".into()]], "x");
+        assert!(!t.contains("None found"));
+    }
+}

@@ -288,3 +288,29 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
 pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crs_by_name_and_code() {
+        let by_code = CrsName::of("EPSG:23700", None, None);
+        assert_eq!(by_code.text(), "HD72 / EOV (EPSG:23700)");
+        assert!(by_code.proj.as_deref().unwrap().contains("+proj=somerc"));
+        // A PROJ string takes the code it was told when their PROJ strings agree (in any order).
+        let proj = by_code.proj.unwrap();
+        let mut shuffled: Vec<&str> = proj.split_whitespace().collect();
+        shuffled.reverse();
+        let named = CrsName::of(&shuffled.join(" "), None, Some("EPSG:23700"));
+        assert_eq!(named.text(), "HD72 / EOV (EPSG:23700)");
+        // Another CRS told: no name.
+        let other = CrsName::of(&proj, None, Some("EPSG:32633"));
+        assert_eq!((other.name, other.epsg), (None, None));
+        assert!(CrsName::of(&proj, None, None).text().starts_with("a PROJ string without an EPSG code: +proj=somerc"));
+        // A WKT of its own names it.
+        let wkt = CrsName::of(&proj, Some("PROJCS[\"My grid\",GEOGCS[\"x\"]]"), None);
+        assert_eq!(wkt.text(), "My grid");
+    }
+}
