@@ -95,7 +95,7 @@
   var centre = [0, 1, 2].map(function (j) { return 0.5 * (lo[j] + hi[j]); });
   var radius = 0.5 * Math.sqrt(Math.pow(hi[0] - lo[0], 2) + Math.pow(hi[1] - lo[1], 2) + Math.pow(hi[2] - lo[2], 2)) || 10;
   var view = {};
-  function reset() { view.yaw = -0.6; view.pitch = 0.55; view.dist = 1.15 * radius; }
+  function reset() { view.yaw = -0.6; view.pitch = 0.55; view.dist = 1.45 * radius; }
   reset();
 
   function perspective(fovy, aspect, near, far) {
