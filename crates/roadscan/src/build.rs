@@ -11,7 +11,7 @@
 use crate::config::{AxisSource, BuildConfig};
 use crate::manifest::{hash_file, peak_rss_mb, shown, st_times, write_json, write_manifest};
 use crate::progress::{Note, Progress, Stages};
-use crate::report::{self, Plots};
+use crate::report;
 use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
 use crate::staging::Outputs;
 use anyhow::{bail, Context, Result};
@@ -490,23 +490,29 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             let file = rel.display().to_string();
             let crg = opencrg::read_file(dir.join(rel))?;
             let found = pipeline::road::find_depressions(&crg);
-            let marks = found
+            let marks: Vec<(&'static str, [f64; 4])> = found
                 .iter()
-                .map(|f| [f.s - 0.5 * f.length, f.s + 0.5 * f.length, f.t - 0.5 * f.width, f.t + 0.5 * f.width])
+                .map(|f| {
+                    (f.kind, [f.s - 0.5 * f.length, f.s + 0.5 * f.length, f.t - 0.5 * f.width, f.t + 0.5 * f.width])
+                })
                 .collect();
-            // About 2.5 M pixels: 2 cm per pixel on a 150 m tile, strips of 2,500 pixels.
+            // About 2.5 M pixels: 2 cm per pixel on a 150 m tile, strips of 2,500 pixels; no
+            // footer and no marks: the report draws the legend, the scale and the boxes.
             let png = file.replace(".crg", ".png");
             let opts = opencrg::render::RenderOptions {
                 title: file.clone(),
-                marks,
                 max_pixels: 2_500_000,
                 strip_width: 2500,
+                footer: false,
                 ..Default::default()
             };
-            opencrg::render::render(&crg, &dir.join(&png), &opts)?;
+            let info = opencrg::render::render(&crg, &dir.join(&png), &opts)?;
             features.extend(found);
             links.push(pipeline::road::crg_link(&file, &crg));
-            tiles.push(report::Tile::of(file, png, &crg));
+            let mut tile = report::Tile::of(file, png, &crg);
+            tile.render = Some(info);
+            tile.marks = marks;
+            tiles.push(tile);
             bar.advance(tiles.len() as u64);
         }
         Ok((features, links, tiles))
@@ -560,6 +566,8 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             side,
             inputs: &s.input.iter().map(|p| shown(p, dir)).collect::<Vec<_>>(),
             crs: g.info.crs.as_ref().map(|c| c.0.as_str()),
+            crs_wkt: g.info.crs.as_ref().and_then(|c| c.1.as_deref()),
+            crs_hint: s.crs.as_deref(),
         };
         let mut rep = report::json(&facts);
         if let Some(part) = &part {
@@ -578,7 +586,7 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             }
         }
         let text = write_json(&dir.join("report.json"), &rep)?;
-        let html = report::html(&rep, &Plots::of(&odr), &tiles);
+        let html = report::html(&rep, &facts);
         voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
         Ok(text)
     })?;

@@ -1,0 +1,316 @@
+//! The build report: `report.json` (what was made, how well, how fast) and `report.html`, one
+//! self-contained page (plots as inline SVG, images beside it in the output directory) with a
+//! small script that marks the page when every image loaded and nothing raised an error (CI
+//! opens it in headless Chromium and reads that mark).
+
+use opendrive::OpenDrive;
+use pipeline::road::SurveyReport;
+use pipeline::{Roadside, SurfaceGrid};
+use serde_json::{json, Value};
+
+mod crg_view;
+mod encode;
+mod html;
+mod plan_view;
+mod scene3d;
+mod svg;
+
+pub(crate) use html::html;
+
+/// Everything the report draws from.
+pub(crate) struct Facts<'a> {
+    pub axis_label: &'a str,
+    /// The fitted axis and its tolerance, when the build fitted one.
+    pub axis_fit: Option<(&'a pipeline::axis::AxisRoad, f64)>,
+    pub odr: &'a OpenDrive,
+    /// The axis the road was surveyed on (its design, when it is a map's road).
+    pub axis: &'a OpenDrive,
+    pub survey: &'a SurveyReport,
+    pub grid: &'a SurfaceGrid,
+    /// The CRG tiles.
+    pub tiles: &'a [Tile],
+    pub voxels: &'a crate::roadside::VoxelSummary,
+    pub side: &'a Roadside,
+    /// The inputs, as the manifest shows them.
+    pub inputs: &'a [String],
+    pub crs: Option<&'a str>,
+    /// The CRS's OGC WKT, where known.
+    pub crs_wkt: Option<&'a str>,
+    /// The CRS the build was told (`--crs`): its EPSG code names a CRS given as a PROJ string
+    /// when their PROJ strings agree.
+    pub crs_hint: Option<&'a str>,
+}
+
+/// A CRS as the report names it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CrsName {
+    /// The name (the first quoted string of its WKT), where known.
+    pub name: Option<String>,
+    pub epsg: Option<u32>,
+    /// Its PROJ string, where known.
+    pub proj: Option<String>,
+}
+
+impl CrsName {
+    /// The name of the CRS `label` (EPSG:NNNN or a PROJ string), from its WKT or its EPSG
+    /// code's; a PROJ string takes the code of `hint` when their PROJ strings agree.
+    pub fn of(label: &str, wkt: Option<&str>, hint: Option<&str>) -> CrsName {
+        use scan::CrsDef;
+        let def = CrsDef::parse(label).ok();
+        let proj = def.as_ref().and_then(CrsDef::proj_string);
+        fn tokens(p: &str) -> Vec<&str> {
+            let mut t: Vec<&str> = p.split_whitespace().collect();
+            t.sort_unstable();
+            t
+        }
+        let epsg = def.as_ref().and_then(|d| d.epsg).or_else(|| {
+            let hint = CrsDef::parse(hint?).ok()?;
+            let (code, theirs) = (hint.epsg?, hint.proj_string()?);
+            (tokens(&theirs) == tokens(proj.as_deref()?)).then_some(code)
+        });
+        let wkt = epsg.and_then(CrsDef::wkt_of).or(wkt);
+        let name = wkt.and_then(|w| w.split('"').nth(1)).filter(|n| !n.trim().is_empty()).map(str::to_string);
+        CrsName { name, epsg, proj }
+    }
+
+    /// "HD72 / EOV (EPSG:23700)", or what is known of it.
+    pub fn text(&self) -> String {
+        match (&self.name, self.epsg, &self.proj) {
+            (Some(n), Some(c), _) => format!("{n} (EPSG:{c})"),
+            (Some(n), None, _) => n.clone(),
+            (None, Some(c), _) => format!("EPSG:{c}"),
+            (None, None, Some(p)) => format!("a PROJ string without an EPSG code: {p}"),
+            (None, None, None) => "unknown".into(),
+        }
+    }
+}
+
+/// A design within this share of a plausibility limit is at the limit (its survey may measure
+/// it just beyond).
+const AT_LIMIT: f64 = 0.98;
+
+/// The quantity an implausibility finding is about (as `roadscan check` words it).
+fn odd_kind(message: &str) -> Option<&'static str> {
+    ["superelevation", "grade", "wide", "curvature"].into_iter().find(|k| message.contains(k))
+}
+
+/// What the report keeps of a CRG tile (the tile itself is dropped after its search, so
+/// memory holds one tile at a time).
+#[derive(Debug)]
+pub(crate) struct Tile {
+    /// Paths relative to the output directory: the tile and its render.
+    pub file: String,
+    pub png: String,
+    pub u: (f64, f64),
+    pub v: (f64, f64),
+    pub nodes: (usize, usize),
+    /// Share of nodes with a height.
+    pub coverage: f64,
+    /// Blocks along and across, and the share of nodes with a height per block (row-major
+    /// along u, v from right to left).
+    pub blocks: (usize, usize, Vec<f64>),
+    /// Errors of `roadscan check`.
+    pub errors: Vec<String>,
+    /// Where its render drew the grid (None: not rendered).
+    pub render: Option<opencrg::render::RenderInfo>,
+    /// The potholes and manholes found in it: kind and [u0, u1, v0, v1], m.
+    pub marks: Vec<(&'static str, [f64; 4])>,
+}
+
+/// Coverage blocks along and across, m.
+const BLOCK: (f64, f64) = (1.0, 0.25);
+
+impl Tile {
+    pub fn of(file: String, png: String, crg: &opencrg::Crg) -> Tile {
+        let (nu, nv) = (crg.nu, crg.nv());
+        let v = crg.v_positions();
+        let (du, dv) = (crg.du(), (v[nv - 1] - v[0]) / (nv - 1).max(1) as f64);
+        let (bu, bv) = (((BLOCK.0 / du).round() as usize).max(1), ((BLOCK.1 / dv).round() as usize).max(1));
+        let (mu, mv) = (nu.div_ceil(bu), nv.div_ceil(bv));
+        let (mut have, mut all) = (vec![0usize; mu * mv], vec![0usize; mu * mv]);
+        for iu in 0..nu {
+            for iv in 0..nv {
+                let k = (iu / bu) * mv + iv / bv;
+                all[k] += 1;
+                have[k] += usize::from(!crg.z_at(iu, iv).is_nan());
+            }
+        }
+        let share = have.iter().zip(&all).map(|(h, a)| *h as f64 / (*a).max(1) as f64).collect();
+        let errors = opencrg::check::check(crg)
+            .into_iter()
+            .filter(|d| d.severity == opencrg::check::Severity::Error)
+            .map(|d| format!("{file}: {}", d.message))
+            .collect();
+        Tile {
+            coverage: have.iter().sum::<usize>() as f64 / (nu * nv).max(1) as f64,
+            u: (crg.u_first(), crg.u_last()),
+            v: (v[0], v[nv - 1]),
+            nodes: (nu, nv),
+            blocks: (mu, mv, share),
+            errors,
+            file,
+            png,
+            render: None,
+            marks: Vec::new(),
+        }
+    }
+}
+
+/// report.json (without `performance` and `stages`, which the build adds).
+pub(crate) fn json(f: &Facts<'_>) -> Value {
+    let road = &f.odr.roads[0];
+    let axis = f.axis_fit.map(|(b, tol)| {
+        let records: Vec<Value> = b
+            .plan
+            .geometries
+            .iter()
+            .zip(&b.plan.records)
+            .map(|(g, r)| {
+                let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
+                json!({"kind": crate::axis::kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0,
+                       "curv_end": k1, "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
+            })
+            .collect();
+        json!({"tolerance_m": tol, "max_m": b.plan.max, "rms_m": b.plan.rms, "records": records,
+               "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms}))})
+    });
+    let profile = |p: &Option<opendrive::fit::ProfileFit>| {
+        p.as_ref().map(|p| json!({"records": p.records.len(), "max": p.max, "rms": p.rms, "rejected": p.rejected}))
+    };
+    let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| json!({"t": c.t, "height": c.height}));
+    let sv = f.survey;
+    let tiles: Vec<Value> = f
+        .tiles
+        .iter()
+        .map(|t| {
+            json!({"file": t.file, "png": t.png, "u": [t.u.0, t.u.1], "v": [t.v.0, t.v.1],
+                   "nodes": [t.nodes.0, t.nodes.1], "coverage": t.coverage})
+        })
+        .collect();
+    let ribbons = f.side.ribbons.as_ref().map(|[l, r]| {
+        json!({"cell": l.cell, "columns": l.ns, "rows": l.nh, "filled": {"left": l.filled(), "right": r.filled()},
+               "street_view": "ribbons/street_view.png"})
+    });
+    let mut checks = Vec::new();
+    if let Some((b, tol)) = f.axis_fit {
+        let e = b.elevation.as_ref().map_or(0.0, |e| e.max);
+        checks.push(json!({"name": "axis within its tolerance", "pass": b.within(tol),
+            "detail": format!("plan view max {:.1} mm, elevation max {:.1} mm, tolerance {:.1} mm", b.plan.max * 1e3, e * 1e3, tol * 1e3)}));
+    }
+    let diags = opendrive::validate::check(f.odr, &Default::default());
+    let count = |s| diags.iter().filter(|d| d.severity == s).count();
+    let (errors, warnings) =
+        (count(opendrive::validate::Severity::Error), count(opendrive::validate::Severity::Warning));
+    checks.push(json!({"name": "road.xodr: roadscan check (geometry continuity, lanes, links)", "pass": errors == 0,
+        "detail": format!("{errors} errors, {warnings} warnings")}));
+    // Values no ordinary road has (a 50-degree superelevation, a 9 m lane): a failed check of
+    // the survey, whatever check's severity.
+    // A value the axis itself declares (a banked track's superelevation, a ramp's grade in a
+    // map's design) is the design, measured: named, not failed.
+    let mut designed: std::collections::HashSet<&str> = opendrive::validate::check(f.axis, &Default::default())
+        .iter()
+        .filter(|d| d.implausible)
+        .filter_map(|d| odd_kind(&d.message))
+        .collect();
+    // A design at the limit itself (a 30.0 % ramp) is measured a hair beyond it.
+    if let Some(road) = f.axis.roads.first() {
+        let (superelevation, grade) = opendrive::validate::profile_extremes(road);
+        use opendrive::validate::{GRADE_WARNING, SUPERELEVATION_WARNING};
+        if grade >= AT_LIMIT * GRADE_WARNING {
+            designed.insert("grade");
+        }
+        if superelevation >= AT_LIMIT * SUPERELEVATION_WARNING {
+            designed.insert("superelevation");
+        }
+    }
+    let (as_designed, odd): (Vec<&opendrive::validate::Diagnostic>, Vec<&opendrive::validate::Diagnostic>) = diags
+        .iter()
+        .filter(|d| d.implausible)
+        .partition(|d| odd_kind(&d.message).is_some_and(|k| designed.contains(k)));
+    let listed = |v: &[&opendrive::validate::Diagnostic]| {
+        let more = if v.len() > 5 { format!("; and {} more", v.len() - 5) } else { String::new() };
+        format!("{}{more}", v[..v.len().min(5)].iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))
+    };
+    let detail = match (odd.is_empty(), as_designed.is_empty()) {
+        (true, true) => "all within the limits of roadscan check".to_string(),
+        (true, false) => format!("beyond the limits as the axis road's design is: {}", listed(&as_designed)),
+        (false, _) => listed(&odd),
+    };
+    checks.push(json!({"name": "road.xodr: plausible superelevation, grade, lane widths and curvature",
+        "pass": odd.is_empty(), "detail": detail}));
+    // What the survey could not find and made up for (lanes from the paved extent where no
+    // marking line or curb was found): the products are written, the check fails.
+    for finding in &sv.findings {
+        checks.push(json!({"name": finding.check, "pass": false, "detail": finding.detail}));
+    }
+    let crg_errors: Vec<String> = f.tiles.iter().flat_map(|t| t.errors.iter().cloned()).collect();
+    checks.push(json!({"name": "CRG tiles: roadscan check (header, folding on curves)", "pass": crg_errors.is_empty(),
+        "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") }}));
+    checks.push(json!({"name": "CRG coverage of the lanes at least 95 %", "pass": f.grid.coverage >= 0.95,
+        "detail": format!("{:.1} % of the nodes between the outermost lane borders have a height", 100.0 * f.grid.coverage)}));
+    let lanes: Vec<Value> = road
+        .lanes
+        .lane_sections
+        .iter()
+        .map(|sec| {
+            let ids: Vec<Value> =
+                sec.lanes().filter(|l| l.id != 0).map(|l| json!({"id": l.id, "type": l.kind})).collect();
+            json!({"s": sec.s, "lanes": ids})
+        })
+        .collect();
+    json!({
+        "roadscan": env!("CARGO_PKG_VERSION"),
+        "inputs": f.inputs,
+        "crs": f.crs,
+        "crs_name": f.crs.map(|c| CrsName::of(c, f.crs_wkt, f.crs_hint).text()),
+        "road": {"file": "road.xodr", "id": road.id, "length": road.length, "axis": f.axis_label, "lane_sections": lanes,
+                 "objects": road.objects.objects.len()},
+        "axis_fit": axis,
+        "profile": {"rows": [sv.rows.0, sv.rows.1], "elevation": profile(&sv.elevation), "superelevation": profile(&sv.superelevation)},
+        "curbs": {"left": curb(&sv.curbs[0]), "right": curb(&sv.curbs[1])},
+        "markings": sv.markings.iter().map(|m| json!({"t": m.t, "s": [m.s_range.0, m.s_range.1], "type": m.kind,
+            "width": m.width, "dash_gap": m.dash_gap.map(|(d, g)| [d, g])})).collect::<Vec<_>>(),
+        "features": sv.features.iter().map(|x| json!({"type": x.kind, "s": x.s, "t": x.t, "length": x.length,
+            "width": x.width, "depth": x.depth})).collect::<Vec<_>>(),
+        "crg": {"tiles": tiles, "coverage": f.grid.coverage, "estimated": f.grid.estimated, "filled": f.grid.filled,
+                "points": {"offered": f.grid.points.0, "near": f.grid.points.1, "kept": f.grid.points.2},
+                "z": "residual: height above the road.xodr surface (elevation and superelevation), mode attached"},
+        "voxels": {"count": f.voxels.voxels, "obj": {"file": "scene.obj", "vertices": f.voxels.obj.vertices,
+                   "faces": f.voxels.obj.faces, "bytes": f.voxels.obj.bytes},
+                   "glb": f.voxels.glb.as_ref().map(|g| json!({"file": "scene.glb", "bytes": g.bytes}))},
+        "ribbons": ribbons,
+        "points": {"read": f.side.points.0, "near_road": f.side.points.1},
+        "checks": checks,
+    })
+}
+
+/// `s` escaped for HTML text and attribute values.
+pub(crate) fn esc(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crs_by_name_and_code() {
+        let by_code = CrsName::of("EPSG:23700", None, None);
+        assert_eq!(by_code.text(), "HD72 / EOV (EPSG:23700)");
+        assert!(by_code.proj.as_deref().unwrap().contains("+proj=somerc"));
+        // A PROJ string takes the code it was told when their PROJ strings agree (in any order).
+        let proj = by_code.proj.unwrap();
+        let mut shuffled: Vec<&str> = proj.split_whitespace().collect();
+        shuffled.reverse();
+        let named = CrsName::of(&shuffled.join(" "), None, Some("EPSG:23700"));
+        assert_eq!(named.text(), "HD72 / EOV (EPSG:23700)");
+        // Another CRS told: no name.
+        let other = CrsName::of(&proj, None, Some("EPSG:32633"));
+        assert_eq!((other.name, other.epsg), (None, None));
+        assert!(CrsName::of(&proj, None, None).text().starts_with("a PROJ string without an EPSG code: +proj=somerc"));
+        // A WKT of its own names it.
+        let wkt = CrsName::of(&proj, Some("PROJCS[\"My grid\",GEOGCS[\"x\"]]"), None);
+        assert_eq!(wkt.text(), "My grid");
+    }
+}
