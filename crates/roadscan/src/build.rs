@@ -43,8 +43,15 @@ pub fn build(config: &BuildConfig, progress: &dyn Progress) -> Result<Built> {
 pub struct Built {
     /// report.json as written.
     pub report_json: Vec<u8>,
-    /// Checks that failed (the products are written).
-    pub failed: Vec<String>,
+    /// The checks of the products, as the report lists them.
+    pub checks: Vec<report::Check>,
+}
+
+impl Built {
+    /// The checks that failed (the products are written all the same).
+    pub fn failed(&self) -> impl Iterator<Item = &report::Check> {
+        self.checks.iter().filter(|c| !c.pass)
+    }
 }
 
 /// The axis of a build.
@@ -542,7 +549,7 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
                "note": format!("road.xodr covers s {a}..{b} of the axis road {} (its s 0 is the axis road's s {a}); every product is in its s", g.info.road)})
     });
     let hashes = g.hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
-    let mut failed = Vec::new();
+    let mut checks = Vec::new();
     let times_so_far = st.times.clone();
     let report_json = st.run("report and manifest", None, |_| {
         let total_secs = t0.elapsed().as_secs_f64();
@@ -569,27 +576,19 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             crs_wkt: g.info.crs.as_ref().and_then(|c| c.1.as_deref()),
             crs_hint: s.crs.as_deref(),
         };
-        let mut rep = report::json(&facts);
+        let (mut rep, all) = report::json(&facts);
+        checks = all;
         if let Some(part) = &part {
             rep["road"]["part_of_axis"] = part.clone();
         }
         rep["registration"] = g.registration.clone();
         rep["performance"] = perf;
         rep["stages"] = st_times(&times_so_far);
-        for c in rep["checks"].as_array().into_iter().flatten() {
-            if c["pass"] == false {
-                failed.push(format!(
-                    "check failed: {}: {}",
-                    c["name"].as_str().unwrap_or(""),
-                    c["detail"].as_str().unwrap_or("")
-                ));
-            }
-        }
         let text = write_json(&dir.join("report.json"), &rep)?;
         let html = report::html(&rep, &facts);
         voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
         Ok(text)
     })?;
     write_manifest(s, dir, &hashes, &st.times, t0.elapsed().as_secs_f64(), part.as_ref())?;
-    Ok(Built { report_json, failed })
+    Ok(Built { report_json, checks })
 }

@@ -177,10 +177,10 @@ fn report_built(s: &BuildConfig, built: &Built, json: bool, quiet: bool, t0: Ins
         print_where(&s.out, t0);
     }
     // Even with --quiet: they explain exit code 1.
-    for w in &built.failed {
+    for w in built.failed() {
         eprintln!("roadscan: warning: {w}");
     }
-    Ok(if built.failed.is_empty() { exit::OK } else { exit::FINDINGS })
+    Ok(if built.failed().next().is_none() { exit::OK } else { exit::FINDINGS })
 }
 
 /// Prints where the products are.

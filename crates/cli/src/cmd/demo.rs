@@ -25,7 +25,7 @@ pub fn run(a: &DemoArgs, progress: &Bars) -> Result<u8> {
         crate::cmd::build::print_where(&a.out, t0);
         eprintln!("  {}/{:<26} the survey itself and its truth", a.out.display(), "survey/");
     }
-    for w in &built.failed {
+    for w in built.failed() {
         eprintln!("roadscan: warning: {w}");
     }
     Ok(exit::OK)

@@ -6,6 +6,7 @@
 use opendrive::OpenDrive;
 use pipeline::road::SurveyReport;
 use pipeline::{Roadside, SurfaceGrid};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 mod crg_view;
@@ -156,8 +157,33 @@ impl Tile {
     }
 }
 
-/// report.json (without `performance` and `stages`, which the build adds).
-pub(crate) fn json(f: &Facts<'_>) -> Value {
+/// A check of the products: what was checked, whether it passed, and what was found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// What was checked.
+    pub name: String,
+    /// Whether it passed.
+    pub pass: bool,
+    /// What was found (numbers, the problems).
+    pub detail: String,
+}
+
+impl Check {
+    fn new(name: impl Into<String>, pass: bool, detail: impl Into<String>) -> Check {
+        Check { name: name.into(), pass, detail: detail.into() }
+    }
+}
+
+impl std::fmt::Display for Check {
+    /// "check failed: NAME: DETAIL" (or "check passed: ...").
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let verdict = if self.pass { "passed" } else { "failed" };
+        write!(f, "check {verdict}: {}: {}", self.name, self.detail)
+    }
+}
+
+/// report.json (without `performance` and `stages`, which the build adds), and its checks.
+pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
     let road = &f.odr.roads[0];
     let axis = f.axis_fit.map(|(b, tol)| {
         let records: Vec<Value> = b
@@ -194,15 +220,26 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
     let mut checks = Vec::new();
     if let Some((b, tol)) = f.axis_fit {
         let e = b.elevation.as_ref().map_or(0.0, |e| e.max);
-        checks.push(json!({"name": "axis within its tolerance", "pass": b.within(tol),
-            "detail": format!("plan view max {:.1} mm, elevation max {:.1} mm, tolerance {:.1} mm", b.plan.max * 1e3, e * 1e3, tol * 1e3)}));
+        checks.push(Check::new(
+            "axis within its tolerance",
+            b.within(tol),
+            format!(
+                "plan view max {:.1} mm, elevation max {:.1} mm, tolerance {:.1} mm",
+                b.plan.max * 1e3,
+                e * 1e3,
+                tol * 1e3
+            ),
+        ));
     }
     let diags = opendrive::validate::check(f.odr, &Default::default());
     let count = |s| diags.iter().filter(|d| d.severity == s).count();
     let (errors, warnings) =
         (count(opendrive::validate::Severity::Error), count(opendrive::validate::Severity::Warning));
-    checks.push(json!({"name": "road.xodr: roadscan check (geometry continuity, lanes, links)", "pass": errors == 0,
-        "detail": format!("{errors} errors, {warnings} warnings")}));
+    checks.push(Check::new(
+        "road.xodr: roadscan check (geometry continuity, lanes, links)",
+        errors == 0,
+        format!("{errors} errors, {warnings} warnings"),
+    ));
     // Values no ordinary road has (a 50-degree superelevation, a 9 m lane): a failed check of
     // the survey, whatever check's severity.
     // A value the axis itself declares (a banked track's superelevation, a ramp's grade in a
@@ -236,18 +273,27 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
         (true, false) => format!("beyond the limits as the axis road's design is: {}", listed(&as_designed)),
         (false, _) => listed(&odd),
     };
-    checks.push(json!({"name": "road.xodr: plausible superelevation, grade, lane widths and curvature",
-        "pass": odd.is_empty(), "detail": detail}));
+    checks.push(Check::new(
+        "road.xodr: plausible superelevation, grade, lane widths and curvature",
+        odd.is_empty(),
+        detail,
+    ));
     // What the survey could not find and made up for (lanes from the paved extent where no
     // marking line or curb was found): the products are written, the check fails.
     for finding in &sv.findings {
-        checks.push(json!({"name": finding.check, "pass": false, "detail": finding.detail}));
+        checks.push(Check::new(finding.check, false, finding.detail.clone()));
     }
     let crg_errors: Vec<String> = f.tiles.iter().flat_map(|t| t.errors.iter().cloned()).collect();
-    checks.push(json!({"name": "CRG tiles: roadscan check (header, folding on curves)", "pass": crg_errors.is_empty(),
-        "detail": if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") }}));
-    checks.push(json!({"name": "CRG coverage of the lanes at least 95 %", "pass": f.grid.coverage >= 0.95,
-        "detail": format!("{:.1} % of the nodes between the outermost lane borders have a height", 100.0 * f.grid.coverage)}));
+    checks.push(Check::new(
+        "CRG tiles: roadscan check (header, folding on curves)",
+        crg_errors.is_empty(),
+        if crg_errors.is_empty() { format!("{} tiles, no errors", f.tiles.len()) } else { crg_errors.join("; ") },
+    ));
+    checks.push(Check::new(
+        "CRG coverage of the lanes at least 95 %",
+        f.grid.coverage >= 0.95,
+        format!("{:.1} % of the nodes between the outermost lane borders have a height", 100.0 * f.grid.coverage),
+    ));
     let lanes: Vec<Value> = road
         .lanes
         .lane_sections
@@ -258,7 +304,7 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
             json!({"s": sec.s, "lanes": ids})
         })
         .collect();
-    json!({
+    let v = json!({
         "roadscan": env!("CARGO_PKG_VERSION"),
         "inputs": f.inputs,
         "crs": f.crs,
@@ -281,7 +327,8 @@ pub(crate) fn json(f: &Facts<'_>) -> Value {
         "ribbons": ribbons,
         "points": {"read": f.side.points.0, "near_road": f.side.points.1},
         "checks": checks,
-    })
+    });
+    (v, checks)
 }
 
 /// `s` escaped for HTML text and attribute values.
