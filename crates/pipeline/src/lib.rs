@@ -10,6 +10,7 @@
 
 pub mod axis;
 pub mod drive_path;
+mod error;
 pub mod frame;
 mod par;
 pub mod registration;
@@ -18,6 +19,7 @@ pub mod roadside;
 pub mod section;
 pub mod surface;
 
+pub use error::Error;
 pub use frame::{RoadFrame, Station};
-pub use roadside::{AddError, PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
+pub use roadside::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
 pub use surface::{grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};

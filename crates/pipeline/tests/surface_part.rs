@@ -11,7 +11,12 @@ use pipeline::{RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceGrid, Su
 use sim::Scene;
 
 /// The residual grid of `pts` on the demo road, retargeted to `target` from s `shift` on.
-fn gridded(scene: &Scene, pts: &[[f64; 3]], target: &opendrive::Road, shift: f64) -> Result<SurfaceGrid, String> {
+fn gridded(
+    scene: &Scene,
+    pts: &[[f64; 3]],
+    target: &opendrive::Road,
+    shift: f64,
+) -> Result<SurfaceGrid, pipeline::Error> {
     let road = &scene.odr.roads[0];
     let opts = SurfaceOptions { v_range: Some((-3.2, 3.2)), z: ZMode::Residual, ..Default::default() };
     let mut b = SurfaceBuilder::new(road, scene.odr.header.offset, opts).unwrap();
@@ -72,9 +77,11 @@ fn a_grid_retargeted_to_a_part_of_the_road_is_in_the_parts_s() {
 
     // A shift that does not put the part on the road's reference line, or past its end.
     let e = gridded(&scene, &pts, &narrow, 31.0).unwrap_err();
-    assert!(e.contains("does not share the reference line"), "{e}");
+    assert!(matches!(&e, pipeline::Error::OtherReferenceLine { its_s, .. } if *its_s == 31.0), "{e:?}");
+    assert!(e.to_string().contains("does not share the reference line"), "{e}");
     let e = gridded(&scene, &pts, &narrow, road.length - 1.0).unwrap_err();
-    assert!(e.contains("does not lie within"), "{e}");
+    assert!(matches!(&e, pipeline::Error::NotWithin { shift, .. } if *shift == road.length - 1.0), "{e:?}");
+    assert!(e.to_string().contains("does not lie within"), "{e}");
 }
 
 #[test]

@@ -28,7 +28,7 @@ fn shifted(scene: &Scene, dz: f64) -> Road {
     r
 }
 
-fn grid(scene: &Scene, road: &Road, pts: &[[f64; 3]], opts: SurfaceOptions) -> Result<SurfaceGrid, String> {
+fn grid(scene: &Scene, road: &Road, pts: &[[f64; 3]], opts: SurfaceOptions) -> Result<SurfaceGrid, pipeline::Error> {
     grid_surface(road, scene.odr.header.offset, pts, opts)
 }
 
@@ -140,6 +140,9 @@ fn coverage_counts_the_surveyed_pavement_and_a_nearly_empty_grid_is_an_error() {
         Err(e) => e,
     };
     eprintln!("{e}");
+    // A caller can tell a nearly empty grid from other errors, and read its coverage.
+    assert!(matches!(&e, pipeline::Error::LowCoverage(lc) if lc.coverage < lc.min), "{e:?}");
+    let e = e.to_string();
     assert!(e.contains("nearly empty") && e.contains("elevation"), "{e}");
     // With the search, the road surface is found 1 m below the axis'.
     let found = grid(&scene, &low, &pts, wide.clone()).unwrap();

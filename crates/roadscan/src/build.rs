@@ -149,13 +149,13 @@ impl AxisOf {
 }
 
 /// An error about road `road` of the axis source the user gave (not a staged copy).
-pub(crate) fn on_road(s: &BuildConfig, road: &opendrive::Road) -> impl Fn(String) -> anyhow::Error {
+pub(crate) fn on_road<E: std::fmt::Display>(s: &BuildConfig, road: &opendrive::Road) -> impl Fn(E) -> anyhow::Error {
     let source = match &s.axis {
         AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => path.display().to_string(),
         AxisSource::DrivePath => "axis.xodr (the drive path of the inputs)".to_string(),
     };
     let id = road.id.clone();
-    move |e: String| anyhow::anyhow!("{source}: road {id}: {e}")
+    move |e: E| anyhow::anyhow!("{source}: road {id}: {e}")
 }
 
 /// The roadside builder's options of a build (`part`: a unit's share of the points).
@@ -291,7 +291,7 @@ pub(crate) fn survey_of(
     let context = on_road(s, road);
     let sections = side.sections.as_ref().context("no cross sections were built")?;
     let (mut plain, mut survey) =
-        survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
+        survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(|e| context(e.to_string()))?;
     let part = part_of(road, survey.s_range, seen, s.cell);
     if let Some(p) = part {
         cut_survey(&mut plain, &mut survey, p).map_err(&context)?;
@@ -313,7 +313,7 @@ pub(crate) fn grid_tiles<'a, 'p: 'a>(
     mut surface: SurfaceBuilder<'a>,
     s: &BuildConfig,
     dir: &Path,
-    context: &dyn Fn(String) -> anyhow::Error,
+    context: &dyn Fn(pipeline::Error) -> anyhow::Error,
 ) -> Result<(pipeline::SurfaceGrid, Vec<PathBuf>)> {
     let crg_dir = dir.join("crg");
     std::fs::create_dir_all(&crg_dir).with_context(|| format!("{}: cannot create", crg_dir.display()))?;

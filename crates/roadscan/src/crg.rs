@@ -132,7 +132,7 @@ pub fn grid(a: &CrgConfig, progress: &dyn Progress) -> Result<CrgDone> {
     let stage = Stage { index: 0, of: 0, what: "gridding", len: Some(100) };
     progress.stage(&stage);
     b.on_progress(move |done, all| progress.advance((100 * done / all.max(1)) as u64));
-    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.road.axis.display(), road.id);
+    let context = |e: pipeline::Error| anyhow::anyhow!("{}: road {}: {e}", a.road.axis.display(), road.id);
     // The CRG files (and tiles of an earlier, longer run past the last one written now).
     let (g, written, stale) = match (&crg_out, a.tile > 0.0) {
         (Some(crg_out), false) => {

@@ -17,6 +17,7 @@ mod io;
 pub use io::write_atomic;
 mod mesh;
 pub mod part;
+pub use part::PartError;
 pub mod ribbon;
 
 pub use grid::{Lattice, Voxel, VoxelGrid, VoxelKey};

@@ -186,22 +186,19 @@ pub fn tile_count(s_range: (f64, f64), cell: f64, tile: f64) -> usize {
 /// The s extent of the grid of candidates seen over `s_seen` (their s extent, None when there
 /// were none; without an `s_range`): whole cells around them. Units of a build pass it as
 /// `s_range` to grid their tiles.
-pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), String> {
-    let (lo, hi) = s_seen.ok_or("no road-surface points within the grid (check the axis, the road id and the CRS; points count within crg's --max-height, 0.3 m by default, of the axis' elevation and superelevation)")?;
+pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), crate::Error> {
+    let (lo, hi) = s_seen.ok_or(crate::Error::NoSurfacePoints)?;
     Ok(((lo / cell).floor() * cell, (hi / cell).ceil() * cell))
 }
 
 /// The grid over `s_range` (of the collecting road, whole cells from s 0) clipped to `cut`, the
 /// part of that road a retargeted builder grids against: inward to whole cells. Units of a
 /// build clip the grid's extent they pass as `s_range` so; clipping twice changes nothing.
-pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64, f64), String> {
+pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64, f64), crate::Error> {
     let lo = if s_range.0 < cut.0 { (cut.0 / cell - 1e-9).ceil() * cell } else { s_range.0 };
     let hi = if s_range.1 > cut.1 { (cut.1 / cell + 1e-9).floor() * cell } else { s_range.1 };
     if hi - lo < cell {
-        return Err(format!(
-            "the grid over s {}..{} lies outside the road's part s {}..{}",
-            s_range.0, s_range.1, cut.0, cut.1
-        ));
+        return Err(crate::Error::GridOutsidePart { s_range, part: cut });
     }
     Ok((lo, hi))
 }

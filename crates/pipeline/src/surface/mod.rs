@@ -122,7 +122,7 @@ pub fn grid_surface(
     offset: Option<HeaderOffset>,
     points: &[[f64; 3]],
     opts: SurfaceOptions,
-) -> Result<SurfaceGrid, String> {
+) -> Result<SurfaceGrid, crate::Error> {
     let bbox = points.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, p| {
         [b[0].min(p[0]), b[1].min(p[1]), b[2].max(p[0]), b[3].max(p[1])]
     });
