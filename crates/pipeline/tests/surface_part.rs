@@ -178,7 +178,7 @@ fn coverage_is_of_the_nodes_between_the_outermost_lane_borders() {
     }
     assert_eq!(nodes, 381 * g.crg.nu);
     // Columns on the band's edges may fall either way by a rounding of v.
-    let (c, n) = g.lane_covered;
+    let pipeline::surface::Covered { with_height: c, nodes: n } = g.lane_covered;
     assert!(
         n.abs_diff(nodes) <= 2 * g.crg.nu && c.abs_diff(covered) <= 2 * g.crg.nu,
         "{:?} vs {covered}, {nodes}",
@@ -193,6 +193,6 @@ fn coverage_is_of_the_nodes_between_the_outermost_lane_borders() {
         (sec.left, sec.right) = (None, None);
     }
     let g = gridded(&scene, &pts, &bare, 0.0).unwrap();
-    assert_eq!(g.lane_covered, (0, 0));
-    assert!((g.coverage - g.covered.0 as f64 / g.covered.1 as f64).abs() < 1e-12);
+    assert_eq!(g.lane_covered, pipeline::surface::Covered::default());
+    assert!((g.coverage - g.covered.with_height as f64 / g.covered.nodes as f64).abs() < 1e-12);
 }

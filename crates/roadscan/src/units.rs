@@ -30,7 +30,7 @@ use crate::progress::{Note, Progress, Stages};
 use crate::roadside::InputInfo;
 use crate::staging::Outputs;
 use anyhow::{bail, Context, Result};
-use pipeline::surface::{clip_grid, grid_extent, SurfaceUnit};
+use pipeline::surface::{clip_grid, grid_extent, ColumnCounts, Covered, SurfaceUnit};
 use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -484,10 +484,10 @@ impl<'a> Ctx<'a> {
         let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
         let r = SurfaceRecord {
             tiles: paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect(),
-            covered: g.covered.0,
-            nodes: g.covered.1,
-            columns: g.column_covered.clone(),
-            lanes: g.lane_covered,
+            covered: g.covered.with_height,
+            nodes: g.covered.nodes,
+            columns: (g.column_covered.per_column.clone(), g.column_covered.rows),
+            lanes: (g.lane_covered.with_height, g.lane_covered.nodes),
             estimated: g.estimated,
             filled: g.filled,
             kept: g.points.2,
@@ -550,7 +550,7 @@ impl<'a> Ctx<'a> {
         let (mut estimated, mut filled, mut kept) = (0usize, 0usize, 0u64);
         // Nodes with a height per v column, over all the units' rows: the coverage of one build.
         let (mut columns, mut rows) = (Vec::<usize>::new(), 0usize);
-        let mut lanes = (0usize, 0usize);
+        let mut lanes = Covered::default();
         let mut tile_paths = Vec::new();
         for i in 0..n {
             let r: SurfaceRecord = read_record(&work.join(format!("surface/{i:04}.json")), &not_run(n + 1 + i))?;
@@ -559,7 +559,7 @@ impl<'a> Ctx<'a> {
             }
             columns.iter_mut().zip(&r.columns.0).for_each(|(a, b)| *a += b);
             rows += r.columns.1;
-            lanes = (lanes.0 + r.lanes.0, lanes.1 + r.lanes.1);
+            lanes = lanes + Covered { with_height: r.lanes.0, nodes: r.lanes.1 };
             estimated += r.estimated;
             filled += r.filled;
             kept += r.kept;
@@ -579,7 +579,7 @@ impl<'a> Ctx<'a> {
         }
         let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
         let crg = opencrg::read_file(dir.join(first))?;
-        let (covered, nodes) = pipeline::surface::surveyed_coverage(&columns, rows);
+        let covered = pipeline::surface::surveyed_coverage(&columns, rows);
         let shift = part.map_or(0.0, |p| p.0);
         if let Some(p) = part {
             side.cut_to(p).map_err(on_road(s, road))?;
@@ -588,11 +588,11 @@ impl<'a> Ctx<'a> {
             // In road.xodr's s, as one build's.
             s_range: (grid_range.0 - shift, grid_range.1 - shift),
             crg,
-            covered: (covered, nodes),
+            covered,
             lane_covered: lanes,
-            coverage: pipeline::surface::coverage_of(lanes, (covered, nodes)),
+            coverage: pipeline::surface::coverage_of(lanes, covered),
             column_coverage: Vec::new(),
-            column_covered: (columns, rows),
+            column_covered: ColumnCounts { per_column: columns, rows },
             coverage_map: Default::default(),
             estimated,
             filled,

@@ -108,8 +108,8 @@ mod spill;
 pub use builder::SurfaceBuilder;
 pub(crate) use datum::{SlabStats, PROFILE_T};
 pub use grid::{
-    clip_grid, coverage_of, grid_extent, surveyed_coverage, tile_count, CoverageMap, LowCoverage, SurfaceGrid,
-    LANE_INSET,
+    clip_grid, coverage_of, grid_extent, surveyed_coverage, tile_count, ColumnCounts, CoverageMap, Covered,
+    LowCoverage, SurfaceGrid, LANE_INSET,
 };
 pub use options::{Estimator, Seen, SurfaceOptions, SurfaceUnit, ZMode, MIN_COVERAGE, SURVEYED_COLUMN};
 pub(crate) use spill::SLAB;

@@ -7,7 +7,7 @@ use super::{
     builder::{Progress, SurfaceBuilder},
     grid::{
         clip_grid, coverage_of, gap_rows, grid_extent, grid_rows, lane_band, surveyed_coverage, tile_count, tile_rows,
-        CoverageMap, LowCoverage, SurfaceGrid,
+        ColumnCounts, CoverageMap, Covered, LowCoverage, SurfaceGrid,
     },
     options::{SurfaceOptions, SurfaceUnit, ZMode},
     slabs::{grid_slabs, Gridded},
@@ -166,7 +166,7 @@ pub(super) struct RowStream<'a> {
     column: Vec<usize>,
     /// Nodes with a height between the outermost lane borders of the road retargeted to, and
     /// nodes there in all (see [`SurfaceGrid::lane_covered`]).
-    lanes: (usize, usize),
+    lanes: Covered,
     map: CoverageMap,
     /// v of each column, m.
     v_at: Vec<f64>,
@@ -251,7 +251,7 @@ impl<'a> RowStream<'a> {
             emitted: window.rows.0,
             window,
             column: vec![0; nv],
-            lanes: (0, 0),
+            lanes: Covered::default(),
             map: CoverageMap::new(nv),
             v_at: (0..nv).map(|iv| g.vr + iv as f64 * g.cell).collect(),
             estimated: 0,
@@ -323,7 +323,7 @@ impl<'a> RowStream<'a> {
             if let Some((lo, hi)) = self.target.as_ref().and_then(|t| lane_band(t, s - self.shift)) {
                 for (hv, v) in h.iter().zip(&self.v_at) {
                     if *v >= lo && *v <= hi {
-                        self.lanes = (self.lanes.0 + usize::from(!hv.is_nan()), self.lanes.1 + 1);
+                        self.lanes = self.lanes + Covered { with_height: usize::from(!hv.is_nan()), nodes: 1 };
                     }
                 }
             }
@@ -341,8 +341,12 @@ impl<'a> RowStream<'a> {
         // roof) was found: the whole grid must be covered a little too.
         let whole = all as f64 / nodes.max(1) as f64;
         if o.unit.is_none() && (g.coverage < o.min_coverage || whole < 0.5 * o.min_coverage) {
-            let e =
-                LowCoverage { coverage: g.coverage, grid: (all, nodes), min: o.min_coverage, max_height: o.max_height };
+            let e = LowCoverage {
+                coverage: g.coverage,
+                grid: Covered { with_height: all, nodes },
+                min: o.min_coverage,
+                max_height: o.max_height,
+            };
             return Err(e.into());
         }
         Ok(())
@@ -404,7 +408,10 @@ impl<'a> RowStream<'a> {
             lane_covered: self.lanes,
             coverage: coverage_of(self.lanes, covered),
             column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
-            column_covered: (self.column.clone(), self.window.count.1 - self.window.count.0),
+            column_covered: ColumnCounts {
+                per_column: self.column.clone(),
+                rows: self.window.count.1 - self.window.count.0,
+            },
             estimated: self.estimated,
             filled: self.fill.filled,
             points: (self.offered, self.near, self.kept),
