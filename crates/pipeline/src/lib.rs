@@ -8,6 +8,8 @@
 //! reference line, t along its horizontal left normal (the placement of a CRG, u = s, v = t);
 //! h = height above the OpenDRIVE surface (elevation + t·tan(superelevation)/√(1+grade²)).
 
+#![warn(missing_docs)]
+
 pub mod axis;
 pub mod drive_path;
 mod error;

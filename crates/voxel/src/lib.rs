@@ -12,6 +12,8 @@
 //! The crate knows nothing of OpenDRIVE, LAS or CRGs: callers give points in the local frame
 //! (voxels) or in road coordinates (ribbons).
 
+#![warn(missing_docs)]
+
 mod grid;
 mod io;
 pub use io::write_atomic;
