@@ -24,4 +24,7 @@ pub mod surface;
 pub use error::Error;
 pub use frame::{RoadFrame, Station};
 pub use roadside::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
-pub use surface::{grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};
+pub use surface::{
+    grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, SurfaceScope, SurfaceStorage,
+    ZMode,
+};

@@ -61,7 +61,7 @@ pub struct RoadsideOptions {
     /// what one builder of all the points makes, in memory that follows the part's length.
     pub part: Option<(f64, f64)>,
     /// The points' map-frame box where known: the road frame covers only the reference line
-    /// near it (see `SurfaceOptions::points_box`).
+    /// near it (see `SurfaceScope::points_box`).
     pub points_box: Option<[f64; 4]>,
 }
 

@@ -18,10 +18,10 @@ use anyhow::{bail, Context, Result};
 use pipeline::registration::Registration;
 use pipeline::road::{survey_road, SurveyOptions};
 use pipeline::section::SectionOptions;
-use pipeline::surface::SurfaceUnit;
 use pipeline::{
     PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceOptions, ZMode,
 };
+use pipeline::{SurfaceScope, SurfaceStorage};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -172,23 +172,21 @@ pub(crate) fn roadside_options(s: &BuildConfig, part: Option<(f64, f64)>) -> Roa
     }
 }
 
-/// The surface builder's options of a build, spilling into `dir` (a killed build leaves its
-/// spill where the next run clears it); `unit`: a unit's share, `s_range`: the grid's.
-pub(crate) fn surface_options(
-    s: &BuildConfig,
-    dir: &Path,
-    unit: Option<SurfaceUnit>,
-    s_range: Option<(f64, f64)>,
-) -> SurfaceOptions {
+/// The surface builder's options of a build (`s_range`: the grid's).
+pub(crate) fn surface_options(s: &BuildConfig, s_range: Option<(f64, f64)>) -> SurfaceOptions {
     SurfaceOptions {
         cell: s.cell,
         v_range: Some((-s.half_width, s.half_width)),
         s_range,
         z: ZMode::Residual,
-        spill_dir: Some(dir.to_path_buf()),
-        unit,
         ..Default::default()
     }
+}
+
+/// A build's surface builder spills into `dir` (a killed build leaves its spill where the next
+/// run clears it).
+pub(crate) fn surface_storage(dir: &Path) -> SurfaceStorage {
+    SurfaceStorage { spill_dir: Some(dir.to_path_buf()), ..Default::default() }
 }
 
 /// Stage: the points, once, into the builders; returns the seconds it took and the points
@@ -372,9 +370,9 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     // Declared before the surface builder, which borrows it later: dropped after it.
     #[allow(clippy::needless_late_init)] // the drop order needs it
     let plain: opendrive::OpenDrive;
-    let mut surface =
-        SurfaceBuilder::new(road, offset, SurfaceOptions { points_box, ..surface_options(s, dir, None, s.s_range) })
-            .map_err(&context)?;
+    let scope = SurfaceScope { points_box, unit: None };
+    let mut surface = SurfaceBuilder::with(road, offset, surface_options(s, s.s_range), &surface_storage(dir), scope)
+        .map_err(&context)?;
     let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
     let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
     let mut side = side.finish().map_err(&context)?;

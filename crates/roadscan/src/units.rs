@@ -22,7 +22,7 @@
 
 use crate::build::{
     finish_into, grid_tiles, hash_inputs, on_road, read_points, register_passes, registration_of, registration_record,
-    registration_summary, roadside_options, surface_options, survey_of, AxisOf, Built, Gathered,
+    registration_summary, roadside_options, surface_options, surface_storage, survey_of, AxisOf, Built, Gathered,
 };
 use crate::config::{AxisSource, BuildConfig};
 use crate::manifest::write_json;
@@ -372,8 +372,8 @@ impl<'a> Ctx<'a> {
         let opts = pipeline::RoadsideOptions { points_box, ..roadside_options(s, Some(part)) };
         let mut side = RoadsideBuilder::new(road, offset, &opts).map_err(&context)?;
         let unit = Some(SurfaceUnit::Count(part.0, part.1));
-        let opts = pipeline::SurfaceOptions { points_box, ..surface_options(s, work, unit, s.s_range) };
-        let mut surface = SurfaceBuilder::new(road, offset, opts).map_err(&context)?;
+        let (opts, scope) = (surface_options(s, s.s_range), pipeline::SurfaceScope { points_box, unit });
+        let mut surface = SurfaceBuilder::with(road, offset, opts, &surface_storage(work), scope).map_err(&context)?;
         let mut st = Stages::new(1, progress);
         let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
         let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
@@ -470,9 +470,10 @@ impl<'a> Ctx<'a> {
         }
         std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         let unit = SurfaceUnit::Tiles { tile: s.tile, first: tiles.0, end: tiles.1 };
-        let mut surface =
-            SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)))
-                .map_err(&context)?;
+        let (opts, scope) =
+            (surface_options(s, Some(grid)), pipeline::SurfaceScope { unit: Some(unit), points_box: None });
+        let mut surface = SurfaceBuilder::with(road, axis.odr.header.offset, opts, &surface_storage(&dir), scope)
+            .map_err(&context)?;
         let mut st = Stages::new(2, progress);
         let mut secs = 0.0;
         if range.0 <= grid.1 {

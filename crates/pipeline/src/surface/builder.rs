@@ -6,7 +6,7 @@
 use super::{
     datum::{Found, Profile, SlabStats, PROFILE_T},
     grid::{lane_extent, slab_of_row, SurfaceGrid},
-    options::{Seen, SurfaceOptions, SurfaceUnit},
+    options::{Seen, SurfaceOptions, SurfaceScope, SurfaceStorage, SurfaceUnit},
     project::Project,
     rows::{RowStream, Window},
     spill::{Keeper, Slabs},
@@ -21,6 +21,8 @@ use std::path::PathBuf;
 pub struct SurfaceBuilder<'a> {
     pub(super) proj: Project<'a>,
     pub(super) opts: SurfaceOptions,
+    /// The work unit's share (None: all of it).
+    pub(super) unit: Option<SurfaceUnit>,
     pub(super) slabs: Keeper,
     pub(super) offered: u64,
     /// What the candidates said of each slab.
@@ -54,24 +56,37 @@ pub(super) type Progress<'a> = Box<dyn FnMut(usize, usize) + 'a>;
 static SPILL_DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl<'a> SurfaceBuilder<'a> {
-    /// Grids the surface of `road` (of a file with header `<offset>` `offset`).
+    /// Grids the surface of `road` (of a file with header `<offset>` `offset`): all of it,
+    /// spilling as [`SurfaceStorage::default`].
     pub fn new(
         road: &'a opendrive::Road,
         offset: Option<HeaderOffset>,
         opts: SurfaceOptions,
     ) -> Result<SurfaceBuilder<'a>, Error> {
+        SurfaceBuilder::with(road, offset, opts, &SurfaceStorage::default(), SurfaceScope::default())
+    }
+
+    /// Grids the surface of `road` (of a file with header `<offset>` `offset`), keeping the
+    /// candidates as `storage` says, doing the share of the work `scope` says.
+    pub fn with(
+        road: &'a opendrive::Road,
+        offset: Option<HeaderOffset>,
+        opts: SurfaceOptions,
+        storage: &SurfaceStorage,
+        scope: SurfaceScope,
+    ) -> Result<SurfaceBuilder<'a>, Error> {
         let eval = RoadEval::new(road);
         let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval));
         let place = offset.unwrap_or_default().placement();
         let reach = v_range.0.abs().max(v_range.1.abs()) + opts.radius + opts.cell + 1.0;
-        let frame = RoadFrame::for_points(&eval, opts.points_box, &place, reach)?;
+        let frame = RoadFrame::for_points(&eval, scope.points_box, &place, reach)?;
         let n = SPILL_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = opts
+        let dir = storage
             .spill_dir
             .clone()
             .unwrap_or_else(std::env::temp_dir)
             .join(format!(".roadscan-spill-{}-{n}", std::process::id()));
-        let slabs = Keeper::new(Slabs::new(dir, opts.spill_after));
+        let slabs = Keeper::new(Slabs::new(dir, storage.spill_after));
         let proj = Project {
             surface: opendrive::SurfaceTable::new(&eval),
             road: eval,
@@ -83,7 +98,7 @@ impl<'a> SurfaceBuilder<'a> {
             max_height: opts.max_height,
             search_height: opts.search_height,
         };
-        let slab_range = match (opts.unit, opts.s_range) {
+        let slab_range = match (scope.unit, opts.s_range) {
             (Some(SurfaceUnit::Count(..)), _) => (i64::MAX, i64::MIN),
             (Some(SurfaceUnit::Tiles { tile, first, end }), Some(r)) => {
                 let w = Window::of(r, &opts, tile, (first, end));
@@ -99,6 +114,7 @@ impl<'a> SurfaceBuilder<'a> {
         Ok(SurfaceBuilder {
             proj,
             opts,
+            unit: scope.unit,
             slabs,
             offered: 0,
             stats: BTreeMap::new(),
@@ -174,8 +190,9 @@ impl<'a> SurfaceBuilder<'a> {
     pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), Error> {
         let n = x.len().min(y.len()).min(z.len());
         let (proj, opts, range, hist_t) = (&self.proj, &self.opts, self.slab_range, self.hist_t);
+        let unit = self.unit;
         let found = crate::par::runs(n, 8192, |i| {
-            let mut found = Found::new(opts, range, hist_t);
+            let mut found = Found::new(opts, unit, range, hist_t);
             proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c, far| found.add(c, far));
             found
         })?;
@@ -218,7 +235,7 @@ impl<'a> SurfaceBuilder<'a> {
 
     /// Grids what was offered into one grid in memory.
     pub fn finish(self) -> Result<SurfaceGrid, Error> {
-        if self.opts.unit.is_some() {
+        if self.unit.is_some() {
             return Err(Error::Usage("a work unit's grid is written as tiles (write_tiles)"));
         }
         let mut rows = RowStream::new(self, None)?;
@@ -245,7 +262,7 @@ impl<'a> SurfaceBuilder<'a> {
         tile: f64,
         path: impl Fn(usize, usize) -> PathBuf,
     ) -> Result<(SurfaceGrid, Vec<PathBuf>), Error> {
-        if let Some(SurfaceUnit::Tiles { tile: t, .. }) = self.opts.unit {
+        if let Some(SurfaceUnit::Tiles { tile: t, .. }) = self.unit {
             if t.to_bits() != tile.to_bits() {
                 return Err(Error::TileMismatch { tile, unit_tile: t });
             }

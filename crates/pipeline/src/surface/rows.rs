@@ -151,6 +151,8 @@ pub(super) struct RowStream<'a> {
     /// The collecting road's s minus the target's (the tiles' u).
     shift: f64,
     opts: SurfaceOptions,
+    /// The work unit's share (None: all of it).
+    unit: Option<SurfaceUnit>,
     pub(super) g: Geometry,
     /// Gridded slabs, in order, from the gridding thread.
     gridded: Option<std::sync::mpsc::Receiver<Result<Gridded, Error>>>,
@@ -197,7 +199,7 @@ impl<'a> RowStream<'a> {
         let seen = b.seen_with(&profile);
         let (s0, s1) = match b.proj.s_range {
             Some(r) => r,
-            None if matches!(o.unit, Some(SurfaceUnit::Tiles { .. })) => {
+            None if matches!(b.unit, Some(SurfaceUnit::Tiles { .. })) => {
                 return Err(Error::Usage("a unit of tiles needs the whole grid's s range"));
             }
             None => grid_extent(seen.s_range, cell)?,
@@ -218,7 +220,7 @@ impl<'a> RowStream<'a> {
         }
         let max_cells = gap_rows(&o);
         let g = Geometry { s0, s1, cell, nu, vr, nv };
-        let window = match (o.unit, tile) {
+        let window = match (b.unit, tile) {
             (Some(SurfaceUnit::Count(..)), _) => return Err(Error::Usage("a counting pass grids nothing")),
             (Some(SurfaceUnit::Tiles { tile, first, end }), _) => Window::of((s0, s1), &o, tile, (first, end)),
             (None, Some(tile)) => Window::of((s0, s1), &o, tile, (0, usize::MAX)),
@@ -260,6 +262,7 @@ impl<'a> RowStream<'a> {
             near: seen.near,
             datum,
             opts: o,
+            unit: b.unit,
         })
     }
 
@@ -340,7 +343,7 @@ impl<'a> RowStream<'a> {
         // The surveyed share alone is fooled by a grid of a few columns where something (a car's
         // roof) was found: the whole grid must be covered a little too.
         let whole = all as f64 / nodes.max(1) as f64;
-        if o.unit.is_none() && (g.coverage < o.min_coverage || whole < 0.5 * o.min_coverage) {
+        if self.unit.is_none() && (g.coverage < o.min_coverage || whole < 0.5 * o.min_coverage) {
             let e = LowCoverage {
                 coverage: g.coverage,
                 grid: Covered { with_height: all, nodes },
