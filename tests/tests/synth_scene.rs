@@ -106,8 +106,8 @@ fn truth_crg_of_a_file_road_starts_at_the_range() {
 fn bad_road_or_range_is_a_clear_error() {
     let data = roadscan_tests::shared_data();
     let odr = opendrive::read_file(data.join("opendrive/esmini/curves.xodr")).unwrap();
-    let e = Scene::from_road(&odr, "9", None, 1).unwrap_err();
+    let e = Scene::from_road(&odr, "9", None, 1).unwrap_err().to_string();
     assert!(e.contains("no road with id '9'") && e.contains("roads: 1"), "{e}");
-    let e = Scene::from_road(&odr, "1", Some((1100.0, 1200.0)), 1).unwrap_err();
+    let e = Scene::from_road(&odr, "1", Some((1100.0, 1200.0)), 1).unwrap_err().to_string();
     assert!(e.contains("1100..1200"), "{e}");
 }

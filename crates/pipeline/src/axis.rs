@@ -147,15 +147,15 @@ pub fn sample_road(odr: &OpenDrive, road: &Road, step: f64) -> Vec<[f64; 3]> {
 
 /// Checks that `text`, the written form of `built`, reads back with every record starting
 /// where it was fitted (within 1 µm).
-pub fn check_written(text: &str, built: &AxisRoad) -> Result<(), String> {
-    let back = opendrive::read(text).map_err(|e| format!("the written road does not read back: {e}"))?;
-    let road = back.roads.first().ok_or("the written file has no road")?;
+pub fn check_written(text: &str, built: &AxisRoad) -> Result<(), crate::Error> {
+    let back = opendrive::read(text).map_err(|error| crate::Error::ReadBack { error })?;
+    let road = back.roads.first().ok_or(crate::Error::ReadBackNoRoad)?;
     let eval = opendrive::RoadEval::new(road);
     for g in &built.plan.geometries {
         let p = eval.pose(g.s);
         let d = (p.x - g.x).hypot(p.y - g.y);
         if d > 1e-6 {
-            return Err(format!("the record at s = {} reads back {d} m away", g.s));
+            return Err(crate::Error::ReadBackAway { s: g.s, distance: d });
         }
     }
     Ok(())

@@ -52,15 +52,32 @@ pub enum DrivePathError {
     /// A bad option.
     Options(String),
     /// No point has a GPS time (or all have the same).
-    NoTime { points: u64 },
+    NoTime {
+        /// Points offered.
+        points: u64,
+    },
     /// No point has a scan angle other than zero (the file does not record them).
-    NoAngles { points: u64 },
+    NoAngles {
+        /// Points offered.
+        points: u64,
+    },
     /// The points span too little time or distance for a path.
-    TooShort { seconds: f64, metres: f64 },
+    TooShort {
+        /// GPS time the points span, s.
+        seconds: f64,
+        /// Length of the longest pass found, m.
+        metres: f64,
+    },
     /// GPS time spans more windows than any survey holds.
-    TooManyWindows { windows: usize },
+    TooManyWindows {
+        /// The most windows a builder holds.
+        windows: usize,
+    },
     /// No window's angles describe a vertical scan plane.
-    NoPlane { windows: usize },
+    NoPlane {
+        /// Windows with enough points for a fit.
+        windows: usize,
+    },
 }
 
 impl fmt::Display for DrivePathError {
@@ -251,6 +268,7 @@ pub struct Sample {
 /// One drive: the scanner's samples in time order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PassPath {
+    /// The scanner at the middle of each of the pass's windows, in time order.
     pub samples: Vec<Sample>,
     /// Length of the path, m.
     pub length: f64,
@@ -279,9 +297,11 @@ impl PassPath {
 /// The drive path found: every pass, in time order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DrivePath {
+    /// The passes, in time order.
     pub passes: Vec<PassPath>,
-    /// Windows with enough points, and those whose fit was left out (no vertical plane).
+    /// Windows with enough points for a fit.
     pub windows: usize,
+    /// Of those, the windows whose fit was left out (no vertical plane).
     pub rejected: usize,
 }
 
@@ -307,6 +327,7 @@ pub struct DrivePathBuilder {
 }
 
 impl DrivePathBuilder {
+    /// A builder with `opts`; an error when an option lies outside its range.
     pub fn new(opts: DrivePathOptions) -> Result<DrivePathBuilder, DrivePathError> {
         let ok = |v: f64, lo: f64, hi: f64| v.is_finite() && v >= lo && v <= hi;
         if !ok(opts.window, 1e-4, 10.0) || !ok(opts.max_angle_deg, 1.0, 89.0) || !ok(opts.nadir_deg, 0.0, 30.0) {

@@ -291,7 +291,7 @@ impl RoadFrame {
 
     /// [`RoadFrame::project_from`] for callers that keep only points with t within `band`:
     /// `None` also for a point the tangent of the entry nearest its foot puts more than
-    /// [`TANGENT_SLACK`] outside the band. Most points of a survey (facades, trees) lie outside
+    /// `TANGENT_SLACK` (1 cm) outside the band. Most points of a survey (facades, trees) lie outside
     /// the road's band; the tangent needs no square root, division or arc tangent, and the walk
     /// to the entry takes the tangent's steps too.
     ///

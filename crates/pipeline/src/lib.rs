@@ -8,8 +8,11 @@
 //! reference line, t along its horizontal left normal (the placement of a CRG, u = s, v = t);
 //! h = height above the OpenDRIVE surface (elevation + t·tan(superelevation)/√(1+grade²)).
 
+#![warn(missing_docs)]
+
 pub mod axis;
 pub mod drive_path;
+mod error;
 pub mod frame;
 mod par;
 pub mod registration;
@@ -18,6 +21,10 @@ pub mod roadside;
 pub mod section;
 pub mod surface;
 
+pub use error::Error;
 pub use frame::{RoadFrame, Station};
-pub use roadside::{AddError, PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
-pub use surface::{grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, ZMode};
+pub use roadside::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
+pub use surface::{
+    grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, SurfaceScope, SurfaceStorage,
+    ZMode,
+};

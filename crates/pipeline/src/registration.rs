@@ -119,12 +119,14 @@ pub struct Registration {
     pub observations: usize,
     /// Of those, kept by the robust fit.
     pub kept: usize,
-    /// RMS disagreement of the kept pairs before and after, m.
+    /// RMS disagreement of the kept pairs before the correction, m.
     pub rms_before: f64,
+    /// And after it, m.
     pub rms_after: f64,
 }
 
 impl Overlaps {
+    /// No visits yet, sampling as `opts` say.
     pub fn new(opts: RegistrationOptions) -> Overlaps {
         Overlaps { opts, cells: HashMap::new(), stride: opts.stride.max(1), points: 0 }
     }

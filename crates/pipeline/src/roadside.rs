@@ -16,6 +16,7 @@
 use crate::frame::RoadFrame;
 use crate::section::{SectionGrid, SectionOptions};
 use crate::surface::{SlabStats, PROFILE_T, SLAB};
+use crate::Error;
 use opendrive::{HeaderOffset, Placement, RoadEval};
 use std::collections::BTreeMap;
 use voxel::part::{Reader, Writer};
@@ -60,7 +61,7 @@ pub struct RoadsideOptions {
     /// what one builder of all the points makes, in memory that follows the part's length.
     pub part: Option<(f64, f64)>,
     /// The points' map-frame box where known: the road frame covers only the reference line
-    /// near it (see `SurfaceOptions::points_box`).
+    /// near it (see `SurfaceScope::points_box`).
     pub points_box: Option<[f64; 4]>,
 }
 
@@ -78,31 +79,6 @@ impl Default for RoadsideOptions {
         }
     }
 }
-
-/// An error of [`RoadsideBuilder::add`]: about one point (its index in the chunk) or the chunk.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AddError {
-    /// The point's index in the chunk offered.
-    pub point: Option<usize>,
-    pub message: String,
-}
-
-impl AddError {
-    fn chunk(message: impl Into<String>) -> AddError {
-        AddError { point: None, message: message.into() }
-    }
-}
-
-impl std::fmt::Display for AddError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.point {
-            Some(i) => write!(f, "point {i} of the chunk: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for AddError {}
 
 /// A chunk of points as columns (map frame, m); all as long as `x`.
 #[derive(Debug, Clone, Copy)]
@@ -292,18 +268,22 @@ impl<'a> RoadsideBuilder<'a> {
         road: &'a opendrive::Road,
         offset: Option<HeaderOffset>,
         opts: &RoadsideOptions,
-    ) -> Result<RoadsideBuilder<'a>, String> {
+    ) -> Result<RoadsideBuilder<'a>, Error> {
         let eval = RoadEval::new(road);
         let place = offset.unwrap_or_default().placement();
         if !(opts.buffer.is_finite() && opts.buffer > 0.0) {
-            return Err(format!("buffer {}: must be a positive number of metres", opts.buffer));
+            return Err(Error::BadOption {
+                name: "buffer",
+                value: opts.buffer,
+                why: "must be a positive number of metres",
+            });
         }
         let reach = opts.buffer + opts.sections.as_ref().map_or(0.0, |s| s.half_width) + 1.0;
-        let frame = RoadFrame::for_points(&eval, opts.points_box, &place, reach).map_err(|e| e.to_string())?;
+        let frame = RoadFrame::for_points(&eval, opts.points_box, &place, reach)?;
         let kappa_max = frame.max_curvature();
         let s_range = opts.s_range.unwrap_or((0.0, eval.length()));
         if !(s_range.0 >= 0.0 && s_range.1 <= eval.length() + 1e-9 && s_range.1 > s_range.0) {
-            return Err(format!("s range {}..{}: road {} is {} m long", s_range.0, s_range.1, road.id, eval.length()));
+            return Err(Error::OutsideRoad { s_range, road: road.id.clone(), length: eval.length() });
         }
         let grid = match opts.voxel_size {
             Some(size) => {
@@ -312,16 +292,14 @@ impl<'a> RoadsideBuilder<'a> {
                     let [x, y, z] = place.to_map([p.x, p.y, eval.elevation(0.0)]);
                     [(x / 100.0).floor() * 100.0, (y / 100.0).floor() * 100.0, (z / 10.0).floor() * 10.0]
                 });
-                Some(VoxelGrid::new(size, origin).map_err(|e| e.to_string())?)
+                Some(VoxelGrid::new(size, origin)?)
             }
             None => None,
         };
         let ribbons = match &opts.ribbons {
             Some(r) => {
                 let depth = (r.min_depth, opts.buffer);
-                let make = |side| {
-                    Ribbon::new_part(side, s_range, r.h_range, r.cell, depth, opts.part).map_err(|e| e.to_string())
-                };
+                let make = |side| Ribbon::new_part(side, s_range, r.h_range, r.cell, depth, opts.part);
                 Some([make(Side::Left)?, make(Side::Right)?])
             }
             None => None,
@@ -355,15 +333,15 @@ impl<'a> RoadsideBuilder<'a> {
         self
     }
 
-    /// Offers a chunk of points; an error names a point the voxel grid cannot place (by its
-    /// index in the chunk, for the caller to name it in its file).
-    pub fn add(&mut self, p: PointColumns<'_>) -> Result<(), AddError> {
+    /// Offers a chunk of points; an error names a point the voxel grid cannot place
+    /// ([`Error::Point`], by its index in the chunk, for the caller to name it in its file).
+    pub fn add(&mut self, p: PointColumns<'_>) -> Result<(), Error> {
         let n = p.x.len();
         if [p.y.len(), p.z.len(), p.intensity.len(), p.class.len(), p.rgb.map_or(n, |c| c.len())]
             .iter()
             .any(|&l| l != n)
         {
-            return Err(AddError::chunk("point columns of different lengths"));
+            return Err(Error::Usage("point columns of different lengths"));
         }
         let (frame, road, place, (s0, s1), buffer) = (&self.frame, &self.road, self.place, self.s_range, self.buffer);
         let (p0, p1) = self.part;
@@ -386,7 +364,7 @@ impl<'a> RoadsideBuilder<'a> {
                 && kappa * (t.abs() + NEAR) <= 0.5
         };
         let project = || {
-            crate::par::runs(n, 8192, |range| -> Result<Run, AddError> {
+            crate::par::runs(n, 8192, |range| -> Result<Run, Error> {
                 let mut last = None;
                 let mut profile = road.profile_cursor();
                 let mut anchor: Option<(f64, f64)> = None;
@@ -411,10 +389,7 @@ impl<'a> RoadsideBuilder<'a> {
                     let h = if want_st { fz - profile.elevation(s) } else { 0.0 };
                     kept.push((i as u32, s, t, h));
                     if let Some(g) = &lattice {
-                        keys.push(
-                            g.key(p.x[i], p.y[i], p.z[i])
-                                .map_err(|e| AddError { point: Some(i), message: e.to_string() })?,
-                        );
+                        keys.push(g.key(p.x[i], p.y[i], p.z[i]).map_err(|error| Error::Point { index: i, error })?);
                     }
                 }
                 Ok((kept, keys))
@@ -424,17 +399,15 @@ impl<'a> RoadsideBuilder<'a> {
         let (grid, pending) = (&mut self.grid, self.pending.take());
         let runs = std::thread::scope(|sc| {
             let fill = sc.spawn(move || match (grid.as_mut(), pending) {
-                (Some(g), Some(p)) => {
-                    g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), 1).map_err(|e| e.to_string())
-                }
+                (Some(g), Some(p)) => g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), 1),
                 _ => Ok(()),
             });
             let runs = project();
             (fill.join(), runs)
         });
         let (filled, runs) = runs;
-        filled.map_err(|_| AddError::chunk("the voxel thread failed"))?.map_err(AddError::chunk)?;
-        let runs = runs.map_err(AddError::chunk)?;
+        filled.map_err(|_| Error::Thread { which: "the voxel thread" })??;
+        let runs = runs?;
         self.offered += n as u64;
         let (mut kept, mut keys) = (Vec::new(), Vec::new());
         for r in runs {
@@ -479,10 +452,9 @@ impl<'a> RoadsideBuilder<'a> {
     }
 
     /// The products; an error when the last chunk cannot go into the grid.
-    pub fn finish(mut self) -> Result<Roadside, String> {
+    pub fn finish(mut self) -> Result<Roadside, Error> {
         if let (Some(g), Some(p)) = (self.grid.as_mut(), self.pending.take()) {
-            g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), crate::par::threads())
-                .map_err(|e| e.to_string())?;
+            g.add_keyed(&p.keys, &p.intensity, &p.class, p.rgb.as_deref(), crate::par::threads())?;
         }
         Ok(Roadside {
             grid: self.grid,
@@ -530,25 +502,25 @@ impl Roadside {
     /// Adds a part made by [`Roadside::to_part`] of a builder with the same options (apart from
     /// `part`): a build's units, merged, give the same grids as one builder of all the points.
     /// The points offered are not in a part (a unit may read points of its neighbours' ranges).
-    pub fn merge_part(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn merge_part(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let Some(body) = bytes.strip_prefix(PART_MAGIC.as_slice()) else {
-            return Err("not a roadside part (or of another roadscan version)".into());
+            return Err(Error::NotAPart);
         };
-        let at = |r: &Reader, e: String| format!("byte {}: {e}", r.offset() + PART_MAGIC.len());
+        let at = |what, r: &Reader, error| Error::Part { what, at: r.offset() + PART_MAGIC.len(), error };
         let mut r = Reader::new(body);
         self.points.1 += r.u64()?;
         let has = r.u8()?;
         r.expect(has == self.products(), "a part with other products (voxels, ribbons, sections)")?;
         if let Some(g) = self.grid.as_mut() {
-            g.merge_part(&mut r).map_err(|e| at(&r, e.to_string()))?;
+            g.merge_part(&mut r).map_err(|e| at("voxels", &r, e))?;
         }
         for rb in self.ribbons.iter_mut().flatten() {
-            rb.merge_part(&mut r).map_err(|e| at(&r, e.to_string()))?;
+            rb.merge_part(&mut r).map_err(|e| at("a ribbon", &r, e))?;
         }
         if let Some(s) = self.sections.as_mut() {
-            s.merge_part(&mut r).map_err(|e| at(&r, e))?;
+            s.merge_part(&mut r).map_err(|e| at("cross sections", &r, e))?;
         }
-        r.end()
+        Ok(r.end()?)
     }
 
     /// The road surface near the reference line, above the heights h were measured from (the
@@ -587,10 +559,10 @@ impl Roadside {
     /// it: s - a): the ribbons keep the columns over it, `s_range` is what of it was covered,
     /// and [`Roadside::stations`] give s on the part. The voxels (in the map frame) and the
     /// cross sections stay as they are; no part can be merged afterwards.
-    pub fn cut_to(&mut self, (a, b): (f64, f64)) -> Result<(), String> {
+    pub fn cut_to(&mut self, (a, b): (f64, f64)) -> Result<(), Error> {
         let (lo, hi) = (self.s_range.0.max(a), self.s_range.1.min(b));
         if self.cut.is_some() || !(a.is_finite() && b.is_finite() && lo < hi) {
-            return Err(format!("cannot cut the roadside of s {:?} to s {a}..{b}", self.s_range));
+            return Err(Error::CannotCut { s_range: self.s_range, to: (a, b) });
         }
         if let Some(ribbons) = self.ribbons.as_mut() {
             for r in ribbons.iter_mut() {

@@ -6,7 +6,7 @@
 //! holds points metres apart, and the surveyed road leaves it out. The surveyed road (elevation,
 //! crossfall, curbs, markings) is read from it (`road/`).
 
-use voxel::part::{Reader, Writer};
+use voxel::part::{PartError, Reader, Writer};
 
 /// Cell sizes and extent of the cross sections.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +62,7 @@ pub struct SectionGrid {
 
 impl SectionGrid {
     /// Cells over s in `s_range`.
-    pub fn new(s_range: (f64, f64), opts: &SectionOptions) -> Result<SectionGrid, String> {
+    pub fn new(s_range: (f64, f64), opts: &SectionOptions) -> Result<SectionGrid, crate::Error> {
         SectionGrid::new_part(s_range, opts, None)
     }
 
@@ -73,18 +73,15 @@ impl SectionGrid {
         s_range: (f64, f64),
         opts: &SectionOptions,
         part: Option<(f64, f64)>,
-    ) -> Result<SectionGrid, String> {
+    ) -> Result<SectionGrid, crate::Error> {
         let ok = |v: f64| v.is_finite() && v > 0.0;
         if !(ok(opts.ds) && ok(opts.dt) && ok(opts.half_width)) {
-            return Err(format!(
-                "cross sections: cells {} x {} m over ±{} m: all must be positive",
-                opts.ds, opts.dt, opts.half_width
-            ));
+            return Err(crate::Error::BadSections { ds: opts.ds, dt: opts.dt, half_width: opts.half_width });
         }
         let rows = (((s_range.1 - s_range.0) / opts.ds).ceil() as usize).max(1);
         let cols = ((2.0 * opts.half_width / opts.dt).round() as usize).max(1);
         if rows.saturating_mul(cols) > 400_000_000 {
-            return Err(format!("cross sections: {rows} x {cols} cells is too many; use larger cells or an s range"));
+            return Err(crate::Error::SectionsTooLarge { rows, cols });
         }
         let total = rows;
         let (first, end) = voxel::part::cells_of(s_range, opts.ds, total, part);
@@ -157,13 +154,13 @@ impl SectionGrid {
 
     /// Adds the cells of a part written by [`SectionGrid::write_part`] of a grid of the same
     /// geometry (integer sums: any split of the points adds up to the grid of all of them).
-    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), String> {
+    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), PartError> {
         let geo = [r.f64()?, r.f64()?, r.f64()?];
         let (rows, cols) = (r.usize()?, r.usize()?);
         if geo.map(f64::to_bits) != [self.origin, self.ds, self.dt].map(f64::to_bits)
             || (rows, cols) != (self.total, self.cols)
         {
-            return Err("cross sections of another geometry".into());
+            return Err(PartError::OtherGeometry { what: "cross sections".into() });
         }
         let (first, end) = (r.usize()?, r.usize()?);
         let held = self.first <= first && first <= end && end <= self.first + self.rows;

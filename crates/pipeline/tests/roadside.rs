@@ -137,3 +137,50 @@ fn the_corridor_shortcut_keeps_exactly_the_points_inside() {
     let (ga, gb) = (a.grid.unwrap(), b.grid.unwrap());
     assert!(ga.sorted() == gb.sorted(), "different voxels");
 }
+
+/// Errors a caller can match: the point (by its index in the chunk) a voxel grid cannot place,
+/// a bad option with its value, and a part that does not read with the byte where it stopped;
+/// the messages are the ones users read.
+#[test]
+fn errors_carry_the_point_the_option_and_the_byte() {
+    let (scene, pts) = survey();
+    let road = &scene.odr.roads[0];
+    let offset = scene.odr.header.offset;
+    // 1 mm voxels reach 32 m up from the origin: a point 100 m up, kept by the corridor, is
+    // too far for the grid.
+    let opts = RoadsideOptions { voxel_size: Some(0.001), ..Default::default() };
+    let mut b = RoadsideBuilder::new(road, offset, &opts).unwrap();
+    // A point of the median height (the road surface, most of the points), three times.
+    let mut by_z: Vec<_> = pts.iter().collect();
+    by_z.sort_by(|a, b| a.z.total_cmp(&b.z));
+    let p = by_z[by_z.len() / 2];
+    let (x, y, z) = ([p.x; 3], [p.y; 3], [p.z, p.z, p.z + 100.0]);
+    let e = b.add(PointColumns { x: &x, y: &y, z: &z, intensity: &[0; 3], class: &[0; 3], rgb: None }).unwrap_err();
+    assert!(matches!(e, pipeline::Error::Point { index: 2, .. }), "{e:?}");
+    assert!(e.to_string().starts_with("point 2 of the chunk: point ("), "{e}");
+
+    let bad = RoadsideOptions { buffer: -1.0, ..Default::default() };
+    let e = RoadsideBuilder::new(road, offset, &bad).unwrap_err();
+    assert!(matches!(e, pipeline::Error::BadOption { name: "buffer", value, .. } if value == -1.0), "{e:?}");
+    assert_eq!(e.to_string(), "buffer -1: must be a positive number of metres");
+
+    let opts = RoadsideOptions { s_range: Some((30.0, 40.0)), voxel_size: Some(1.0), ..Default::default() };
+    let part = build(&scene, &pts[..20_000], &opts).to_part();
+    let mut whole = build(&scene, &pts[..0], &opts);
+    let e = whole.merge_part(b"not a part").unwrap_err();
+    assert!(matches!(e, pipeline::Error::NotAPart), "{e:?}");
+    // Cut inside the voxels: the error names the part's byte and the voxels' offset.
+    let e = whole.merge_part(&part[..part.len() - 3]).unwrap_err();
+    let pipeline::Error::Part { what: "voxels", at, error: voxel::PartError::Truncated { offset, .. } } = &e else {
+        panic!("{e:?}")
+    };
+    let (at, offset) = (*at, *offset);
+    assert_eq!(at, offset + 24, "the body follows the 24-byte magic");
+    assert!(e.to_string().starts_with(&format!("byte {at}: truncated at byte {offset} (")), "{e}");
+    // A byte too many: left over after the last grid.
+    let mut long = part.clone();
+    long.push(0);
+    let e = whole.merge_part(&long).unwrap_err();
+    assert!(matches!(e, pipeline::Error::PartBody(voxel::PartError::LeftOver { left: 1, .. })), "{e:?}");
+    whole.merge_part(&part).unwrap();
+}

@@ -6,19 +6,30 @@
 mod common;
 use common::{grid, height, survey, versus_truth};
 
-use pipeline::{grid_surface, Estimator, SurfaceGrid, SurfaceOptions};
+use pipeline::{grid_surface, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, SurfaceScope, SurfaceStorage};
 use sim::Scene;
 
 /// A builder of the demo road's surface offered `pts` in chunks of 10,000, as a reader hands
 /// them.
-fn offered<'a>(scene: &'a Scene, pts: &[[f64; 3]], opts: SurfaceOptions) -> pipeline::SurfaceBuilder<'a> {
-    let mut b = pipeline::SurfaceBuilder::new(&scene.odr.roads[0], scene.odr.header.offset, opts).unwrap();
+fn offered<'a>(scene: &'a Scene, pts: &[[f64; 3]], opts: SurfaceOptions) -> SurfaceBuilder<'a> {
+    offered_with(scene, pts, opts, &SurfaceStorage::default(), SurfaceScope::default()).unwrap()
+}
+
+/// A builder of `pts` kept as `storage` says, over `scope`.
+fn offered_with<'a>(
+    scene: &'a Scene,
+    pts: &[[f64; 3]],
+    opts: SurfaceOptions,
+    storage: &SurfaceStorage,
+    scope: SurfaceScope,
+) -> Result<SurfaceBuilder<'a>, pipeline::Error> {
+    let mut b = SurfaceBuilder::with(&scene.odr.roads[0], scene.odr.header.offset, opts, storage, scope)?;
     for c in pts.chunks(10_000) {
         let (x, y, z): (Vec<f64>, Vec<f64>, Vec<f64>) =
             (c.iter().map(|p| p[0]).collect(), c.iter().map(|p| p[1]).collect(), c.iter().map(|p| p[2]).collect());
-        b.add(&x, &y, &z).unwrap();
+        b.add(&x, &y, &z)?;
     }
-    b
+    Ok(b)
 }
 
 #[test]
@@ -221,8 +232,8 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     let one = grid_surface(road, scene.odr.header.offset, &pts, base.clone()).unwrap();
     // Spilling to disk after every 5000 candidates changes nothing.
     let dir = roadscan_tests::Scratch::new("spill-test");
-    let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.to_path_buf()), ..base.clone() };
-    let two = grid_surface(road, scene.odr.header.offset, &pts, spilled).unwrap();
+    let spilled = SurfaceStorage { spill_after: 5000, spill_dir: Some(dir.to_path_buf()) };
+    let two = offered_with(&scene, &pts, base.clone(), &spilled, SurfaceScope::default()).unwrap().finish().unwrap();
     assert!(one.crg.z.iter().zip(&two.crg.z).all(|(a, b)| a.to_bits() == b.to_bits()), "spilled grid differs");
     // Tiles of 4 m: each tile holds the rows of the single grid, neighbours share a row.
     let b = offered(&scene, &pts, base.clone());
@@ -251,18 +262,18 @@ fn tiles_and_spilled_candidates_give_the_same_grid() {
     };
     assert!(left().is_empty(), "{:?}", left());
     // Nor when writing a tile fails while later slabs are still being gridded.
-    let spilled = SurfaceOptions { spill_after: 5000, spill_dir: Some(dir.to_path_buf()), ..base.clone() };
-    let b = offered(&scene, &pts, spilled);
+    let b = offered_with(&scene, &pts, base.clone(), &spilled, SurfaceScope::default()).unwrap();
     let err = b.write_tiles(4.0, |k, _| dir.join("missing").join(format!("t_{k}.crg"))).unwrap_err();
-    assert!(err.contains("missing"), "{err}");
+    assert!(err.to_string().contains("missing"), "{err}");
     assert!(left().is_empty(), "{:?}", left());
     // Spilling where no directory can be made fails with the path, not later with a grid
     // missing points.
     let file = dir.join("a-file");
     std::fs::write(&file, b"x").unwrap();
-    let bad = SurfaceOptions { spill_after: 5000, spill_dir: Some(file.join("sub")), ..base };
-    let err = grid_surface(road, scene.odr.header.offset, &pts, bad).unwrap_err();
-    assert!(err.contains("a-file"), "{err}");
+    let bad = SurfaceStorage { spill_after: 5000, spill_dir: Some(file.join("sub")) };
+    let err = offered_with(&scene, &pts, base, &bad, SurfaceScope::default()).and_then(|b| b.finish()).unwrap_err();
+    assert!(matches!(&err, pipeline::Error::Spill { path, .. } if path.starts_with(&file)), "{err:?}");
+    assert!(err.to_string().contains("a-file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -335,7 +346,8 @@ fn a_frame_covering_the_points_box_grids_the_same_bits_as_the_whole_road() {
     });
     let opts = SurfaceOptions { s_range: Some((60.0, 66.0)), ..Default::default() };
     let whole = offered(&scene, &pts, opts.clone()).finish().unwrap();
-    let part = offered(&scene, &pts, SurfaceOptions { points_box: Some(b), ..opts }).finish().unwrap();
+    let scope = SurfaceScope { points_box: Some(b), unit: None };
+    let part = offered_with(&scene, &pts, opts, &SurfaceStorage::default(), scope).unwrap().finish().unwrap();
     assert_eq!(whole.crg.nu, part.crg.nu);
     let bits = |g: &SurfaceGrid| {
         (0..g.crg.nu)

@@ -11,7 +11,12 @@ use pipeline::{RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceGrid, Su
 use sim::Scene;
 
 /// The residual grid of `pts` on the demo road, retargeted to `target` from s `shift` on.
-fn gridded(scene: &Scene, pts: &[[f64; 3]], target: &opendrive::Road, shift: f64) -> Result<SurfaceGrid, String> {
+fn gridded(
+    scene: &Scene,
+    pts: &[[f64; 3]],
+    target: &opendrive::Road,
+    shift: f64,
+) -> Result<SurfaceGrid, pipeline::Error> {
     let road = &scene.odr.roads[0];
     let opts = SurfaceOptions { v_range: Some((-3.2, 3.2)), z: ZMode::Residual, ..Default::default() };
     let mut b = SurfaceBuilder::new(road, scene.odr.header.offset, opts).unwrap();
@@ -72,9 +77,11 @@ fn a_grid_retargeted_to_a_part_of_the_road_is_in_the_parts_s() {
 
     // A shift that does not put the part on the road's reference line, or past its end.
     let e = gridded(&scene, &pts, &narrow, 31.0).unwrap_err();
-    assert!(e.contains("does not share the reference line"), "{e}");
+    assert!(matches!(&e, pipeline::Error::OtherReferenceLine { its_s, .. } if *its_s == 31.0), "{e:?}");
+    assert!(e.to_string().contains("does not share the reference line"), "{e}");
     let e = gridded(&scene, &pts, &narrow, road.length - 1.0).unwrap_err();
-    assert!(e.contains("does not lie within"), "{e}");
+    assert!(matches!(&e, pipeline::Error::NotWithin { shift, .. } if *shift == road.length - 1.0), "{e:?}");
+    assert!(e.to_string().contains("does not lie within"), "{e}");
 }
 
 #[test]
@@ -171,7 +178,7 @@ fn coverage_is_of_the_nodes_between_the_outermost_lane_borders() {
     }
     assert_eq!(nodes, 381 * g.crg.nu);
     // Columns on the band's edges may fall either way by a rounding of v.
-    let (c, n) = g.lane_covered;
+    let pipeline::surface::Covered { with_height: c, nodes: n } = g.lane_covered;
     assert!(
         n.abs_diff(nodes) <= 2 * g.crg.nu && c.abs_diff(covered) <= 2 * g.crg.nu,
         "{:?} vs {covered}, {nodes}",
@@ -186,6 +193,6 @@ fn coverage_is_of_the_nodes_between_the_outermost_lane_borders() {
         (sec.left, sec.right) = (None, None);
     }
     let g = gridded(&scene, &pts, &bare, 0.0).unwrap();
-    assert_eq!(g.lane_covered, (0, 0));
-    assert!((g.coverage - g.covered.0 as f64 / g.covered.1 as f64).abs() < 1e-12);
+    assert_eq!(g.lane_covered, pipeline::surface::Covered::default());
+    assert!((g.coverage - g.covered.with_height as f64 / g.covered.nodes as f64).abs() < 1e-12);
 }

@@ -28,7 +28,7 @@ fn shifted(scene: &Scene, dz: f64) -> Road {
     r
 }
 
-fn grid(scene: &Scene, road: &Road, pts: &[[f64; 3]], opts: SurfaceOptions) -> Result<SurfaceGrid, String> {
+fn grid(scene: &Scene, road: &Road, pts: &[[f64; 3]], opts: SurfaceOptions) -> Result<SurfaceGrid, pipeline::Error> {
     grid_surface(road, scene.odr.header.offset, pts, opts)
 }
 
@@ -124,13 +124,13 @@ fn coverage_counts_the_surveyed_pavement_and_a_nearly_empty_grid_is_an_error() {
     eprintln!("grid 40 m wide: {:.1} % of its nodes, {:.1} % of the surveyed ones", 100.0 * share, 100.0 * g.coverage);
     assert!(share < 0.5, "{share}");
     assert!(g.coverage >= 0.9, "coverage {}", g.coverage);
-    assert_eq!(g.coverage, g.covered.0 as f64 / g.covered.1 as f64);
+    assert_eq!(g.coverage, g.covered.with_height as f64 / g.covered.nodes as f64);
     // The surveyed pavement: the columns from the first to the last where at least a tenth of
     // the nodes have a height.
     let rows = g.crg.nu;
     let a = g.column_coverage.iter().position(|&c| c >= 0.1).unwrap();
     let b = g.column_coverage.iter().rposition(|&c| c >= 0.1).unwrap();
-    assert_eq!(g.covered.1, (b - a + 1) * rows);
+    assert_eq!(g.covered.nodes, (b - a + 1) * rows);
     eprintln!("surveyed columns: v {:.2}..{:.2}", -20.0 + a as f64 * 0.01, -20.0 + b as f64 * 0.01);
     // A grid of the points 1 m below the axis' surface, without the search: only a few points
     // (poles, a tree) lie within max_height; an error that says what to check, not a grid.
@@ -140,6 +140,9 @@ fn coverage_counts_the_surveyed_pavement_and_a_nearly_empty_grid_is_an_error() {
         Err(e) => e,
     };
     eprintln!("{e}");
+    // A caller can tell a nearly empty grid from other errors, and read its coverage.
+    assert!(matches!(&e, pipeline::Error::LowCoverage(lc) if lc.coverage < lc.min), "{e:?}");
+    let e = e.to_string();
     assert!(e.contains("nearly empty") && e.contains("elevation"), "{e}");
     // With the search, the road surface is found 1 m below the axis'.
     let found = grid(&scene, &low, &pts, wide.clone()).unwrap();

@@ -18,10 +18,10 @@ use anyhow::{bail, Context, Result};
 use pipeline::registration::Registration;
 use pipeline::road::{survey_road, SurveyOptions};
 use pipeline::section::SectionOptions;
-use pipeline::surface::SurfaceUnit;
 use pipeline::{
     PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceBuilder, SurfaceOptions, ZMode,
 };
+use pipeline::{SurfaceScope, SurfaceStorage};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -156,13 +156,13 @@ impl AxisOf {
 }
 
 /// An error about road `road` of the axis source the user gave (not a staged copy).
-pub(crate) fn on_road(s: &BuildConfig, road: &opendrive::Road) -> impl Fn(String) -> anyhow::Error {
+pub(crate) fn on_road<E: std::fmt::Display>(s: &BuildConfig, road: &opendrive::Road) -> impl Fn(E) -> anyhow::Error {
     let source = match &s.axis {
         AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => path.display().to_string(),
         AxisSource::DrivePath => "axis.xodr (the drive path of the inputs)".to_string(),
     };
     let id = road.id.clone();
-    move |e: String| anyhow::anyhow!("{source}: road {id}: {e}")
+    move |e: E| anyhow::anyhow!("{source}: road {id}: {e}")
 }
 
 /// The roadside builder's options of a build (`part`: a unit's share of the points).
@@ -179,23 +179,21 @@ pub(crate) fn roadside_options(s: &BuildConfig, part: Option<(f64, f64)>) -> Roa
     }
 }
 
-/// The surface builder's options of a build, spilling into `dir` (a killed build leaves its
-/// spill where the next run clears it); `unit`: a unit's share, `s_range`: the grid's.
-pub(crate) fn surface_options(
-    s: &BuildConfig,
-    dir: &Path,
-    unit: Option<SurfaceUnit>,
-    s_range: Option<(f64, f64)>,
-) -> SurfaceOptions {
+/// The surface builder's options of a build (`s_range`: the grid's).
+pub(crate) fn surface_options(s: &BuildConfig, s_range: Option<(f64, f64)>) -> SurfaceOptions {
     SurfaceOptions {
         cell: s.cell,
         v_range: Some((-s.half_width, s.half_width)),
         s_range,
         z: ZMode::Residual,
-        spill_dir: Some(dir.to_path_buf()),
-        unit,
         ..Default::default()
     }
+}
+
+/// A build's surface builder spills into `dir` (a killed build leaves its spill where the next
+/// run clears it).
+pub(crate) fn surface_storage(dir: &Path) -> SurfaceStorage {
+    SurfaceStorage { spill_dir: Some(dir.to_path_buf()), ..Default::default() }
 }
 
 /// Stage: the points, once, into the builders; returns the seconds it took and the points
@@ -298,7 +296,7 @@ pub(crate) fn survey_of(
     let context = on_road(s, road);
     let sections = side.sections.as_ref().context("no cross sections were built")?;
     let (mut plain, mut survey) =
-        survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(&context)?;
+        survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(|e| context(e.to_string()))?;
     let part = part_of(road, survey.s_range, seen, s.cell);
     if let Some(p) = part {
         cut_survey(&mut plain, &mut survey, p).map_err(&context)?;
@@ -320,7 +318,7 @@ pub(crate) fn grid_tiles<'a, 'p: 'a>(
     mut surface: SurfaceBuilder<'a>,
     s: &BuildConfig,
     dir: &Path,
-    context: &dyn Fn(String) -> anyhow::Error,
+    context: &dyn Fn(pipeline::Error) -> anyhow::Error,
 ) -> Result<(pipeline::SurfaceGrid, Vec<PathBuf>)> {
     let crg_dir = dir.join("crg");
     std::fs::create_dir_all(&crg_dir).with_context(|| format!("{}: cannot create", crg_dir.display()))?;
@@ -379,9 +377,9 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     // Declared before the surface builder, which borrows it later: dropped after it.
     #[allow(clippy::needless_late_init)] // the drop order needs it
     let plain: opendrive::OpenDrive;
-    let mut surface =
-        SurfaceBuilder::new(road, offset, SurfaceOptions { points_box, ..surface_options(s, dir, None, s.s_range) })
-            .map_err(&context)?;
+    let scope = SurfaceScope { points_box, unit: None };
+    let mut surface = SurfaceBuilder::with(road, offset, surface_options(s, s.s_range), &surface_storage(dir), scope)
+        .map_err(&context)?;
     let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
     let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
     let mut side = side.finish().map_err(&context)?;

@@ -4,7 +4,7 @@
 use crate::progress::{Progress, Stage};
 use crate::roadside::RoadInputs;
 use anyhow::{bail, Result};
-use pipeline::{Estimator, SurfaceBuilder, SurfaceOptions, ZMode};
+use pipeline::{Estimator, SurfaceBuilder, SurfaceOptions, SurfaceScope, SurfaceStorage, ZMode};
 use std::path::{Path, PathBuf};
 
 /// What `crg` makes.
@@ -115,8 +115,6 @@ pub fn grid(a: &CrgConfig, progress: &dyn Progress) -> Result<CrgDone> {
         max_gap,
         max_height,
         estimator,
-        spill_dir,
-        points_box: inputs.points_box(),
         search_height: match a.search_height {
             None => f64::INFINITY,
             Some(h) => crate::config::within("search-height", h, 0.0, 10_000.0)?,
@@ -124,7 +122,11 @@ pub fn grid(a: &CrgConfig, progress: &dyn Progress) -> Result<CrgDone> {
         ..Default::default()
     };
     let t = std::time::Instant::now();
-    let mut b = SurfaceBuilder::new(road, odr.header.offset, opts)
+    let (storage, scope) = (
+        SurfaceStorage { spill_dir, ..Default::default() },
+        SurfaceScope { points_box: inputs.points_box(), unit: None },
+    );
+    let mut b = SurfaceBuilder::with(road, odr.header.offset, opts, &storage, scope)
         .map_err(|e| anyhow::anyhow!("{}: road {}: {e}", a.road.axis.display(), road.id))?;
     inputs.stream(|p| b.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg))?;
     let read_secs = t.elapsed().as_secs_f64();
@@ -132,7 +134,7 @@ pub fn grid(a: &CrgConfig, progress: &dyn Progress) -> Result<CrgDone> {
     let stage = Stage { index: 0, of: 0, what: "gridding", len: Some(100) };
     progress.stage(&stage);
     b.on_progress(move |done, all| progress.advance((100 * done / all.max(1)) as u64));
-    let context = |e: String| anyhow::anyhow!("{}: road {}: {e}", a.road.axis.display(), road.id);
+    let context = |e: pipeline::Error| anyhow::anyhow!("{}: road {}: {e}", a.road.axis.display(), road.id);
     // The CRG files (and tiles of an earlier, longer run past the last one written now).
     let (g, written, stale) = match (&crg_out, a.tile > 0.0) {
         (Some(crg_out), false) => {

@@ -304,9 +304,9 @@ impl<'p> Inputs<'p> {
 /// An error of the work on a chunk of the points of `path`: a point named by its index in the
 /// file, or else the file named.
 fn in_file(e: anyhow::Error, path: &Path, p: &Points) -> anyhow::Error {
-    match e.downcast_ref::<pipeline::roadside::AddError>() {
-        Some(pipeline::roadside::AddError { point: Some(i), message }) => {
-            anyhow::anyhow!("{}: point {}: {message}", path.display(), p.file_index(*i))
+    match e.downcast_ref::<pipeline::Error>() {
+        Some(pipeline::Error::Point { index, error }) => {
+            anyhow::anyhow!("{}: point {}: {error}", path.display(), p.file_index(*index))
         }
         _ => e.context(path.display().to_string()),
     }
@@ -344,4 +344,19 @@ fn check_units(r: &LasReader, path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A roadside error about one point names it by its index in the file; others name the file.
+    #[test]
+    fn a_point_error_names_the_point_in_its_file() {
+        let bad = voxel::Error::Invalid("too far".into());
+        let e = anyhow::Error::from(pipeline::Error::Point { index: 3, error: bad });
+        assert_eq!(in_file(e, Path::new("a.las"), &Points::default()).to_string(), "a.las: point 3: too far");
+        let e = in_file(anyhow::Error::from(pipeline::Error::Usage("bad")), Path::new("a.las"), &Points::default());
+        assert_eq!(format!("{e:#}"), "a.las: bad");
+    }
 }

@@ -22,7 +22,7 @@
 
 use crate::build::{
     finish_into, grid_tiles, hash_inputs, on_road, read_points, register_passes, registration_of, registration_record,
-    registration_summary, roadside_options, surface_options, survey_of, AxisOf, Built, Gathered,
+    registration_summary, roadside_options, surface_options, surface_storage, survey_of, AxisOf, Built, Gathered,
 };
 use crate::config::{AxisSource, BuildConfig};
 use crate::manifest::write_json;
@@ -30,7 +30,7 @@ use crate::progress::{Note, Progress, Stages};
 use crate::roadside::InputInfo;
 use crate::staging::Outputs;
 use anyhow::{bail, Context, Result};
-use pipeline::surface::{clip_grid, grid_extent, SurfaceUnit};
+use pipeline::surface::{clip_grid, grid_extent, ColumnCounts, Covered, SurfaceUnit};
 use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -367,8 +367,8 @@ impl<'a> Ctx<'a> {
         let opts = pipeline::RoadsideOptions { points_box, ..roadside_options(s, Some(part)) };
         let mut side = RoadsideBuilder::new(road, offset, &opts).map_err(&context)?;
         let unit = Some(SurfaceUnit::Count(part.0, part.1));
-        let opts = pipeline::SurfaceOptions { points_box, ..surface_options(s, work, unit, s.s_range) };
-        let mut surface = SurfaceBuilder::new(road, offset, opts).map_err(&context)?;
+        let (opts, scope) = (surface_options(s, s.s_range), pipeline::SurfaceScope { points_box, unit });
+        let mut surface = SurfaceBuilder::with(road, offset, opts, &surface_storage(work), scope).map_err(&context)?;
         let mut st = Stages::new(1, progress);
         let what = format!("unit {i}: the points of s {:.1}..{:.1}", shown.0, shown.1);
         let (secs, counts) = read_points(&mut st, inputs, Some(&mut side), &mut surface, &what)?;
@@ -465,9 +465,10 @@ impl<'a> Ctx<'a> {
         }
         std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         let unit = SurfaceUnit::Tiles { tile: s.tile, first: tiles.0, end: tiles.1 };
-        let mut surface =
-            SurfaceBuilder::new(road, axis.odr.header.offset, surface_options(s, &dir, Some(unit), Some(grid)))
-                .map_err(&context)?;
+        let (opts, scope) =
+            (surface_options(s, Some(grid)), pipeline::SurfaceScope { unit: Some(unit), points_box: None });
+        let mut surface = SurfaceBuilder::with(road, axis.odr.header.offset, opts, &surface_storage(&dir), scope)
+            .map_err(&context)?;
         let mut st = Stages::new(2, progress);
         let mut secs = 0.0;
         if range.0 <= grid.1 {
@@ -479,10 +480,10 @@ impl<'a> Ctx<'a> {
         let (g, paths) = grid_tiles(&mut st, surface, s, &dir, &context)?;
         let r = SurfaceRecord {
             tiles: paths.iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect(),
-            covered: g.covered.0,
-            nodes: g.covered.1,
-            columns: g.column_covered.clone(),
-            lanes: g.lane_covered,
+            covered: g.covered.with_height,
+            nodes: g.covered.nodes,
+            columns: (g.column_covered.per_column.clone(), g.column_covered.rows),
+            lanes: (g.lane_covered.with_height, g.lane_covered.nodes),
             estimated: g.estimated,
             filled: g.filled,
             kept: g.points.2,
@@ -545,7 +546,7 @@ impl<'a> Ctx<'a> {
         let (mut estimated, mut filled, mut kept) = (0usize, 0usize, 0u64);
         // Nodes with a height per v column, over all the units' rows: the coverage of one build.
         let (mut columns, mut rows) = (Vec::<usize>::new(), 0usize);
-        let mut lanes = (0usize, 0usize);
+        let mut lanes = Covered::default();
         let mut tile_paths = Vec::new();
         for i in 0..n {
             let r: SurfaceRecord = read_record(&work.join(format!("surface/{i:04}.json")), &not_run(n + 1 + i))?;
@@ -554,7 +555,7 @@ impl<'a> Ctx<'a> {
             }
             columns.iter_mut().zip(&r.columns.0).for_each(|(a, b)| *a += b);
             rows += r.columns.1;
-            lanes = (lanes.0 + r.lanes.0, lanes.1 + r.lanes.1);
+            lanes = lanes + Covered { with_height: r.lanes.0, nodes: r.lanes.1 };
             estimated += r.estimated;
             filled += r.filled;
             kept += r.kept;
@@ -574,7 +575,7 @@ impl<'a> Ctx<'a> {
         }
         let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
         let crg = opencrg::read_file(dir.join(first))?;
-        let (covered, nodes) = pipeline::surface::surveyed_coverage(&columns, rows);
+        let covered = pipeline::surface::surveyed_coverage(&columns, rows);
         let shift = part.map_or(0.0, |p| p.0);
         if let Some(p) = part {
             side.cut_to(p).map_err(on_road(s, road))?;
@@ -583,11 +584,11 @@ impl<'a> Ctx<'a> {
             // In road.xodr's s, as one build's.
             s_range: (grid_range.0 - shift, grid_range.1 - shift),
             crg,
-            covered: (covered, nodes),
+            covered,
             lane_covered: lanes,
-            coverage: pipeline::surface::coverage_of(lanes, (covered, nodes)),
+            coverage: pipeline::surface::coverage_of(lanes, covered),
             column_coverage: Vec::new(),
-            column_covered: (columns, rows),
+            column_covered: ColumnCounts { per_column: columns, rows },
             coverage_map: Default::default(),
             estimated,
             filled,

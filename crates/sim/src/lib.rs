@@ -15,10 +15,12 @@
 
 #![warn(missing_docs)]
 
+mod error;
 pub mod noise;
 pub mod scene;
 pub mod truth;
 
+pub use error::Error;
 pub use scene::{Clutter, Drape, Material, ObjectKind, Scene, SceneObject, Station, Zone};
 pub mod scanner;
 pub mod survey;

@@ -202,9 +202,9 @@ pub struct Summary {
 
 /// Runs the survey and writes everything below `out` (`scan.laz` when `laz`). The points are
 /// streamed to the file a chunk of profiles at a time, so memory does not grow with the survey.
-pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summary, String> {
+pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summary, crate::Error> {
     let truth = out.join("truth");
-    std::fs::create_dir_all(&truth).map_err(|e| format!("{}: {e}", truth.display()))?;
+    std::fs::create_dir_all(&truth).map_err(|error| crate::Error::Io { path: truth.clone(), error })?;
     let off = scene.odr.header.offset.unwrap_or_default();
     let las_path = out.join(if laz { "scan.laz" } else { "scan.las" });
     let options = scan::LasOptions {
@@ -213,7 +213,7 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
         scale: 0.001,
         system: "roadscan virtual survey".into(),
     };
-    let mut writer = scan::LasWriter::create(&las_path, &options).map_err(|e| e.to_string())?;
+    let mut writer = scan::LasWriter::create(&las_path, &options)?;
     let mut failed = None;
     let (traj, summary) = measure_with(scene, survey, |chunk| {
         if failed.is_none() {
@@ -221,16 +221,16 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
         }
     });
     if let Some(e) = failed {
-        return Err(e.to_string());
+        return Err(e.into());
     }
-    writer.finish().map_err(|e| e.to_string())?;
+    writer.finish()?;
     write_text(&out.join("trajectory.csv"), &traj)?;
     let scan_file = if laz { "scan.laz" } else { "scan.las" };
     write_text(&out.join("survey.json"), &survey_json(survey, scene.clutter.as_ref(), scan_file))?;
-    opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default()).map_err(|e| e.to_string())?;
+    opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default())?;
     let (v_right, v_left) = scene.v_range_within(TRUTH_VERGE);
     let grid = (0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
-    crate::truth::write_surface_crg(scene, grid, &truth.join("surface.crg")).map_err(|e| e.to_string())?;
+    crate::truth::write_surface_crg(scene, grid, &truth.join("surface.crg"))?;
     write_text(&truth.join("features.json"), &features_json(scene))?;
     Ok(summary)
 }
@@ -447,8 +447,9 @@ fn pass_duration(p: &Pass) -> f64 {
 
 /// Writes a text file whole or not at all ([`atomic::write_bytes_atomic`]): no temporary file
 /// is left beside it on an error, and it is synced before the rename.
-fn write_text(path: &Path, text: &str) -> Result<(), String> {
-    atomic::write_bytes_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+fn write_text(path: &Path, text: &str) -> Result<(), crate::Error> {
+    atomic::write_bytes_atomic(path, text.as_bytes())
+        .map_err(|error| crate::Error::Io { path: path.to_path_buf(), error })
 }
 
 /// The designed features, in road coordinates (s, t, m) of `road.xodr`'s road: potholes,
@@ -570,7 +571,8 @@ mod tests {
         std::fs::create_dir(&busy).unwrap();
         std::fs::write(busy.join("x"), "x").unwrap();
         let e = write_text(&busy, "t,x,y\n").unwrap_err();
-        assert!(e.starts_with(&format!("{}: ", busy.display())), "{e}");
+        assert!(matches!(&e, crate::Error::Io { path, .. } if path == &busy), "{e:?}");
+        assert!(e.to_string().starts_with(&format!("{}: ", busy.display())), "{e}");
         assert_eq!(names(), ["survey.json", "trajectory.csv"]);
         std::fs::remove_dir_all(&d).unwrap();
     }

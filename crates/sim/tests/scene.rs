@@ -172,16 +172,22 @@ fn lanes_too_wide_negative_or_far_off_are_errors_naming_lane_and_station() {
     let t = std::time::Instant::now();
     let odr = one_lane_road(r#"a="0" b="1" c="4294967296" d="0""#, ("0", "0"));
     let e = Scene::from_road(&odr, "1", None, 1).map(|_| ()).unwrap_err();
+    assert!(matches!(e, sim::Error::LaneTooFar { lane: -1, .. }), "{e:?}");
+    let e = e.to_string();
     assert!(e.contains("lane -1 at s = ") && e.contains("more than 1000 m from the reference line"), "{e}");
     assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
 
     let odr = one_lane_road(r#"a="3" b="-0.5" c="0" d="0""#, ("0", "0"));
     let e = Scene::from_road(&odr, "1", None, 1).map(|_| ()).unwrap_err();
+    assert!(matches!(e, sim::Error::NegativeWidth { lane: -1, s, .. } if s == 6.5), "{e:?}");
+    let e = e.to_string();
     // The width 3 - 0.5 s turns negative after s = 6 m: the first station sampled past it.
     assert!(e.contains("lane -1 at s = 6.500 m is -0.2500 m wide") && e.contains("must not be negative"), "{e}");
 
     let odr = one_lane_road(r#"a="3" b="0" c="0" d="0""#, ("1e308", "0"));
     let e = Scene::from_road(&odr, "1", None, 1).map(|_| ()).unwrap_err();
+    assert!(matches!(e, sim::Error::LaneOffsetFar { offset, .. } if offset == 1e308), "{e:?}");
+    let e = e.to_string();
     assert!(e.contains("lane offset is 1e308 m"), "{e}");
 
     // A lane 3 m wide is a scene.

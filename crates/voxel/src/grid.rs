@@ -1,6 +1,6 @@
 //! A sparse voxel grid filled from streamed points.
 
-use crate::part::{Reader, Writer};
+use crate::part::{PartError, Reader, Writer};
 use crate::Error;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -339,30 +339,30 @@ impl VoxelGrid {
     /// Adds the voxels of a part written by [`VoxelGrid::write_part`] of a grid on the same
     /// lattice: the sums are integers, so the parts of any split of the points add up to the
     /// grid of all of them.
-    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), Error> {
-        let bad = Error::Invalid;
-        let size = r.f64().map_err(bad)?;
-        let origin = [r.f64().map_err(bad)?, r.f64().map_err(bad)?, r.f64().map_err(bad)?];
+    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), PartError> {
+        let size = r.f64()?;
+        let origin = [r.f64()?, r.f64()?, r.f64()?];
         if size.to_bits() != self.lattice.size.to_bits()
             || origin.map(f64::to_bits) != self.lattice.origin.map(f64::to_bits)
         {
-            return Err(bad(format!(
-                "voxels of {size} m at {origin:?}, expected {} m at {:?}",
-                self.lattice.size, self.lattice.origin
-            )));
+            return Err(PartError::OtherLattice {
+                size,
+                origin,
+                expected_size: self.lattice.size,
+                expected_origin: self.lattice.origin,
+            });
         }
-        self.has_rgb |= r.u8().map_err(bad)? != 0;
-        self.points += r.u64().map_err(bad)?;
-        let n = r.u64().map_err(bad)?;
+        self.has_rgb |= r.u8()? != 0;
+        self.points += r.u64()?;
+        let n = r.u64()?;
         for _ in 0..n {
-            let key = r.u64().map_err(bad)?;
-            let mut v =
-                Voxel { count: r.u32().map_err(bad)?, intensity_sum: r.u64().map_err(bad)?, ..Voxel::default() };
+            let key = r.u64()?;
+            let mut v = Voxel { count: r.u32()?, intensity_sum: r.u64()?, ..Voxel::default() };
             for c in &mut v.rgb_sum {
-                *c = r.u64().map_err(bad)?;
+                *c = r.u64()?;
             }
-            for _ in 0..r.u16().map_err(bad)? {
-                let (c, k) = (r.u8().map_err(bad)?, r.u32().map_err(bad)?);
+            for _ in 0..r.u16()? {
+                let (c, k) = (r.u8()?, r.u32()?);
                 v.classes.add(c, k);
             }
             self.shards[shard_of(key)].entry(key).or_default().merge(&v);

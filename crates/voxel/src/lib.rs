@@ -12,11 +12,14 @@
 //! The crate knows nothing of OpenDRIVE, LAS or CRGs: callers give points in the local frame
 //! (voxels) or in road coordinates (ribbons).
 
+#![warn(missing_docs)]
+
 mod grid;
 mod io;
 pub use io::write_atomic;
 mod mesh;
 pub mod part;
+pub use part::PartError;
 pub mod ribbon;
 
 pub use grid::{Lattice, Voxel, VoxelGrid, VoxelKey};

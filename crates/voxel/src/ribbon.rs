@@ -11,7 +11,7 @@
 
 use crate::io::write_atomic;
 use crate::mesh::ramp;
-use crate::part::{Reader, Writer};
+use crate::part::{PartError, Reader, Writer};
 use crate::Error;
 use std::io::Write;
 use std::path::Path;
@@ -230,35 +230,28 @@ impl Ribbon {
     /// Takes the nearer of each pixel and the part's (written by [`Ribbon::write_part`] of a
     /// ribbon of the same geometry): "nearer" is a total order, so the parts of any split of
     /// the points give the ribbon of all of them.
-    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), Error> {
-        let bad = Error::Invalid;
-        let side = r.u8().map_err(bad)?;
-        let geo = [
-            r.f64().map_err(bad)?,
-            r.f64().map_err(bad)?,
-            r.f64().map_err(bad)?,
-            r.f64().map_err(bad)?,
-            r.f64().map_err(bad)?,
-        ];
-        let (ns, nh) = (r.usize().map_err(bad)?, r.usize().map_err(bad)?);
+    pub fn merge_part(&mut self, r: &mut Reader) -> Result<(), PartError> {
+        let side = r.u8()?;
+        let geo = [r.f64()?, r.f64()?, r.f64()?, r.f64()?, r.f64()?];
+        let (ns, nh) = (r.usize()?, r.usize()?);
         let mine = [self.origin, self.h0, self.cell, self.depth_range.0, self.depth_range.1];
         if side != self.side as u8
             || geo.map(f64::to_bits) != mine.map(f64::to_bits)
             || (ns, nh) != (self.total, self.nh)
         {
-            return Err(bad(format!("a {} ribbon part of another geometry", self.side.name())));
+            return Err(PartError::OtherGeometry { what: format!("a {} ribbon part", self.side.name()) });
         }
-        self.has_rgb |= r.u8().map_err(bad)? != 0;
-        self.points += r.u64().map_err(bad)?;
-        let (first, end) = (r.usize().map_err(bad)?, r.usize().map_err(bad)?);
+        self.has_rgb |= r.u8()? != 0;
+        self.points += r.u64()?;
+        let (first, end) = (r.usize()?, r.usize()?);
         let held = self.col0 <= first && first <= end && end <= self.col0 + self.ns;
-        r.expect(held, "columns outside the ribbon").map_err(bad)?;
+        r.expect(held, "columns outside the ribbon")?;
         let (first, end) = (first - self.col0, end - self.col0);
         for row in 0..self.nh {
             for c in first..end {
-                let depth = r.f32().map_err(bad)?;
-                let intensity = r.u16().map_err(bad)?;
-                let rgb = [r.u16().map_err(bad)?, r.u16().map_err(bad)?, r.u16().map_err(bad)?];
+                let depth = r.f32()?;
+                let intensity = r.u16()?;
+                let rgb = [r.u16()?, r.u16()?, r.u16()?];
                 let hit = Hit { depth, intensity, rgb };
                 let px = &mut self.hits[row * self.ns + c];
                 if hit.nearer(px) {

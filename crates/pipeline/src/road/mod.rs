@@ -165,7 +165,7 @@ pub fn survey_road(
     grid: &SectionGrid,
     crgs: &[CrgInput<'_>],
     opts: &SurveyOptions,
-) -> Result<(OpenDrive, SurveyReport), String> {
+) -> Result<(OpenDrive, SurveyReport), crate::Error> {
     let eval = RoadEval::new(road);
     let mut findings = Vec::new();
     // 1. The surface line per row (a row too steep to be a road has none).
@@ -192,10 +192,7 @@ pub fn survey_road(
     let rows_with = lines.iter().filter(|l| l.is_some()).count();
     let steep_rows = steep.1.get();
     if rows_with == 0 {
-        return Err(format!(
-            "no road surface in the points: none of {} cross sections holds a level surface near the reference line ({} too steep): check the axis, the road id and the CRS",
-            grid.rows, steep_rows
-        ));
+        return Err(crate::Error::NoRoadSurface { rows: grid.rows, steep: steep_rows });
     }
     if steep_rows > 0 {
         findings.push(Finding {

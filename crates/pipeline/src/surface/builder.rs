@@ -6,12 +6,13 @@
 use super::{
     datum::{Found, Profile, SlabStats, PROFILE_T},
     grid::{lane_extent, slab_of_row, SurfaceGrid},
-    options::{Seen, SurfaceOptions, SurfaceUnit},
+    options::{Seen, SurfaceOptions, SurfaceScope, SurfaceStorage, SurfaceUnit},
     project::Project,
     rows::{RowStream, Window},
     spill::{Keeper, Slabs},
 };
 use crate::frame::RoadFrame;
+use crate::Error;
 use opendrive::{HeaderOffset, RoadEval};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -20,6 +21,8 @@ use std::path::PathBuf;
 pub struct SurfaceBuilder<'a> {
     pub(super) proj: Project<'a>,
     pub(super) opts: SurfaceOptions,
+    /// The work unit's share (None: all of it).
+    pub(super) unit: Option<SurfaceUnit>,
     pub(super) slabs: Keeper,
     pub(super) offered: u64,
     /// What the candidates said of each slab.
@@ -53,24 +56,37 @@ pub(super) type Progress<'a> = Box<dyn FnMut(usize, usize) + 'a>;
 static SPILL_DIRS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl<'a> SurfaceBuilder<'a> {
-    /// Grids the surface of `road` (of a file with header `<offset>` `offset`).
+    /// Grids the surface of `road` (of a file with header `<offset>` `offset`): all of it,
+    /// spilling as [`SurfaceStorage::default`].
     pub fn new(
         road: &'a opendrive::Road,
         offset: Option<HeaderOffset>,
         opts: SurfaceOptions,
-    ) -> Result<SurfaceBuilder<'a>, String> {
+    ) -> Result<SurfaceBuilder<'a>, Error> {
+        SurfaceBuilder::with(road, offset, opts, &SurfaceStorage::default(), SurfaceScope::default())
+    }
+
+    /// Grids the surface of `road` (of a file with header `<offset>` `offset`), keeping the
+    /// candidates as `storage` says, doing the share of the work `scope` says.
+    pub fn with(
+        road: &'a opendrive::Road,
+        offset: Option<HeaderOffset>,
+        opts: SurfaceOptions,
+        storage: &SurfaceStorage,
+        scope: SurfaceScope,
+    ) -> Result<SurfaceBuilder<'a>, Error> {
         let eval = RoadEval::new(road);
         let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval));
         let place = offset.unwrap_or_default().placement();
         let reach = v_range.0.abs().max(v_range.1.abs()) + opts.radius + opts.cell + 1.0;
-        let frame = RoadFrame::for_points(&eval, opts.points_box, &place, reach).map_err(|e| e.to_string())?;
+        let frame = RoadFrame::for_points(&eval, scope.points_box, &place, reach)?;
         let n = SPILL_DIRS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = opts
+        let dir = storage
             .spill_dir
             .clone()
             .unwrap_or_else(std::env::temp_dir)
             .join(format!(".roadscan-spill-{}-{n}", std::process::id()));
-        let slabs = Keeper::new(Slabs::new(dir, opts.spill_after));
+        let slabs = Keeper::new(Slabs::new(dir, storage.spill_after));
         let proj = Project {
             surface: opendrive::SurfaceTable::new(&eval),
             road: eval,
@@ -82,7 +98,7 @@ impl<'a> SurfaceBuilder<'a> {
             max_height: opts.max_height,
             search_height: opts.search_height,
         };
-        let slab_range = match (opts.unit, opts.s_range) {
+        let slab_range = match (scope.unit, opts.s_range) {
             (Some(SurfaceUnit::Count(..)), _) => (i64::MAX, i64::MIN),
             (Some(SurfaceUnit::Tiles { tile, first, end }), Some(r)) => {
                 let w = Window::of(r, &opts, tile, (first, end));
@@ -98,6 +114,7 @@ impl<'a> SurfaceBuilder<'a> {
         Ok(SurfaceBuilder {
             proj,
             opts,
+            unit: scope.unit,
             slabs,
             offered: 0,
             stats: BTreeMap::new(),
@@ -123,37 +140,37 @@ impl<'a> SurfaceBuilder<'a> {
         road: &'a opendrive::Road,
         v_range: Option<(f64, f64)>,
         shift: f64,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let eval = RoadEval::new(road);
         let first = &self.proj.road;
         let whole = shift == 0.0 && (eval.length() - first.length()).abs() <= 1e-6;
         if !(shift.is_finite() && shift >= 0.0 && shift + eval.length() <= first.length() + 1e-6) {
-            return Err(format!(
-                "road {} ({} m) from s {shift} does not lie within road {} ({} m)",
-                road.id,
-                eval.length(),
-                first.road().id,
-                first.length()
-            ));
+            return Err(Error::NotWithin {
+                road: road.id.clone(),
+                length: eval.length(),
+                shift,
+                within: first.road().id.clone(),
+                within_length: first.length(),
+            });
         }
         let n = (eval.length() / 10.0).ceil().max(1.0) as usize;
         for i in 0..=n {
             let s = eval.length() * i as f64 / n as f64;
             let (a, b) = (first.pose((s + shift).min(first.length())), eval.pose(s));
             if (a.x - b.x).hypot(a.y - b.y) > 1e-6 {
-                return Err(format!(
-                    "road {} does not share the reference line of road {} (at s {s:.1}, its s {:.1})",
-                    road.id,
-                    first.road().id,
-                    s + shift
-                ));
+                return Err(Error::OtherReferenceLine {
+                    road: road.id.clone(),
+                    of: first.road().id.clone(),
+                    s,
+                    its_s: s + shift,
+                });
             }
         }
         let want = v_range.unwrap_or_else(|| lane_extent(&eval));
         let have = self.proj.v_range;
         let v = (want.0.max(have.0), want.1.min(have.1));
         if v.0 >= v.1 {
-            return Err(format!("the grid's width {want:?} lies outside the width collected {have:?}"));
+            return Err(Error::WidthOutside { want, have });
         }
         self.proj.v_range = v;
         self.cut = (!whole).then_some((shift, shift + eval.length()));
@@ -170,11 +187,12 @@ impl<'a> SurfaceBuilder<'a> {
     ///
     /// The points are projected in runs of fixed length, in parallel, each run from its own
     /// start: the same candidates on any number of threads.
-    pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), String> {
+    pub fn add(&mut self, x: &[f64], y: &[f64], z: &[f64]) -> Result<(), Error> {
         let n = x.len().min(y.len()).min(z.len());
         let (proj, opts, range, hist_t) = (&self.proj, &self.opts, self.slab_range, self.hist_t);
+        let unit = self.unit;
         let found = crate::par::runs(n, 8192, |i| {
-            let mut found = Found::new(opts, range, hist_t);
+            let mut found = Found::new(opts, unit, range, hist_t);
             proj.candidates(&x[i.clone()], &y[i.clone()], &z[i], |c, far| found.add(c, far));
             found
         })?;
@@ -216,9 +234,9 @@ impl<'a> SurfaceBuilder<'a> {
     }
 
     /// Grids what was offered into one grid in memory.
-    pub fn finish(self) -> Result<SurfaceGrid, String> {
-        if self.opts.unit.is_some() {
-            return Err("a work unit's grid is written as tiles (write_tiles)".into());
+    pub fn finish(self) -> Result<SurfaceGrid, Error> {
+        if self.unit.is_some() {
+            return Err(Error::Usage("a work unit's grid is written as tiles (write_tiles)"));
         }
         let mut rows = RowStream::new(self, None)?;
         let (nu, nv) = (rows.g.nu, rows.g.nv);
@@ -243,10 +261,10 @@ impl<'a> SurfaceBuilder<'a> {
         self,
         tile: f64,
         path: impl Fn(usize, usize) -> PathBuf,
-    ) -> Result<(SurfaceGrid, Vec<PathBuf>), String> {
-        if let Some(SurfaceUnit::Tiles { tile: t, .. }) = self.opts.unit {
+    ) -> Result<(SurfaceGrid, Vec<PathBuf>), Error> {
+        if let Some(SurfaceUnit::Tiles { tile: t, .. }) = self.unit {
             if t.to_bits() != tile.to_bits() {
-                return Err(format!("tiles of {tile} m for a unit of tiles of {t} m"));
+                return Err(Error::TileMismatch { tile, unit_tile: t });
             }
         }
         let mut rows = RowStream::new(self, Some(tile))?;
@@ -265,15 +283,16 @@ impl<'a> SurfaceBuilder<'a> {
             }
             let grid = rows.tile_grid(first, end - first, Vec::new());
             let p = path(k, n_tiles);
-            let mut fail: Option<String> = None;
+            let mut fail: Option<Error> = None;
             let result = opencrg::write_file_rows(&grid, &p, opencrg::Format::Krbi, |iu, out| {
                 let want = first + iu;
                 match &last {
                     Some((r, v)) if *r == want => out.copy_from_slice(v),
                     _ => {
                         if let Err(e) = rows.next(out) {
-                            fail = Some(e.clone());
-                            return Err(opencrg::Error::new(opencrg::ErrorKind::Write(e)));
+                            let kind = opencrg::ErrorKind::Write(e.to_string());
+                            fail = Some(e);
+                            return Err(opencrg::Error::new(kind));
                         }
                         last = Some((want, out.to_vec()));
                     }
@@ -283,7 +302,7 @@ impl<'a> SurfaceBuilder<'a> {
             if let Some(e) = fail {
                 return Err(e);
             }
-            result.map_err(|e| e.to_string())?;
+            result?;
             paths.push(p);
             first_header.get_or_insert(grid);
         }

@@ -35,8 +35,13 @@ pub(super) struct Found {
 impl Found {
     /// Nothing found yet, for the slabs of `slab_range`; histograms of the heights of the
     /// candidates within `hist_t`.
-    pub(super) fn new(opts: &SurfaceOptions, slab_range: (i64, i64), hist_t: (f64, f64)) -> Found {
-        let counted = match opts.unit {
+    pub(super) fn new(
+        opts: &SurfaceOptions,
+        unit: Option<SurfaceUnit>,
+        slab_range: (i64, i64),
+        hist_t: (f64, f64),
+    ) -> Found {
+        let counted = match unit {
             Some(SurfaceUnit::Count(a, b)) => Some((a, b)),
             _ => None,
         };
@@ -402,7 +407,7 @@ mod tests {
         // Two passes over slabs -2..=5 (of which 0..=3 get candidates), steps of 3 mm with a
         // few landing exactly on slab ends and reach limits, and some jumps back.
         let opts = SurfaceOptions::default();
-        let mut found = Found::new(&opts, (0, 3), (0.0, 0.0));
+        let mut found = Found::new(&opts, None, (0, 3), (0.0, 0.0));
         let reach = found.reach;
         let mut s_all = Vec::new();
         for pass in 0..2 {

@@ -11,14 +11,41 @@ use super::{
 use opencrg::Crg;
 use opendrive::RoadEval;
 
+/// Nodes with a height of some nodes of a grid, and those nodes in all: integer counts, which
+/// work units add up.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Covered {
+    /// Nodes with a height.
+    pub with_height: usize,
+    /// Nodes in all.
+    pub nodes: usize,
+}
+
+impl std::ops::Add for Covered {
+    type Output = Covered;
+    /// The counts of both.
+    fn add(self, other: Covered) -> Covered {
+        Covered { with_height: self.with_height + other.with_height, nodes: self.nodes + other.nodes }
+    }
+}
+
+/// Nodes with a height per v column of a grid (right to left), over `rows` rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnCounts {
+    /// Nodes with a height in each column.
+    pub per_column: Vec<usize>,
+    /// Rows counted.
+    pub rows: usize,
+}
+
 /// The nodes with a height and the nodes in all of the surveyed pavement (see
 /// [`SURVEYED_COLUMN`]) of a grid of `rows` rows whose columns hold `column_covered` nodes with
 /// a height each. Integer sums: work units add their column counts up first.
-pub fn surveyed_coverage(column_covered: &[usize], rows: usize) -> (usize, usize) {
+pub fn surveyed_coverage(column_covered: &[usize], rows: usize) -> Covered {
     let reached = |c: &usize| *c > 0 && *c as f64 >= SURVEYED_COLUMN * rows as f64;
     match (column_covered.iter().position(reached), column_covered.iter().rposition(reached)) {
-        (Some(a), Some(b)) => (column_covered[a..=b].iter().sum(), (b - a + 1) * rows),
-        _ => (0, 0),
+        (Some(a), Some(b)) => Covered { with_height: column_covered[a..=b].iter().sum(), nodes: (b - a + 1) * rows },
+        _ => Covered::default(),
     }
 }
 
@@ -34,11 +61,11 @@ pub(super) fn lane_band(road: &RoadEval, s: f64) -> Option<(f64, f64)> {
     (hi - lo > 2.0 * LANE_INSET).then_some((lo + LANE_INSET, hi - LANE_INSET))
 }
 
-/// The coverage of a grid: `lanes` (nodes with a height, nodes) where the grid has lanes,
-/// else `surveyed` ([`surveyed_coverage`]).
-pub fn coverage_of(lanes: (usize, usize), surveyed: (usize, usize)) -> f64 {
-    let (covered, nodes) = if lanes.1 > 0 { lanes } else { surveyed };
-    covered as f64 / nodes.max(1) as f64
+/// The coverage of a grid: of `lanes` where the grid has lanes, else of `surveyed`
+/// ([`surveyed_coverage`]).
+pub fn coverage_of(lanes: Covered, surveyed: Covered) -> f64 {
+    let c = if lanes.nodes > 0 { lanes } else { surveyed };
+    c.with_height as f64 / c.nodes.max(1) as f64
 }
 
 /// A grid with too few nodes with a height: most likely the axis (its place, its elevation, the
@@ -48,7 +75,7 @@ pub struct LowCoverage {
     /// Share of the surveyed nodes with a height (see [`SurfaceGrid::coverage`]).
     pub coverage: f64,
     /// Nodes with a height in the whole grid, and its nodes.
-    pub grid: (usize, usize),
+    pub grid: Covered,
     /// The least share asked for.
     pub min: f64,
     /// The band around the road surface that counts as road, m.
@@ -61,8 +88,8 @@ impl std::fmt::Display for LowCoverage {
             f,
             "the grid came out nearly empty: {:.1} % of its surveyed nodes have a height ({} of its {} nodes; at least {:.0} % needed, and half that of all); check the axis (its place, elevation and road id), the CRS and the grid's width (the road surface counts within {} m of the one found near the reference line)",
             100.0 * self.coverage,
-            self.grid.0,
-            self.grid.1,
+            self.grid.with_height,
+            self.grid.nodes,
             100.0 * self.min,
             self.max_height
         )
@@ -84,14 +111,14 @@ pub struct SurfaceGrid {
     pub column_coverage: Vec<f64>,
     /// Nodes with a height per v column in the rows counted (a unit's own), and those rows:
     /// work units add them up for the coverage of the whole grid ([`surveyed_coverage`]).
-    pub column_covered: (Vec<usize>, usize),
-    /// Surveyed nodes with a height, and surveyed nodes in all (coverage = covered / nodes).
-    pub covered: (usize, usize),
+    pub column_covered: ColumnCounts,
+    /// Surveyed nodes with a height, and surveyed nodes in all (coverage = with_height / nodes).
+    pub covered: Covered,
     /// Nodes with a height between the outermost lane borders (less [`LANE_INSET`]) of the
     /// road the grid was retargeted to (the surveyed road, whose lanes follow the pavement
-    /// where it narrows or widens), and nodes there in all; (0, 0) without such a road. Work
+    /// where it narrows or widens), and nodes there in all; none without such a road. Work
     /// units add them up.
-    pub lane_covered: (usize, usize),
+    pub lane_covered: Covered,
     /// Nodes estimated from points, and filled along track.
     pub estimated: usize,
     /// Nodes filled along track.
@@ -186,22 +213,19 @@ pub fn tile_count(s_range: (f64, f64), cell: f64, tile: f64) -> usize {
 /// The s extent of the grid of candidates seen over `s_seen` (their s extent, None when there
 /// were none; without an `s_range`): whole cells around them. Units of a build pass it as
 /// `s_range` to grid their tiles.
-pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), String> {
-    let (lo, hi) = s_seen.ok_or("no road-surface points within the grid (check the axis, the road id and the CRS; points count within crg's --max-height, 0.3 m by default, of the axis' elevation and superelevation)")?;
+pub fn grid_extent(s_seen: Option<(f64, f64)>, cell: f64) -> Result<(f64, f64), crate::Error> {
+    let (lo, hi) = s_seen.ok_or(crate::Error::NoSurfacePoints)?;
     Ok(((lo / cell).floor() * cell, (hi / cell).ceil() * cell))
 }
 
 /// The grid over `s_range` (of the collecting road, whole cells from s 0) clipped to `cut`, the
 /// part of that road a retargeted builder grids against: inward to whole cells. Units of a
 /// build clip the grid's extent they pass as `s_range` so; clipping twice changes nothing.
-pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64, f64), String> {
+pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64, f64), crate::Error> {
     let lo = if s_range.0 < cut.0 { (cut.0 / cell - 1e-9).ceil() * cell } else { s_range.0 };
     let hi = if s_range.1 > cut.1 { (cut.1 / cell + 1e-9).floor() * cell } else { s_range.1 };
     if hi - lo < cell {
-        return Err(format!(
-            "the grid over s {}..{} lies outside the road's part s {}..{}",
-            s_range.0, s_range.1, cut.0, cut.1
-        ));
+        return Err(crate::Error::GridOutsidePart { s_range, part: cut });
     }
     Ok((lo, hi))
 }

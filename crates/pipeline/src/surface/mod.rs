@@ -108,26 +108,29 @@ mod spill;
 pub use builder::SurfaceBuilder;
 pub(crate) use datum::{SlabStats, PROFILE_T};
 pub use grid::{
-    clip_grid, coverage_of, grid_extent, surveyed_coverage, tile_count, CoverageMap, LowCoverage, SurfaceGrid,
-    LANE_INSET,
+    clip_grid, coverage_of, grid_extent, surveyed_coverage, tile_count, ColumnCounts, CoverageMap, Covered,
+    LowCoverage, SurfaceGrid, LANE_INSET,
 };
-pub use options::{Estimator, Seen, SurfaceOptions, SurfaceUnit, ZMode, MIN_COVERAGE, SURVEYED_COLUMN};
+pub use options::{
+    Estimator, Seen, SurfaceOptions, SurfaceScope, SurfaceStorage, SurfaceUnit, ZMode, MIN_COVERAGE, SURVEYED_COLUMN,
+};
 pub(crate) use spill::SLAB;
 
 use opendrive::HeaderOffset;
 
-/// Convenience: grid `points` (map x, y, z) on `road` in one call.
+/// Convenience: grid `points` (map x, y, z) on `road` in one call (a road frame over their box,
+/// spilling as [`SurfaceStorage::default`]).
 pub fn grid_surface(
     road: &opendrive::Road,
     offset: Option<HeaderOffset>,
     points: &[[f64; 3]],
     opts: SurfaceOptions,
-) -> Result<SurfaceGrid, String> {
+) -> Result<SurfaceGrid, crate::Error> {
     let bbox = points.iter().fold([f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY], |b, p| {
         [b[0].min(p[0]), b[1].min(p[1]), b[2].max(p[0]), b[3].max(p[1])]
     });
-    let points_box = opts.points_box.or(Some(bbox).filter(|b| b[0] <= b[2]));
-    let mut b = SurfaceBuilder::new(road, offset, SurfaceOptions { points_box, ..opts })?;
+    let scope = SurfaceScope { points_box: Some(bbox).filter(|b| b[0] <= b[2]), unit: None };
+    let mut b = SurfaceBuilder::with(road, offset, opts, &SurfaceStorage::default(), scope)?;
     for chunk in points.chunks(1 << 16) {
         let x: Vec<f64> = chunk.iter().map(|p| p[0]).collect();
         let y: Vec<f64> = chunk.iter().map(|p| p[1]).collect();

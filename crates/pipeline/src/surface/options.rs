@@ -1,7 +1,8 @@
 //! Settings of the gridding: what the CRG's z holds ([`ZMode`]), the estimator ([`Estimator`]), the
-//! gridding's options ([`SurfaceOptions`]) and their defaults, a work unit's share of a distributed
-//! build ([`SurfaceUnit`]), what a unit's first pass saw ([`Seen`]), and the least coverage a grid
-//! must have.
+//! algorithm's options ([`SurfaceOptions`]) and their defaults, where candidates are kept
+//! ([`SurfaceStorage`]), which share of the work a builder does ([`SurfaceScope`], a work unit's
+//! share of a distributed build: [`SurfaceUnit`]), what a unit's first pass saw ([`Seen`]), and the
+//! least coverage a grid must have.
 
 /// What the CRG's z holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +34,9 @@ pub enum Estimator {
     Quadratic,
 }
 
-/// Settings of the gridding.
+/// Settings of the gridding algorithm: they decide the grid's heights (where the candidates are
+/// kept, [`SurfaceStorage`], and which share of the work a builder does, [`SurfaceScope`], do
+/// not).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SurfaceOptions {
     /// Cell size (du = dv), m.
@@ -69,11 +72,29 @@ pub struct SurfaceOptions {
     pub layer: f64,
     /// Estimator.
     pub estimator: Estimator,
+}
+
+/// Where a builder keeps its candidates: in memory up to `spill_after`, then appended to files
+/// by slab in a directory of its own below `spill_dir`, removed when the builder is done.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SurfaceStorage {
     /// Where candidates are spilled when more than `spill_after` are held (default: the
     /// system's temporary directory).
     pub spill_dir: Option<std::path::PathBuf>,
     /// Candidates held in memory before spilling, 12 bytes each.
     pub spill_after: usize,
+}
+
+impl Default for SurfaceStorage {
+    fn default() -> Self {
+        SurfaceStorage { spill_dir: None, spill_after: 1_000_000 }
+    }
+}
+
+/// Which share of the work a builder does (default: all of it, on a road frame of the whole
+/// reference line).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SurfaceScope {
     /// A work unit of a distributed build (None: the whole grid).
     pub unit: Option<SurfaceUnit>,
     /// The points' map-frame box [min x, min y, max x, max y] where known (e.g. from LAS
@@ -90,7 +111,7 @@ pub enum SurfaceUnit {
     /// ([`SurfaceBuilder::seen`](super::builder::SurfaceBuilder::seen)), keep none. The grid's extent is the union of the units'.
     Count(f64, f64),
     /// Grid and write tiles `first..end` of `tile` metres only ([`SurfaceBuilder::write_tiles`](super::builder::SurfaceBuilder::write_tiles)),
-    /// keeping only the candidates that reach them; needs `s_range` (the whole grid's extent,
+    /// keeping only the candidates that reach them; needs [`SurfaceOptions::s_range`] (the whole grid's extent,
     /// from the first pass). Its report counts only its own rows.
     Tiles {
         /// Tile length, m.
@@ -128,10 +149,6 @@ impl Default for SurfaceOptions {
             min_coverage: MIN_COVERAGE,
             layer: 0.04,
             estimator: Estimator::Robust,
-            spill_dir: None,
-            spill_after: 1_000_000,
-            unit: None,
-            points_box: None,
         }
     }
 }

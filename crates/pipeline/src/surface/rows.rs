@@ -7,11 +7,12 @@ use super::{
     builder::{Progress, SurfaceBuilder},
     grid::{
         clip_grid, coverage_of, gap_rows, grid_extent, grid_rows, lane_band, surveyed_coverage, tile_count, tile_rows,
-        CoverageMap, LowCoverage, SurfaceGrid,
+        ColumnCounts, CoverageMap, Covered, LowCoverage, SurfaceGrid,
     },
     options::{SurfaceOptions, SurfaceUnit, ZMode},
     slabs::{grid_slabs, Gridded},
 };
+use crate::Error;
 use opencrg::Crg;
 use opendrive::RoadEval;
 use std::collections::VecDeque;
@@ -150,9 +151,11 @@ pub(super) struct RowStream<'a> {
     /// The collecting road's s minus the target's (the tiles' u).
     shift: f64,
     opts: SurfaceOptions,
+    /// The work unit's share (None: all of it).
+    unit: Option<SurfaceUnit>,
     pub(super) g: Geometry,
     /// Gridded slabs, in order, from the gridding thread.
-    gridded: Option<std::sync::mpsc::Receiver<Result<Gridded, String>>>,
+    gridded: Option<std::sync::mpsc::Receiver<Result<Gridded, Error>>>,
     /// The gridding thread, joined when the rows are dropped (it removes the spill files).
     thread: Option<std::thread::JoinHandle<()>>,
     /// Heights of the rows of the current slab, and its row range.
@@ -165,7 +168,7 @@ pub(super) struct RowStream<'a> {
     column: Vec<usize>,
     /// Nodes with a height between the outermost lane borders of the road retargeted to, and
     /// nodes there in all (see [`SurfaceGrid::lane_covered`]).
-    lanes: (usize, usize),
+    lanes: Covered,
     map: CoverageMap,
     /// v of each column, m.
     v_at: Vec<f64>,
@@ -182,18 +185,22 @@ pub(super) struct RowStream<'a> {
 impl<'a> RowStream<'a> {
     /// The rows of what `b` collected; `tile`: the tile length of `write_tiles` (None: one
     /// grid).
-    pub(super) fn new(mut b: SurfaceBuilder<'a>, tile: Option<f64>) -> Result<RowStream<'a>, String> {
+    pub(super) fn new(mut b: SurfaceBuilder<'a>, tile: Option<f64>) -> Result<RowStream<'a>, Error> {
         let o = b.opts.clone();
         let cell = o.cell;
         if !(cell > 0.0 && cell.is_finite()) {
-            return Err(format!("cell size {cell}: must be a positive number of metres"));
+            return Err(Error::BadOption {
+                name: "cell size",
+                value: cell,
+                why: "must be a positive number of metres",
+            });
         }
         let profile = b.profile();
         let seen = b.seen_with(&profile);
         let (s0, s1) = match b.proj.s_range {
             Some(r) => r,
-            None if matches!(o.unit, Some(SurfaceUnit::Tiles { .. })) => {
-                return Err("a unit of tiles needs the whole grid's s range".into());
+            None if matches!(b.unit, Some(SurfaceUnit::Tiles { .. })) => {
+                return Err(Error::Usage("a unit of tiles needs the whole grid's s range"));
             }
             None => grid_extent(seen.s_range, cell)?,
         };
@@ -206,15 +213,15 @@ impl<'a> RowStream<'a> {
         let nu = grid_rows((s0, s1), cell);
         let nv = ((vl - vr) / cell).round() as usize + 1;
         if nu < 2 || nv < 2 {
-            return Err(format!("a grid of {nu} x {nv} nodes: the s range {s0}..{s1} or the width is too small"));
+            return Err(Error::GridTooSmall { nu, nv, s_range: (s0, s1) });
         }
         if nv > 100_000 {
-            return Err(format!("a grid {nv} nodes wide: check --width-left/--width-right and --cell"));
+            return Err(Error::GridTooWide { nv });
         }
         let max_cells = gap_rows(&o);
         let g = Geometry { s0, s1, cell, nu, vr, nv };
-        let window = match (o.unit, tile) {
-            (Some(SurfaceUnit::Count(..)), _) => return Err("a counting pass grids nothing".into()),
+        let window = match (b.unit, tile) {
+            (Some(SurfaceUnit::Count(..)), _) => return Err(Error::Usage("a counting pass grids nothing")),
             (Some(SurfaceUnit::Tiles { tile, first, end }), _) => Window::of((s0, s1), &o, tile, (first, end)),
             (None, Some(tile)) => Window::of((s0, s1), &o, tile, (0, usize::MAX)),
             (None, None) => Window { rows: (0, nu), count: (0, nu), tiles: (0, 1, 1), per: nu },
@@ -225,7 +232,7 @@ impl<'a> RowStream<'a> {
         let thread = std::thread::Builder::new()
             .name("roadscan-grid".into())
             .spawn(move || grid_slabs(slabs, g, &go, &gp, window, &tx))
-            .map_err(|e| format!("cannot start the gridding thread: {e}"))?;
+            .map_err(|error| Error::ThreadStart { which: "the gridding thread", error })?;
         // Where the road surface is not the OpenDRIVE surface, the datum is the road surface's.
         let datum = match o.z {
             ZMode::Absolute => (b.proj.road.elevation(g.s0) + profile.at(g.s0)).round(),
@@ -246,7 +253,7 @@ impl<'a> RowStream<'a> {
             emitted: window.rows.0,
             window,
             column: vec![0; nv],
-            lanes: (0, 0),
+            lanes: Covered::default(),
             map: CoverageMap::new(nv),
             v_at: (0..nv).map(|iv| g.vr + iv as f64 * g.cell).collect(),
             estimated: 0,
@@ -255,11 +262,12 @@ impl<'a> RowStream<'a> {
             near: seen.near,
             datum,
             opts: o,
+            unit: b.unit,
         })
     }
 
     /// The next row of z (NaN where there is no height).
-    pub(super) fn next(&mut self, out: &mut [f32]) -> Result<(), String> {
+    pub(super) fn next(&mut self, out: &mut [f32]) -> Result<(), Error> {
         let g = self.g;
         let stop = self.window.rows.1;
         let h = loop {
@@ -267,14 +275,14 @@ impl<'a> RowStream<'a> {
                 break r;
             }
             if self.next_est == stop {
-                return Err("read past the last row".into());
+                return Err(Error::Usage("read past the last row"));
             }
             let iu = self.next_est;
             if iu >= self.block_rows.1 {
                 let d = self.gridded.as_ref().and_then(|r| r.recv().ok());
-                let d = d.ok_or_else(|| "the gridding thread failed".to_string())??;
+                let d = d.ok_or(Error::Thread { which: "the gridding thread" })??;
                 if d.rows.0 != iu {
-                    return Err(format!("gridded rows {:?}, expected from {iu}", d.rows));
+                    return Err(Error::RowsOutOfOrder { rows: d.rows, expected: iu });
                 }
                 self.kept += d.kept;
                 self.block = d.z;
@@ -318,7 +326,7 @@ impl<'a> RowStream<'a> {
             if let Some((lo, hi)) = self.target.as_ref().and_then(|t| lane_band(t, s - self.shift)) {
                 for (hv, v) in h.iter().zip(&self.v_at) {
                     if *v >= lo && *v <= hi {
-                        self.lanes = (self.lanes.0 + usize::from(!hv.is_nan()), self.lanes.1 + 1);
+                        self.lanes = self.lanes + Covered { with_height: usize::from(!hv.is_nan()), nodes: 1 };
                     }
                 }
             }
@@ -328,17 +336,21 @@ impl<'a> RowStream<'a> {
 
     /// An error when the grid `g` of these rows came out nearly empty (not for a unit: its
     /// build checks the whole grid).
-    pub(super) fn check(&self, g: &SurfaceGrid) -> Result<(), String> {
+    pub(super) fn check(&self, g: &SurfaceGrid) -> Result<(), Error> {
         let o = &self.opts;
         let all = self.column.iter().sum::<usize>();
         let nodes = self.g.nu * self.g.nv;
         // The surveyed share alone is fooled by a grid of a few columns where something (a car's
         // roof) was found: the whole grid must be covered a little too.
         let whole = all as f64 / nodes.max(1) as f64;
-        if o.unit.is_none() && (g.coverage < o.min_coverage || whole < 0.5 * o.min_coverage) {
-            let e =
-                LowCoverage { coverage: g.coverage, grid: (all, nodes), min: o.min_coverage, max_height: o.max_height };
-            return Err(e.to_string());
+        if self.unit.is_none() && (g.coverage < o.min_coverage || whole < 0.5 * o.min_coverage) {
+            let e = LowCoverage {
+                coverage: g.coverage,
+                grid: Covered { with_height: all, nodes },
+                min: o.min_coverage,
+                max_height: o.max_height,
+            };
+            return Err(e.into());
         }
         Ok(())
     }
@@ -399,7 +411,10 @@ impl<'a> RowStream<'a> {
             lane_covered: self.lanes,
             coverage: coverage_of(self.lanes, covered),
             column_coverage: self.column.iter().map(|&c| c as f64 / g.nu as f64).collect(),
-            column_covered: (self.column.clone(), self.window.count.1 - self.window.count.0),
+            column_covered: ColumnCounts {
+                per_column: self.column.clone(),
+                rows: self.window.count.1 - self.window.count.0,
+            },
             estimated: self.estimated,
             filled: self.fill.filled,
             points: (self.offered, self.near, self.kept),

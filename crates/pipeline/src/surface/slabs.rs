@@ -36,11 +36,11 @@ pub(super) fn grid_slabs(
     o: &SurfaceOptions,
     profile: &Profile,
     w: Window,
-    tx: &std::sync::mpsc::SyncSender<Result<Gridded, String>>,
+    tx: &std::sync::mpsc::SyncSender<Result<Gridded, crate::Error>>,
 ) {
     // Enough slabs in flight that one's serial preparation overlaps another's rows.
     let at_once = crate::par::threads() + 1;
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<Gridded, String>)>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<Gridded, crate::Error>)>();
     let g = &g;
     // This thread hands out the slabs and puts the results in order; the pool grids them.
     rayon::in_place_scope(|scope| {
@@ -73,7 +73,8 @@ pub(super) fn grid_slabs(
                         let (z, kept) = estimate_rows(cands, g, rows, o, w.count);
                         Ok(Gridded { rows, z, kept })
                     }));
-                    let _ = done_tx.send((index, d.unwrap_or_else(|_| Err("a gridding thread failed".to_string()))));
+                    let _ =
+                        done_tx.send((index, d.unwrap_or(Err(crate::Error::Thread { which: "a gridding thread" }))));
                 });
                 started += 1;
                 iu = end;

@@ -3,6 +3,7 @@
 //! ([`Keeper`]) while the next points are projected; a slab is taken out ([`Taken`]) and read back,
 //! in the order its candidates came, on whichever thread grids it.
 
+use crate::Error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -52,7 +53,7 @@ impl Slabs {
     }
 
     /// Adds candidates to slab `k`, after those it holds.
-    fn append(&mut self, k: i64, c: Vec<SlabPoint>) -> Result<(), String> {
+    fn append(&mut self, k: i64, c: Vec<SlabPoint>) -> Result<(), Error> {
         self.held += c.len();
         self.mem.entry(k).or_default().push(c);
         if self.held > self.limit {
@@ -62,8 +63,8 @@ impl Slabs {
     }
 
     /// Appends every slab held in memory to its file.
-    fn spill(&mut self) -> Result<(), String> {
-        let io = |e: std::io::Error, p: &Path| format!("{}: {e}", p.display());
+    fn spill(&mut self) -> Result<(), Error> {
+        let io = |error: std::io::Error, p: &Path| Error::Spill { path: p.to_path_buf(), error };
         if !self.created {
             std::fs::create_dir_all(&self.dir).map_err(|e| io(e, &self.dir))?;
             self.created = true;
@@ -122,7 +123,7 @@ impl Taken {
 
     /// The slab's candidates in the order they came (the spilled ones, appended at each spill,
     /// then those held); removes the file.
-    pub(super) fn load(mut self) -> Result<Vec<SlabPoint>, String> {
+    pub(super) fn load(mut self) -> Result<Vec<SlabPoint>, Error> {
         let held = self.held.iter().map(Vec::len).sum::<usize>();
         if self.file.is_none() && self.held.len() <= 1 {
             return Ok(self.held.pop().unwrap_or_default());
@@ -130,7 +131,7 @@ impl Taken {
         let mut v = Vec::new();
         if let Some(path) = &self.file {
             // In pieces through a small buffer: no second copy of the slab in memory.
-            let io = |e: std::io::Error| format!("{}: {e}", path.display());
+            let io = |error: std::io::Error| Error::Spill { path: path.clone(), error };
             let mut f = std::fs::File::open(path).map_err(io)?;
             let len = f.metadata().map_err(io)?.len() as usize;
             v.reserve_exact(len / CANDIDATE_BYTES + held);
@@ -171,7 +172,7 @@ type SlabRuns = Vec<Vec<(i64, Vec<SlabPoint>)>>;
 pub(super) struct Keeper {
     slabs: Option<Slabs>,
     tx: Option<std::sync::mpsc::SyncSender<SlabRuns>>,
-    thread: Option<std::thread::JoinHandle<Result<Slabs, String>>>,
+    thread: Option<std::thread::JoinHandle<Result<Slabs, Error>>>,
 }
 
 impl Keeper {
@@ -180,7 +181,7 @@ impl Keeper {
     }
 
     /// Appends runs of candidates by slab (in order); an error when spilling failed.
-    pub(super) fn append(&mut self, runs: SlabRuns) -> Result<(), String> {
+    pub(super) fn append(&mut self, runs: SlabRuns) -> Result<(), Error> {
         if let Some(mut slabs) = self.slabs.take() {
             let (tx, rx) = std::sync::mpsc::sync_channel::<SlabRuns>(2);
             let spawned = std::thread::Builder::new().name("roadscan-slabs".into()).spawn(move || {
@@ -189,23 +190,23 @@ impl Keeper {
                 }
                 Ok(slabs)
             });
-            self.thread = Some(spawned.map_err(|e| format!("cannot start the slab thread: {e}"))?);
+            self.thread = Some(spawned.map_err(|error| Error::ThreadStart { which: "the slab thread", error })?);
             self.tx = Some(tx);
         }
         match &self.tx {
             Some(tx) if tx.send(runs).is_ok() => Ok(()),
             // The thread stopped: its error.
-            _ => self.take_slabs().map(|_| ()).and(Err("the slab thread stopped".into())),
+            _ => self.take_slabs().map(|_| ()).and(Err(Error::ThreadStopped { which: "the slab thread" })),
         }
     }
 
     /// The slabs, once all appended.
-    pub(super) fn take_slabs(&mut self) -> Result<Slabs, String> {
+    pub(super) fn take_slabs(&mut self) -> Result<Slabs, Error> {
         self.tx = None;
         match (self.slabs.take(), self.thread.take()) {
             (Some(s), _) => Ok(s),
-            (None, Some(t)) => t.join().map_err(|_| "the slab thread failed".to_string())?,
-            (None, None) => Err("the slabs were taken".into()),
+            (None, Some(t)) => t.join().map_err(|_| Error::Thread { which: "the slab thread" })?,
+            (None, None) => Err(Error::Usage("the slabs were taken")),
         }
     }
 }

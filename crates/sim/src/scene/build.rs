@@ -4,6 +4,7 @@
 
 use super::{Cobbles, Facades, Manhole, Marking, ObjectKind, Pothole, Scene, SceneObject, SurfaceModel, DEMO_XODR};
 use crate::noise::Texture;
+use crate::Error;
 use opendrive::{OpenDrive, RoadEval};
 
 impl Scene {
@@ -67,10 +68,10 @@ impl Scene {
     /// The scene's file is the road alone (links to roads not in it removed) placed in EOV
     /// (EPSG:23700) near Budapest: the header's `<offset>` moves the road's start to about
     /// 650000 / 240000 and 100 m up, its `<geoReference>` says EPSG:23700.
-    pub fn from_road(odr: &OpenDrive, road_id: &str, s_range: Option<(f64, f64)>, seed: u64) -> Result<Scene, String> {
+    pub fn from_road(odr: &OpenDrive, road_id: &str, s_range: Option<(f64, f64)>, seed: u64) -> Result<Scene, Error> {
         let Some(src) = odr.road(road_id) else {
-            let ids: Vec<&str> = odr.roads.iter().map(|r| r.id.as_str()).take(20).collect();
-            return Err(format!("no road with id '{road_id}' (roads: {})", ids.join(", ")));
+            let roads = odr.roads.iter().map(|r| r.id.clone()).take(20).collect();
+            return Err(Error::NoRoad { id: road_id.to_string(), roads });
         };
         let mut road = src.clone();
         road.link = None;
@@ -79,7 +80,7 @@ impl Scene {
         let len = eval.length();
         let (s0, s1) = s_range.unwrap_or((0.0, len));
         if !(s0 >= 0.0 && s1 <= len + 1e-9 && s1 - s0 >= 10.0) {
-            return Err(format!("s range {s0}..{s1} m: must lie within the road's 0..{len} m and span at least 10 m"));
+            return Err(Error::BadRange { s_range: (s0, s1), length: len });
         }
         check_lanes(&eval, (s0, s1))?;
         let start = eval.pose(0.0);
@@ -186,16 +187,13 @@ pub const MAX_LATERAL: f64 = 1000.0;
 /// every border finite and within [`MAX_LATERAL`] of the reference line, and no lane of
 /// negative width (OpenDRIVE widths are >= 0; a negative one puts a lane's outer border
 /// inside its inner one, and the scene's zones would overlap).
-fn check_lanes(road: &RoadEval, (s0, s1): (f64, f64)) -> Result<(), String> {
+fn check_lanes(road: &RoadEval, (s0, s1): (f64, f64)) -> Result<(), Error> {
     let n = ((s1 - s0) / 0.5).ceil().clamp(1.0, 1e8) as usize;
     for i in 0..=n {
         let s = (s0 + (s1 - s0) * i as f64 / n as f64).min(s1);
         let centre = road.lane_offset(s);
         if !(centre.is_finite() && centre.abs() <= MAX_LATERAL) {
-            return Err(format!(
-                "at s = {s:.3} m the lane offset is {} m: more than {MAX_LATERAL} m from the reference line",
-                metres(centre)
-            ));
+            return Err(Error::LaneOffsetFar { s, offset: centre });
         }
         let mut borders = road.lane_borders(s);
         // Each side from the centre outwards: a lane's inner border is the previous one's outer.
@@ -203,35 +201,19 @@ fn check_lanes(road: &RoadEval, (s0, s1): (f64, f64)) -> Result<(), String> {
         let mut inner = (0, centre);
         for &(id, t) in &borders {
             if !(t.is_finite() && t.abs() <= MAX_LATERAL) {
-                return Err(format!(
-                    "lane {id} at s = {s:.3} m: its outer border at t = {} m is more than {MAX_LATERAL} m from the \
-                     reference line",
-                    metres(t)
-                ));
+                return Err(Error::LaneTooFar { lane: id, s, t });
             }
             if inner.0 != id.signum() {
                 inner = (id.signum(), centre);
             }
             let width = (t - inner.1) * f64::from(id.signum());
             if width < -1e-9 {
-                return Err(format!(
-                    "lane {id} at s = {s:.3} m is {width:.4} m wide: a lane's width must not be negative (its outer \
-                     border would lie inside its inner one)"
-                ));
+                return Err(Error::NegativeWidth { lane: id, s, width });
             }
             inner.1 = t;
         }
     }
     Ok(())
-}
-
-/// A length for a message: millimetres, or the exponent form when it is huge.
-fn metres(x: f64) -> String {
-    if x.abs() < 1e9 {
-        format!("{x:.3}")
-    } else {
-        format!("{x:e}")
-    }
 }
 
 /// The lines a road's roadMarks paint within `range`: each mark on its lane's outer border

@@ -33,16 +33,16 @@ impl Drape {
     /// The heights of `crg` draped from `s0` to `s1` with its first complete long section at
     /// `t0`. Errors when the grid has fewer than two complete rows and columns, or a spacing
     /// that is not positive.
-    pub fn from_crg(crg: &opencrg::Crg, s0: f64, s1: f64, t0: f64) -> Result<Drape, String> {
+    pub fn from_crg(crg: &opencrg::Crg, s0: f64, s1: f64, t0: f64) -> Result<Drape, crate::Error> {
         let (nu, nv) = (crg.nu, crg.nv());
         if crg.z.len() < nu * nv {
-            return Err(format!("the grid holds {} heights for {nu} x {nv} nodes", crg.z.len()));
+            return Err(crate::Error::DrapeHeights { heights: crg.z.len(), nu, nv });
         }
         let v = crg.v_positions();
         let dv = if v.len() >= 2 { (v[v.len() - 1] - v[0]) / (v.len() - 1) as f64 } else { 0.0 };
         let du = crg.du();
         if !(du > 0.0 && dv > 0.0 && du.is_finite() && dv.is_finite()) {
-            return Err(format!("node spacing {du} x {dv} m: must be positive"));
+            return Err(crate::Error::DrapeSpacing { du, dv });
         }
         // The longest run of columns without a missing node.
         let complete: Vec<bool> = (0..nv).map(|iv| (0..nu).all(|iu| crg.z[iu * nv + iv].is_finite())).collect();
@@ -57,7 +57,7 @@ impl Drape {
         }
         let cols = best.1 - best.0;
         if nu < 2 || cols < 2 {
-            return Err(format!("{nu} rows and {cols} complete columns: a drape needs at least two of each"));
+            return Err(crate::Error::DrapeTooSmall { rows: nu, cols });
         }
         // Least-squares plane z = a + b·u + c·v over the kept nodes (u, v from the centre).
         let (cu, cv) = ((nu - 1) as f64 / 2.0, (cols - 1) as f64 / 2.0);
