@@ -75,7 +75,7 @@ pub(crate) fn write_manifest(
         "roadscan": {"version": env!("CARGO_PKG_VERSION")},
         "formats": {"opendrive": "1.8", "opencrg": "KRBI (OpenCRG 1.2)", "las": "1.0-1.4 in", "gltf": "2.0 binary"},
         "inputs": inputs,
-        "parameters": s.to_json(),
+        "parameters": parameters(s, dir),
         "outputs": outputs,
         "timings": {"seconds": secs, "stages": st_times(times)},
     });
@@ -84,6 +84,18 @@ pub(crate) fn write_manifest(
     }
     write_json(&dir.join("manifest.json"), &m)?;
     Ok(())
+}
+
+/// The parameters as the manifest records them: an axis file inside the output (the demo's
+/// survey) relative to it, as the inputs are, not at the staging directory it was read from.
+fn parameters(s: &BuildConfig, dir: &Path) -> Value {
+    let mut v = s.to_json();
+    for key in ["file", "trajectory"] {
+        if let Some(p) = v["axis"][key].as_str().map(|p| shown(Path::new(p), dir)) {
+            v["axis"][key] = Value::String(p);
+        }
+    }
+    v
 }
 
 /// Writes `v` as pretty JSON with a final newline, atomically; returns the bytes.
@@ -110,4 +122,28 @@ pub(crate) fn peak_rss_mb() -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::AxisSource;
+
+    #[test]
+    fn an_axis_inside_the_output_is_recorded_relative_to_it_and_one_outside_as_given() {
+        let dir = Path::new("/tmp/.roadscan-tmp-42/demo");
+        let traj = |path: PathBuf| BuildConfig {
+            axis: AxisSource::Trajectory { path, offset: 0.0, sensor_height: None, pass: None },
+            ..BuildConfig::default()
+        };
+        let inside = parameters(&traj(dir.join("survey/trajectory.csv")), dir);
+        assert_eq!(inside["axis"]["trajectory"], "survey/trajectory.csv");
+        let outside = parameters(&traj(PathBuf::from("/data/run1/trajectory.csv")), dir);
+        assert_eq!(outside["axis"]["trajectory"], "/data/run1/trajectory.csv");
+        let file = BuildConfig {
+            axis: AxisSource::File { path: PathBuf::from("axis.xodr"), road: None },
+            ..BuildConfig::default()
+        };
+        assert_eq!(parameters(&file, dir)["axis"]["file"], "axis.xodr");
+    }
 }
