@@ -23,7 +23,9 @@ pub mod surface;
 
 pub use error::Error;
 pub use frame::{RoadFrame, Station};
-pub use roadside::{PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, SurfaceDatum};
+pub use roadside::{
+    PointColumns, RibbonOptions, Roadside, RoadsideBuilder, RoadsideOptions, RoadsidePoints, SurfaceDatum,
+};
 pub use surface::{
     grid_surface, CoverageMap, Estimator, SurfaceBuilder, SurfaceGrid, SurfaceOptions, SurfaceScope, SurfaceStorage,
     ZMode,

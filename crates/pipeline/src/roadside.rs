@@ -240,6 +240,15 @@ impl std::fmt::Debug for RoadsideBuilder<'_> {
     }
 }
 
+/// The points a roadside builder saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RoadsidePoints {
+    /// Points offered to the builder.
+    pub offered: u64,
+    /// Kept: within the buffer and the s range.
+    pub kept: u64,
+}
+
 /// What the builder made.
 #[derive(Debug)]
 pub struct Roadside {
@@ -253,7 +262,7 @@ pub struct Roadside {
     /// Cross sections, if asked for.
     pub sections: Option<SectionGrid>,
     /// Points offered, and kept (within the buffer and the s range).
-    pub points: (u64, u64),
+    pub points: RoadsidePoints,
     /// The s range covered, m.
     pub s_range: (f64, f64),
     stats: BTreeMap<i64, SlabStats>,
@@ -462,7 +471,7 @@ impl<'a> RoadsideBuilder<'a> {
             place: self.place,
             ribbons: self.ribbons,
             sections: self.sections,
-            points: (self.offered, self.kept),
+            points: RoadsidePoints { offered: self.offered, kept: self.kept },
             s_range: self.s_range,
             stats: self.stats,
             s_seen: self.s_seen,
@@ -485,7 +494,7 @@ impl Roadside {
     pub fn to_part(&self) -> Vec<u8> {
         let mut w = Writer::default();
         w.bytes.extend_from_slice(PART_MAGIC);
-        w.u64(self.points.1);
+        w.u64(self.points.kept);
         w.u8(self.products());
         if let Some(g) = &self.grid {
             g.write_part(&mut w);
@@ -508,7 +517,7 @@ impl Roadside {
         };
         let at = |what, r: &Reader, error| Error::Part { what, at: r.offset() + PART_MAGIC.len(), error };
         let mut r = Reader::new(body);
-        self.points.1 += r.u64()?;
+        self.points.kept += r.u64()?;
         let has = r.u8()?;
         r.expect(has == self.products(), "a part with other products (voxels, ribbons, sections)")?;
         if let Some(g) = self.grid.as_mut() {

@@ -51,7 +51,7 @@ fn voxel_occupancy_equals_a_brute_force_count() {
         let opts = RoadsideOptions { buffer: 100.0, voxel_size: Some(size), ..Default::default() };
         let side = build(&scene, &pts, &opts);
         let grid = side.grid.as_ref().unwrap();
-        assert_eq!(side.points, (pts.len() as u64, pts.len() as u64));
+        assert_eq!(side.points, pipeline::RoadsidePoints { offered: pts.len() as u64, kept: pts.len() as u64 });
         let o = grid.lattice().origin();
         let mut brute: BTreeMap<[i32; 3], (u32, u64, BTreeMap<u8, u32>)> = BTreeMap::new();
         for p in &pts {
@@ -133,7 +133,7 @@ fn the_corridor_shortcut_keeps_exactly_the_points_inside() {
     let both = RoadsideOptions { ribbons: Some(RibbonOptions::default()), ..voxels.clone() };
     let (a, b) = (build(&scene, &pts, &voxels), build(&scene, &pts, &both));
     assert_eq!(a.points, b.points);
-    assert!(a.points.1 < a.points.0 * 9 / 10, "the corridor must cut: {:?}", a.points);
+    assert!(a.points.kept < a.points.offered * 9 / 10, "the corridor must cut: {:?}", a.points);
     let (ga, gb) = (a.grid.unwrap(), b.grid.unwrap());
     assert!(ga.sorted() == gb.sorted(), "different voxels");
 }

@@ -290,7 +290,7 @@ pub(crate) fn survey_of(
     side: &Roadside,
     seen: Option<(f64, f64)>,
 ) -> Result<Surveyed> {
-    if side.points.1 == 0 {
+    if side.points.kept == 0 {
         bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
     }
     let context = on_road(s, road);
@@ -336,7 +336,7 @@ pub(crate) struct Gathered<'a> {
     pub survey: pipeline::road::SurveyReport,
     /// The part of the axis road that `plain` is (None: all of it).
     pub part: Option<(f64, f64)>,
-    pub grid: pipeline::SurfaceGrid,
+    pub grid: report::GridSummary,
     /// The tiles, relative to the output directory.
     pub tile_paths: Vec<PathBuf>,
     pub side: &'a Roadside,
@@ -401,7 +401,7 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
         plain: &plain,
         survey,
         part,
-        grid,
+        grid: report::GridSummary::of(&grid),
         tile_paths,
         side: &side,
         info,
@@ -552,10 +552,10 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
     let report_json = st.run("report and manifest", None, |_| {
         let total_secs = t0.elapsed().as_secs_f64();
         let perf = json!({
-            "points_read": side.points.0,
+            "points_read": side.points.offered,
             "seconds": total_secs,
             "reading_seconds": g.read_secs,
-            "points_per_second": side.points.0 as f64 / total_secs.max(1e-9),
+            "points_per_second": side.points.offered as f64 / total_secs.max(1e-9),
             "peak_rss_mb": peak_rss_mb(),
             "threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
         });

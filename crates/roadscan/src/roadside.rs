@@ -72,7 +72,7 @@ pub struct VoxelDone {
     /// The voxels and their meshes.
     pub summary: VoxelSummary,
     /// Points read, and kept within the buffer.
-    pub points: (u64, u64),
+    pub points: pipeline::RoadsidePoints,
 }
 
 /// What `ribbons` makes: a directory of depth, intensity and colour images per side, the
@@ -101,7 +101,7 @@ pub struct RibbonsDone {
     /// Share of pixels filled, left and right.
     pub filled: (f64, f64),
     /// Points read, and kept within the buffer.
-    pub points: (u64, u64),
+    pub points: pipeline::RoadsidePoints,
 }
 
 /// Reads the inputs along the road into the roadside products.
@@ -248,8 +248,8 @@ pub fn write_voxels(side: &Roadside, info: &InputInfo, o: &VoxelOut<'_>, buffer:
         side.s_range.0,
         side.s_range.1,
         o.colouring.name(),
-        side.points.0,
-        side.points.1,
+        side.points.offered,
+        side.points.kept,
         mesh.voxels.len(),
         name(o.obj),
         obj.vertices,
@@ -348,7 +348,7 @@ fn check_filled(side: &Roadside, a: &RibbonsConfig) -> Result<()> {
         bail!(
             "{}: no ribbons: none of the {} points lies within --buffer {} m of the reference line: {hint}",
             a.out.display(),
-            side.points.0,
+            side.points.offered,
             a.road.buffer
         );
     };
@@ -356,7 +356,7 @@ fn check_filled(side: &Roadside, a: &RibbonsConfig) -> Result<()> {
         // A flat open roadside fills few pixels with many points (the ground, edge on): empty
         // is few pixels and few of the points kept.
         let filled = rib.filled_within(seen);
-        if filled < MIN_FILLED && (rib.points() as f64) < MIN_FILLED * side.points.1 as f64 {
+        if filled < MIN_FILLED && (rib.points() as f64) < MIN_FILLED * side.points.kept as f64 {
             bail!(
                 "{}: the {} ribbon is nearly empty ({:.1} % of its pixels over s {:.1}..{:.1} m, where the points are, filled; {} of the {} points kept fell within --h-range {}..{} m): {hint}",
                 a.out.display(),
@@ -365,7 +365,7 @@ fn check_filled(side: &Roadside, a: &RibbonsConfig) -> Result<()> {
                 seen.0,
                 seen.1,
                 rib.points(),
-                side.points.1,
+                side.points.kept,
                 a.h_range.0,
                 a.h_range.1
             );
@@ -430,8 +430,8 @@ fn write_ribbons_above(
         left.h0,
         left.depth_range.0,
         left.depth_range.1,
-        side.points.0,
-        side.points.1,
+        side.points.offered,
+        side.points.kept,
         left.points(),
         right.points(),
         left.filled(),

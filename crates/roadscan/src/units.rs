@@ -30,7 +30,7 @@ use crate::progress::{Note, Progress, Stages};
 use crate::roadside::InputInfo;
 use crate::staging::Outputs;
 use anyhow::{bail, Context, Result};
-use pipeline::surface::{clip_grid, grid_extent, ColumnCounts, Covered, SurfaceUnit};
+use pipeline::surface::{clip_grid, grid_extent, Covered, SurfaceUnit};
 use pipeline::{Roadside, RoadsideBuilder, SurfaceBuilder};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -486,7 +486,7 @@ impl<'a> Ctx<'a> {
             lanes: (g.lane_covered.with_height, g.lane_covered.nodes),
             estimated: g.estimated,
             filled: g.filled,
-            kept: g.points.2,
+            kept: g.points.kept,
             reading_seconds: secs,
         };
         write_record(&work.join(format!("surface/{i:04}.json")), &r)?;
@@ -535,7 +535,7 @@ impl<'a> Ctx<'a> {
         }
         let offered: u64 =
             inputs.header_counts().iter().map(|&(k, h)| read.get(k).copied().flatten().unwrap_or(h)).sum();
-        side.points.0 = offered;
+        side.points.offered = offered;
         let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
         drop(inputs);
 
@@ -573,26 +573,19 @@ impl<'a> Ctx<'a> {
         if tile_paths.len() != want {
             bail!("the surface units wrote {} CRG tiles of the grid's {want}: run them again", tile_paths.len());
         }
-        let first = tile_paths.first().context("the surface units wrote no CRG tiles")?;
-        let crg = opencrg::read_file(dir.join(first))?;
+        if tile_paths.is_empty() {
+            bail!("the surface units wrote no CRG tiles");
+        }
         let covered = pipeline::surface::surveyed_coverage(&columns, rows);
-        let shift = part.map_or(0.0, |p| p.0);
         if let Some(p) = part {
             side.cut_to(p).map_err(on_road(s, road))?;
         }
-        let grid = pipeline::SurfaceGrid {
-            // In road.xodr's s, as one build's.
-            s_range: (grid_range.0 - shift, grid_range.1 - shift),
-            crg,
-            covered,
-            lane_covered: lanes,
+        // The counts of one build's grid: the units' added up.
+        let grid = crate::report::GridSummary {
             coverage: pipeline::surface::coverage_of(lanes, covered),
-            column_coverage: Vec::new(),
-            column_covered: ColumnCounts { per_column: columns, rows },
-            coverage_map: Default::default(),
             estimated,
             filled,
-            points: (offered, near, kept),
+            points: pipeline::surface::PointCounts { offered, near, kept },
         };
         axis.write_into(&dir)?;
         let st = Stages::new(3, progress);

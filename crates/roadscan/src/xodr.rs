@@ -34,7 +34,7 @@ pub struct XodrDone {
     /// What was measured, and what the survey could not find (`findings`).
     pub report: SurveyReport,
     /// Points read, and near the road.
-    pub points: (u64, u64),
+    pub points: pipeline::RoadsidePoints,
 }
 
 /// Surveys the road `a` asks for and writes it (staged, put in place at the end).
@@ -62,7 +62,7 @@ pub fn survey(a: &XodrConfig, progress: &dyn Progress) -> Result<XodrDone> {
     };
     let (side, _) = crate::roadside::build(&args, opts, progress)?;
     let grid = side.sections.as_ref().context("no cross sections were built")?;
-    if side.points.1 == 0 {
+    if side.points.kept == 0 {
         bail!("no points within {half} m of the road (check the axis, the road id and the CRS)");
     }
     let axis = opendrive::read_file(&a.road.axis)?;

@@ -91,7 +91,7 @@ pub fn run(a: &CrgArgs, progress: &Bars) -> Result<u8> {
         );
     }
     if !progress.quiet() {
-        let (offered, near, kept) = g.points;
+        let pipeline::surface::PointCounts { offered, near, kept } = g.points;
         let what = match written.as_slice() {
             [one] => one.display().to_string(),
             many => format!("{} tiles {} .. {}", many.len(), many[0].display(), many[many.len() - 1].display()),

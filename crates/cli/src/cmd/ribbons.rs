@@ -48,8 +48,8 @@ pub fn run(a: &RibbonsArgs, progress: &Bars) -> Result<u8> {
             done.rows,
             100.0 * done.filled.0,
             100.0 * done.filled.1,
-            done.points.0,
-            done.points.1,
+            done.points.offered,
+            done.points.kept,
             a.road.buffer,
             t0.elapsed().as_secs_f64()
         );

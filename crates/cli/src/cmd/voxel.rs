@@ -53,8 +53,8 @@ pub fn run(a: &VoxelArgs, progress: &Bars) -> Result<u8> {
             obj.faces,
             obj.bytes as f64 / 1e6,
             a.glb.as_ref().map_or(String::new(), |p| format!(" and {}", p.display())),
-            done.points.0,
-            done.points.1,
+            done.points.offered,
+            done.points.kept,
             a.road.buffer,
             t0.elapsed().as_secs_f64(),
             mesh_secs

@@ -56,8 +56,8 @@ pub fn run(a: &XodrArgs, progress: &Bars) -> Result<u8> {
         eprintln!(
             "roadscan: wrote {} ({} of {} points near the road, {} lane sections) in {:.1} s",
             a.out.display(),
-            points.1,
-            points.0,
+            points.kept,
+            points.offered,
             odr.roads[0].lanes.lane_sections.len(),
             t0.elapsed().as_secs_f64()
         );
@@ -70,7 +70,7 @@ pub fn run(a: &XodrArgs, progress: &Bars) -> Result<u8> {
 }
 
 fn report_text(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDrive) -> Result<()> {
-    writeln!(out, "rows with a road surface: {} of {}", r.rows.0, r.rows.1)?;
+    writeln!(out, "rows with a road surface: {} of {}", r.rows.with_surface, r.rows.all)?;
     if let Some(e) = &r.elevation {
         writeln!(out, "elevation: {} records, max {:.1} mm, rms {:.1} mm", e.records.len(), e.max * 1e3, e.rms * 1e3)?;
     }
@@ -115,7 +115,7 @@ fn report_json(out: &mut impl Write, r: &SurveyReport, odr: &opendrive::OpenDriv
     };
     let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| json!({"t": c.t, "height": c.height}));
     let v = json!({
-        "rows": [r.rows.0, r.rows.1],
+        "rows": [r.rows.with_surface, r.rows.all],
         "elevation": fit(&r.elevation),
         "superelevation": fit(&r.superelevation),
         "curbs": {"left": curb(&r.curbs[0]), "right": curb(&r.curbs[1])},

@@ -125,6 +125,15 @@ pub struct CrgInput<'c> {
     pub crg: &'c opencrg::Crg,
 }
 
+/// Cross-section rows of a survey.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowCounts {
+    /// Rows with a road surface.
+    pub with_surface: usize,
+    /// All rows.
+    pub all: usize,
+}
+
 /// What was measured.
 #[derive(Debug, Clone)]
 pub struct SurveyReport {
@@ -139,7 +148,7 @@ pub struct SurveyReport {
     /// Potholes and manholes.
     pub features: Vec<SurfaceFeature>,
     /// Rows with a road surface, of all rows.
-    pub rows: (usize, usize),
+    pub rows: RowCounts,
     /// s from the first to the last row with a road surface (None: none), m.
     pub s_range: Option<(f64, f64)>,
     /// Rows whose surface line was too steep to be road surface (left out).
@@ -244,7 +253,7 @@ pub fn survey_road(
         curbs,
         markings,
         features,
-        rows: (rows_with, grid.rows),
+        rows: RowCounts { with_surface: rows_with, all: grid.rows },
         s_range: Some(surveyed),
         steep_rows,
         findings,

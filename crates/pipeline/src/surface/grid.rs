@@ -124,7 +124,7 @@ pub struct SurfaceGrid {
     /// Nodes filled along track.
     pub filled: usize,
     /// Points offered, near the road, and kept as surface.
-    pub points: (u64, u64, u64),
+    pub points: PointCounts,
     /// s range of the grid, m.
     pub s_range: (f64, f64),
     /// Where the grid has heights, block by block.
@@ -241,4 +241,15 @@ pub(super) fn lane_extent(road: &RoadEval) -> (f64, f64) {
         }
     }
     ext
+}
+
+/// The points a surface grid saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PointCounts {
+    /// Points offered to the builder.
+    pub offered: u64,
+    /// Near the road's surface (the candidates).
+    pub near: u64,
+    /// Kept as surface.
+    pub kept: u64,
 }

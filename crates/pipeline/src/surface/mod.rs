@@ -109,7 +109,7 @@ pub use builder::SurfaceBuilder;
 pub(crate) use datum::{SlabStats, PROFILE_T};
 pub use grid::{
     clip_grid, coverage_of, grid_extent, surveyed_coverage, tile_count, ColumnCounts, CoverageMap, Covered,
-    LowCoverage, SurfaceGrid, LANE_INSET,
+    LowCoverage, PointCounts, SurfaceGrid, LANE_INSET,
 };
 pub use options::{
     Estimator, Seen, SurfaceOptions, SurfaceScope, SurfaceStorage, SurfaceUnit, ZMode, MIN_COVERAGE, SURVEYED_COLUMN,

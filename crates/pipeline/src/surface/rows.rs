@@ -417,7 +417,7 @@ impl<'a> RowStream<'a> {
             },
             estimated: self.estimated,
             filled: self.fill.filled,
-            points: (self.offered, self.near, self.kept),
+            points: super::grid::PointCounts { offered: self.offered, near: self.near, kept: self.kept },
             s_range: (g.s0 - self.shift, g.s1 - self.shift),
             coverage_map: {
                 let mut m = self.map.clone();

@@ -18,6 +18,26 @@ mod svg;
 
 pub(crate) use html::html;
 
+/// What the report says of the CRG grid: one build's grid, or the work units' added up.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GridSummary {
+    /// Share of the nodes between the outermost lane borders with a height.
+    pub coverage: f64,
+    /// Nodes estimated from points.
+    pub estimated: usize,
+    /// Nodes filled along track.
+    pub filled: usize,
+    /// The points the grid saw.
+    pub points: pipeline::surface::PointCounts,
+}
+
+impl GridSummary {
+    /// The summary of one build's grid.
+    pub fn of(g: &SurfaceGrid) -> GridSummary {
+        GridSummary { coverage: g.coverage, estimated: g.estimated, filled: g.filled, points: g.points }
+    }
+}
+
 /// Everything the report draws from.
 pub(crate) struct Facts<'a> {
     pub axis_label: &'a str,
@@ -27,7 +47,7 @@ pub(crate) struct Facts<'a> {
     /// The axis the road was surveyed on (its design, when it is a map's road).
     pub axis: &'a OpenDrive,
     pub survey: &'a SurveyReport,
-    pub grid: &'a SurfaceGrid,
+    pub grid: &'a GridSummary,
     /// The CRG tiles.
     pub tiles: &'a [Tile],
     pub voxels: &'a crate::roadside::VoxelSummary,
@@ -312,20 +332,20 @@ pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
         "road": {"file": "road.xodr", "id": road.id, "length": road.length, "axis": f.axis_label, "lane_sections": lanes,
                  "objects": road.objects.objects.len()},
         "axis_fit": axis,
-        "profile": {"rows": [sv.rows.0, sv.rows.1], "elevation": profile(&sv.elevation), "superelevation": profile(&sv.superelevation)},
+        "profile": {"rows": [sv.rows.with_surface, sv.rows.all], "elevation": profile(&sv.elevation), "superelevation": profile(&sv.superelevation)},
         "curbs": {"left": curb(&sv.curbs[0]), "right": curb(&sv.curbs[1])},
         "markings": sv.markings.iter().map(|m| json!({"t": m.t, "s": [m.s_range.0, m.s_range.1], "type": m.kind,
             "width": m.width, "dash_gap": m.dash_gap.map(|(d, g)| [d, g])})).collect::<Vec<_>>(),
         "features": sv.features.iter().map(|x| json!({"type": x.kind, "s": x.s, "t": x.t, "length": x.length,
             "width": x.width, "depth": x.depth})).collect::<Vec<_>>(),
         "crg": {"tiles": tiles, "coverage": f.grid.coverage, "estimated": f.grid.estimated, "filled": f.grid.filled,
-                "points": {"offered": f.grid.points.0, "near": f.grid.points.1, "kept": f.grid.points.2},
+                "points": {"offered": f.grid.points.offered, "near": f.grid.points.near, "kept": f.grid.points.kept},
                 "z": "residual: height above the road.xodr surface (elevation and superelevation), mode attached"},
         "voxels": {"count": f.voxels.voxels, "obj": {"file": "scene.obj", "vertices": f.voxels.obj.vertices,
                    "faces": f.voxels.obj.faces, "bytes": f.voxels.obj.bytes},
                    "glb": f.voxels.glb.as_ref().map(|g| json!({"file": "scene.glb", "bytes": g.bytes}))},
         "ribbons": ribbons,
-        "points": {"read": f.side.points.0, "near_road": f.side.points.1},
+        "points": {"read": f.side.points.offered, "near_road": f.side.points.kept},
         "checks": checks,
     });
     (v, checks)
