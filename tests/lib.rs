@@ -84,3 +84,30 @@ impl Drop for Scratch {
         }
     }
 }
+
+/// Compares the file `written` with the golden file `data/golden/NAME` byte for byte, or
+/// rewrites the golden under `ROADSCAN_BLESS=1`.
+///
+/// # Panics
+/// On a mismatch, naming the first differing byte; when either file cannot be read.
+#[allow(clippy::panic)]
+pub fn golden(name: &str, written: &Path) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/golden").join(name);
+    let bytes = std::fs::read(written).unwrap_or_else(|e| panic!("{}: {e}", written.display()));
+    if std::env::var_os("ROADSCAN_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        return;
+    }
+    let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (ROADSCAN_BLESS=1 writes it)", path.display()));
+    if bytes != want {
+        let at = bytes.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(bytes.len().min(want.len()));
+        panic!(
+            "{} differs from {} at byte {at} ({} bytes written, {} in the golden); \
+             if the change is intended, rerun with ROADSCAN_BLESS=1 and review the diff",
+            written.display(),
+            path.display(),
+            bytes.len(),
+            want.len()
+        );
+    }
+}

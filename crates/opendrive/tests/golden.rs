@@ -11,33 +11,11 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
+use roadscan_tests::golden;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Compares `written` with the golden file `name`, or rewrites the golden under
-/// `ROADSCAN_BLESS=1`. A mismatch names the first differing byte.
-fn golden(name: &str, written: &Path) {
-    let path = repo().join("data/golden").join(name);
-    let bytes = std::fs::read(written).unwrap_or_else(|e| panic!("{}: {e}", written.display()));
-    if std::env::var_os("ROADSCAN_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, &bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        return;
-    }
-    let want = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (ROADSCAN_BLESS=1 writes it)", path.display()));
-    if bytes != want {
-        let at = bytes.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(bytes.len().min(want.len()));
-        panic!(
-            "{} differs from {} at byte {at} ({} bytes written, {} in the golden); \
-             if the change is intended, rerun with ROADSCAN_BLESS=1 and review the diff",
-            written.display(),
-            path.display(),
-            bytes.len(),
-            want.len()
-        );
-    }
 }
 
 #[test]

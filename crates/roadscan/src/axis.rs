@@ -293,6 +293,21 @@ fn read_other(a: &AxisConfig) -> Result<(Polyline, String)> {
     bail!("give one of --trajectory, --polyline, --osm with --way, --xodr with --road, or --points")
 }
 
+/// The fitted axis's geometry records as JSON (kind, s, length, curvature at both ends, and
+/// the fit's max and RMS distance of the vertices, m), as `axis --json` and the report give them.
+pub fn records_json(b: &pipeline::axis::AxisRoad) -> Vec<serde_json::Value> {
+    b.plan
+        .geometries
+        .iter()
+        .zip(&b.plan.records)
+        .map(|(g, r)| {
+            let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
+            serde_json::json!({"kind": kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0,
+                               "curv_end": k1, "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
+        })
+        .collect()
+}
+
 /// A geometry record's element name.
 pub fn kind_name(k: &GeometryKind) -> &'static str {
     match k {

@@ -207,17 +207,7 @@ fn report_json(
         json!({"passes": passes, "pass": n.chosen + 1, "follows": "scanner track", "sensor_height_m": n.sensor_height,
                "windows": n.windows, "rejected": n.rejected, "rms_m": n.rms})
     });
-    let records: Vec<_> = b
-        .plan
-        .geometries
-        .iter()
-        .zip(&b.plan.records)
-        .map(|(g, r)| {
-            let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
-            json!({"kind": kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0, "curv_end": k1,
-                   "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
-        })
-        .collect();
+    let records = roadscan::axis::records_json(b);
     let p = &b.plan;
     let mut v = json!({
         "source": source, "out": a.out.display().to_string(), "tolerance_m": a.tolerance, "origin": b.origin,

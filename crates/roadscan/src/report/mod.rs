@@ -206,17 +206,7 @@ impl std::fmt::Display for Check {
 pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
     let road = &f.odr.roads[0];
     let axis = f.axis_fit.map(|(b, tol)| {
-        let records: Vec<Value> = b
-            .plan
-            .geometries
-            .iter()
-            .zip(&b.plan.records)
-            .map(|(g, r)| {
-                let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
-                json!({"kind": crate::axis::kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0,
-                       "curv_end": k1, "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
-            })
-            .collect();
+        let records = crate::axis::records_json(b);
         json!({"tolerance_m": tol, "max_m": b.plan.max, "rms_m": b.plan.rms, "records": records,
                "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms}))})
     });
