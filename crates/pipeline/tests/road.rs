@@ -168,6 +168,13 @@ fn clutter_moves_no_profile_and_no_lane_on_a_superelevated_road() {
         }
     }
     assert!(report.findings.is_empty(), "{:?}", report.findings);
+    // The elevation's residuals: one per row with a surface, in s order, within millimetres
+    // for nine rows in ten (the fit holds the design within 5 mm).
+    let r = &report.elevation_residuals;
+    assert_eq!(r.len(), report.rows.with_surface);
+    assert!(r.windows(2).all(|w| w[0].s < w[1].s));
+    let near = r.iter().filter(|x| x.residual.abs() < 0.005).count();
+    assert!(near * 10 >= r.len() * 9, "{near} of {} residuals within 5 mm", r.len());
 }
 
 #[roadscan_tests::needs_shared_data]

@@ -275,6 +275,8 @@ pub(crate) fn cut_survey(
     for c in survey.curbs.iter_mut().flatten() {
         c.samples.iter_mut().for_each(|p| p.0 -= a);
     }
+    survey.elevation_residuals.retain(|r| (a..=b).contains(&r.s));
+    survey.elevation_residuals.iter_mut().for_each(|r| r.s -= a);
     Ok(())
 }
 

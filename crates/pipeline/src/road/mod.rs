@@ -125,6 +125,15 @@ pub struct CrgInput<'c> {
     pub crg: &'c opencrg::Crg,
 }
 
+/// A measured value less its fit at a station.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Residual {
+    /// Station, m.
+    pub s: f64,
+    /// Measured less fitted, m.
+    pub residual: f64,
+}
+
 /// Cross-section rows of a survey.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RowCounts {
@@ -149,6 +158,10 @@ pub struct SurveyReport {
     pub features: Vec<SurfaceFeature>,
     /// Rows with a road surface, of all rows.
     pub rows: RowCounts,
+    /// Each row's surface height less the fitted elevation, in s order (none without an
+    /// elevation fit): what the records leave unexplained, and the cars and people the robust
+    /// fit left out.
+    pub elevation_residuals: Vec<Residual>,
     /// s from the first to the last row with a road surface (None: none), m.
     pub s_range: Option<(f64, f64)>,
     /// Rows whose surface line was too steep to be road surface (left out).
@@ -226,6 +239,14 @@ pub fn survey_road(
         }
     }
     let elevation = robust_curved_profile(&s_e, &z_e, opts.elevation_tolerance, grid.ds, 1.0);
+    let elevation_residuals = match &elevation {
+        Some(e) => {
+            let held = e.held(road.length);
+            let fitted = |s: f64| opendrive::eval::profile_value(&held, s);
+            s_e.iter().zip(&z_e).map(|(&s, &z)| Residual { s, residual: z - fitted(s) }).collect()
+        }
+        None => Vec::new(),
+    };
     let superelevation = robust_curved_profile(&s_e, &x_e, opts.superelevation_tolerance, grid.ds, 1.0);
     // 4. Markings.
     let markings = find_markings(grid, &lines, &curbs, opts);
@@ -254,6 +275,7 @@ pub fn survey_road(
         markings,
         features,
         rows: RowCounts { with_surface: rows_with, all: grid.rows },
+        elevation_residuals,
         s_range: Some(surveyed),
         steep_rows,
         findings,

@@ -303,6 +303,7 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
         line_plot(&p.s, &[Series { ys: &p.elevation, colour: BLUE }], "s (m)", "elevation (m)", YRange { min_span: 1.0, zero: false }),
         line_plot(&p.s, &[Series { ys: &p.superelevation, colour: BLUE }], "s (m)", "superelevation (%)", YRange { min_span: 2.0, zero: true })
 );
+    b.push_str(&residual_plot(&f.survey.elevation_residuals));
     // Lanes.
     let rows: Vec<Vec<String>> = road["lane_sections"]
         .as_array()
@@ -344,6 +345,28 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
         "<script>\n(function () {\n  window.addEventListener('load', function () {\n    var imgs = Array.prototype.slice.call(document.images);\n    var broken = imgs.filter(function (i) { return !i.complete || i.naturalWidth === 0; }).length;\n    var small = 0;\n    var all = document.body.getElementsByTagName('*');\n    for (var i = 0; i < all.length; i++) {\n      var e = all[i];\n      if (/^(script|style|title)$/i.test(e.tagName)) { continue; }\n      var text = false;\n      for (var n = e.firstChild; n; n = n.nextSibling) {\n        if (n.nodeType === 3 && /\\S/.test(n.nodeValue)) { text = true; break; }\n      }\n      var cs = text ? window.getComputedStyle(e) : null;\n      if (cs && cs.display !== 'none' && parseFloat(cs.fontSize) < 11) { small++; }\n    }\n    document.body.setAttribute('data-images', String(imgs.length));\n    document.body.setAttribute('data-broken', String(broken));\n    document.body.setAttribute('data-errors', String(window.roadscanErrors || 0));\n    document.body.setAttribute('data-small-text', String(small));\n  });\n})();\n</script></body></html>\n",
     );
     b
+}
+
+/// Residuals beyond this are not drawn (cars, people, kerbs the robust fit left out), m.
+const RESIDUAL_SHOWN: f64 = 0.05;
+
+/// The elevation fit's residual per cross-section row along s, in mm (at least ±10 mm shown),
+/// with how many rows lie beyond the drawn range.
+fn residual_plot(residuals: &[pipeline::road::Residual]) -> String {
+    if residuals.is_empty() {
+        return "<p class=\"none\">No elevation residuals: no elevation was fitted.</p>".to_string();
+    }
+    let shown: Vec<&pipeline::road::Residual> =
+        residuals.iter().filter(|r| r.residual.abs() <= RESIDUAL_SHOWN).collect();
+    let xs: Vec<f64> = shown.iter().map(|r| r.s).collect();
+    let ys: Vec<f64> = shown.iter().map(|r| r.residual * 1e3).collect();
+    let beyond = residuals.len() - shown.len();
+    format!(
+        "<p>Surface height of each cross-section row less the fitted elevation ({} rows; {beyond} beyond \u{b1}{:.0} mm not drawn: cars, people and kerbs the robust fit left out).</p>{}",
+        residuals.len(),
+        RESIDUAL_SHOWN * 1e3,
+        line_plot(&xs, &[Series { ys: &ys, colour: BLUE }], "s (m)", "elevation residual (mm)", YRange { min_span: 20.0, zero: true })
+    )
 }
 
 #[cfg(test)]
