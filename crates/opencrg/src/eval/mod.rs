@@ -275,4 +275,22 @@ impl Surface {
     pub fn is_closed(&self) -> bool {
         self.closed
     }
+    /// Number of cross sections (u nodes).
+    pub fn nu(&self) -> usize {
+        self.nu
+    }
+    /// u of the `iu`-th cross section, m.
+    pub fn u_at(&self, iu: usize) -> f64 {
+        self.u_first + iu as f64 * self.u_inc
+    }
+    /// The grid's z at node (iu, iv) as evaluated (after the NaN handling and the modifiers),
+    /// without the reference line's z and banking: what `uv_to_z` interpolates between. NaN
+    /// where the grid has no data (or the node is outside the grid).
+    pub fn node_z(&self, iu: usize, iv: usize) -> f64 {
+        let nv = self.v.len();
+        match (iu < self.nu && iv < nv).then(|| self.z.get(iu * nv + iv)).flatten() {
+            Some(z) => *z as f64 + self.z_mean.get(iv).copied().unwrap_or(0.0),
+            None => f64::NAN,
+        }
+    }
 }

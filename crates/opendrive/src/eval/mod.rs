@@ -10,6 +10,7 @@
 
 mod curve;
 mod inverse;
+pub mod marks;
 mod quad;
 mod surface;
 

@@ -216,47 +216,10 @@ fn check_lanes(road: &RoadEval, (s0, s1): (f64, f64)) -> Result<(), Error> {
     Ok(())
 }
 
-/// The lines a road's roadMarks paint within `range`: each mark on its lane's outer border
-/// (the lane offset for the centre lane), from its sOffset to the next mark or the section end.
+/// The lines a road's roadMarks paint within `range` ([`opendrive::eval::marks::paint_lines`]).
 fn road_markings(road: &opendrive::model::Road, range: (f64, f64)) -> Vec<Marking> {
-    let mut out = Vec::new();
-    let secs = &road.lanes.lane_sections;
-    for (i, sec) in secs.iter().enumerate() {
-        let sec_end = secs.get(i + 1).map_or(road.length, |n| n.s);
-        for lane in sec.lanes() {
-            for (k, rm) in lane.road_marks.iter().enumerate() {
-                let a = sec.s + rm.s_offset;
-                let b = lane.road_marks.get(k + 1).map_or(sec_end, |n| sec.s + n.s_offset);
-                let (a, b) = (a.max(range.0), b.min(range.1));
-                if b <= a {
-                    continue;
-                }
-                let w = rm.width.filter(|w| *w > 0.0).unwrap_or(0.12);
-                let broken = Some((3.0, 6.0));
-                let lines: &[(f64, Option<(f64, f64)>)] = match rm.kind.as_str() {
-                    "solid" => &[(0.0, None)],
-                    "broken" => &[(0.0, broken)],
-                    "solid solid" => &[(-1.0, None), (1.0, None)],
-                    "solid broken" => &[(-1.0, None), (1.0, broken)],
-                    "broken solid" => &[(-1.0, broken), (1.0, None)],
-                    "broken broken" => &[(-1.0, broken), (1.0, broken)],
-                    _ => &[],
-                };
-                // Double lines: two lines of the mark's width, one width apart, the first
-                // towards the centre of the road.
-                let outward = if lane.id < 0 { -1.0 } else { 1.0 };
-                for &(side, dash) in lines {
-                    out.push(Marking {
-                        lane: Some(lane.id),
-                        t: side * outward * w + 0.0,
-                        s0: a,
-                        s1: b,
-                        width: w,
-                        dash,
-                    });
-                }
-            }
-        }
-    }
-    out
+    opendrive::eval::marks::paint_lines(road, range)
+        .into_iter()
+        .map(|l| Marking { lane: Some(l.lane), t: l.t, s0: l.s0, s1: l.s1, width: l.width, dash: l.dash })
+        .collect()
 }

@@ -1,0 +1,247 @@
+//! A bounding volume hierarchy: binary, flattened, bounds stored as f32 (widened outward so a
+//! box never shrinks), traversed nearest child first with a stack of entry distances.
+
+use crate::geom::{Aabb, V3};
+
+/// One node: its bounds, and either two children (`count == 0`, children at `first` and
+/// `first + 1`) or a leaf (`count` items from `first`; what an item is, the owner knows).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Node {
+    lo: [f32; 3],
+    hi: [f32; 3],
+    pub first: u32,
+    pub count: u32,
+}
+
+/// The deepest a tree may go: a traversal stack of this size never overflows.
+pub(crate) const MAX_DEPTH: usize = 60;
+
+fn widen_down(x: f64) -> f32 {
+    (x - x.abs() * 2e-7 - 1e-7) as f32
+}
+fn widen_up(x: f64) -> f32 {
+    (x + x.abs() * 2e-7 + 1e-7) as f32
+}
+
+impl Node {
+    pub(crate) fn new(b: &Aabb, first: u32, count: u32) -> Node {
+        Node {
+            lo: [widen_down(b.min[0]), widen_down(b.min[1]), widen_down(b.min[2])],
+            hi: [widen_up(b.max[0]), widen_up(b.max[1]), widen_up(b.max[2])],
+            first,
+            count,
+        }
+    }
+    /// Its bounds.
+    pub(crate) fn bounds(&self) -> Aabb {
+        Aabb {
+            min: [self.lo[0] as f64, self.lo[1] as f64, self.lo[2] as f64],
+            max: [self.hi[0] as f64, self.hi[1] as f64, self.hi[2] as f64],
+        }
+    }
+    /// Entry distance of the ray (origin `o`, inverse direction `inv`) within `[t0, t1]`.
+    #[inline]
+    fn enter(&self, o: &V3, inv: &V3, t0: f64, t1: f64) -> Option<f64> {
+        let mut near = t0;
+        let mut far = t1;
+        for a in 0..3 {
+            let ta = (self.lo[a] as f64 - o[a]) * inv[a];
+            let tb = (self.hi[a] as f64 - o[a]) * inv[a];
+            // NaN (a zero direction on a face) compares false and leaves the range as it is.
+            let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
+            if lo > near {
+                near = lo;
+            }
+            if hi < far {
+                far = hi;
+            }
+        }
+        (near <= far).then_some(near)
+    }
+}
+
+/// A BVH over items with boxes; the leaves name ranges of [`Bvh::order`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bvh {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) root: u32,
+    /// Item indices in leaf order: a leaf holds `order[first..first + count]`.
+    pub(crate) order: Vec<u32>,
+}
+
+/// Bins of the surface-area heuristic.
+const BINS: usize = 16;
+
+impl Bvh {
+    /// A tree over `boxes` by the binned surface-area heuristic, at most `max_leaf` items a
+    /// leaf (more only where items cannot be told apart). Empty boxes are left out.
+    pub fn build(boxes: &[Aabb], max_leaf: usize) -> Bvh {
+        let max_leaf = max_leaf.max(1);
+        let mut order: Vec<u32> = (0..boxes.len() as u32).filter(|&i| !boxes[i as usize].is_empty()).collect();
+        let centres: Vec<V3> = boxes.iter().map(Aabb::centre).collect();
+        let mut nodes = vec![Node::new(&Aabb::EMPTY, 0, 0)];
+        if order.is_empty() {
+            return Bvh { nodes: Vec::new(), root: 0, order };
+        }
+        // (node, start, end, depth)
+        let mut work = vec![(0usize, 0usize, order.len(), 0usize)];
+        while let Some((at, start, end, depth)) = work.pop() {
+            let items = &mut order[start..end];
+            let mut bounds = Aabb::EMPTY;
+            let mut cb = Aabb::EMPTY;
+            for &i in items.iter() {
+                bounds = bounds.union(&boxes[i as usize]);
+                cb.grow(centres[i as usize]);
+            }
+            let n = items.len();
+            let split = if n <= max_leaf || depth + 1 >= MAX_DEPTH {
+                None
+            } else {
+                sah_split(items, boxes, &centres, &cb, &bounds)
+            };
+            let Some(mid) = split else {
+                nodes[at] = Node::new(&bounds, start as u32, n as u32);
+                continue;
+            };
+            let left = nodes.len();
+            nodes.push(Node::new(&Aabb::EMPTY, 0, 0));
+            nodes.push(Node::new(&Aabb::EMPTY, 0, 0));
+            nodes[at] = Node::new(&bounds, left as u32, 0);
+            work.push((left + 1, start + mid, end, depth + 1));
+            work.push((left, start, start + mid, depth + 1));
+        }
+        Bvh { nodes, root: 0, order }
+    }
+
+    /// A tree from nodes made by the owner (children adjacent, `root` its top).
+    pub(crate) fn from_nodes(nodes: Vec<Node>, root: u32) -> Bvh {
+        Bvh { nodes, root, order: Vec::new() }
+    }
+
+    /// The bounds of the whole tree (empty for an empty tree).
+    pub fn bounds(&self) -> Aabb {
+        self.nodes.get(self.root as usize).map_or(Aabb::EMPTY, Node::bounds)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+    /// True for a tree over nothing.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Visits the leaves the ray `o + t d` (`inv` = 1/d per axis) enters within
+    /// `[t_min, *best]`, nearest first; `leaf(first, count, best)` lowers `*best` when it hits.
+    #[inline]
+    pub(crate) fn traverse(
+        &self,
+        o: &V3,
+        inv: &V3,
+        t_min: f64,
+        best: &mut f64,
+        mut leaf: impl FnMut(u32, u32, &mut f64),
+    ) {
+        let Some(root) = self.nodes.get(self.root as usize) else { return };
+        let Some(t) = root.enter(o, inv, t_min, *best) else { return };
+        let mut stack = [(0u32, 0f64); MAX_DEPTH + 4];
+        let mut sp = 0usize;
+        stack[sp] = (self.root, t);
+        sp += 1;
+        while sp > 0 {
+            sp -= 1;
+            let (mut at, t_in) = stack[sp];
+            if t_in > *best {
+                continue;
+            }
+            loop {
+                let n = &self.nodes[at as usize];
+                if n.count > 0 {
+                    leaf(n.first, n.count, best);
+                    break;
+                }
+                let (a, b) = (n.first, n.first + 1);
+                let ta = self.nodes[a as usize].enter(o, inv, t_min, *best);
+                let tb = self.nodes[b as usize].enter(o, inv, t_min, *best);
+                match (ta, tb) {
+                    (Some(x), Some(y)) => {
+                        let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };
+                        if sp < stack.len() {
+                            stack[sp] = (far, tf);
+                            sp += 1;
+                        }
+                        at = near;
+                    }
+                    (Some(_), None) => at = a,
+                    (None, Some(_)) => at = b,
+                    (None, None) => break,
+                }
+            }
+        }
+    }
+}
+
+/// The inverse of a direction, per axis (infinite for a zero component).
+pub(crate) fn inverse(d: &V3) -> V3 {
+    [1.0 / d[0], 1.0 / d[1], 1.0 / d[2]]
+}
+
+/// Splits `items` in place by the cheapest binned SAH plane; the count on the left, or None
+/// when a leaf is cheaper or no plane separates them.
+fn sah_split(items: &mut [u32], boxes: &[Aabb], centres: &[V3], cb: &Aabb, bounds: &Aabb) -> Option<usize> {
+    let n = items.len();
+    let ext: Vec<f64> = (0..3).map(|a| cb.max[a] - cb.min[a]).collect();
+    let axis = (0..3).fold(0, |best, a| if ext[a] > ext[best] { a } else { best });
+    if ext[axis].partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        // All centres at one point: halve the list (a leaf this big would be slow).
+        return (n > 32).then_some(n / 2);
+    }
+    let k = BINS as f64 / ext[axis];
+    let bin_of = |i: u32| (((centres[i as usize][axis] - cb.min[axis]) * k) as usize).min(BINS - 1);
+    let mut bin_box = [Aabb::EMPTY; BINS];
+    let mut bin_n = [0usize; BINS];
+    for &i in items.iter() {
+        let b = bin_of(i);
+        bin_box[b] = bin_box[b].union(&boxes[i as usize]);
+        bin_n[b] += 1;
+    }
+    // Sweep from the right, then from the left.
+    let mut right_area = [0.0; BINS];
+    let mut acc = Aabb::EMPTY;
+    let mut cnt = 0;
+    let mut right_n = [0usize; BINS];
+    for b in (1..BINS).rev() {
+        acc = acc.union(&bin_box[b]);
+        cnt += bin_n[b];
+        right_area[b] = acc.half_area();
+        right_n[b] = cnt;
+    }
+    let mut acc = Aabb::EMPTY;
+    let mut cnt = 0;
+    let mut best = (f64::INFINITY, 0usize);
+    for b in 0..BINS - 1 {
+        acc = acc.union(&bin_box[b]);
+        cnt += bin_n[b];
+        if cnt == 0 || right_n[b + 1] == 0 {
+            continue;
+        }
+        let cost = acc.half_area() * cnt as f64 + right_area[b + 1] * right_n[b + 1] as f64;
+        if cost < best.0 {
+            best = (cost, b);
+        }
+    }
+    let area = bounds.half_area().max(f64::MIN_POSITIVE);
+    let split_cost = 1.0 + best.0 / area;
+    if !best.0.is_finite() || (split_cost >= n as f64 && n <= 16) {
+        return None;
+    }
+    let mut left = 0;
+    for j in 0..n {
+        if bin_of(items[j]) <= best.1 {
+            items.swap(left, j);
+            left += 1;
+        }
+    }
+    (left > 0 && left < n).then_some(left)
+}
