@@ -21,6 +21,7 @@ mod geom;
 mod heightfield;
 mod material;
 mod mesh;
+mod path;
 mod world;
 
 pub use bvh::Bvh;
@@ -29,4 +30,5 @@ pub use geom::{Aabb, Hit, Ray, V3};
 pub use heightfield::{CrgLink, Heightfield, HeightfieldStats, PaintBands};
 pub use material::{Material, MaterialId, MaterialTable, Tag};
 pub use mesh::TriMesh;
+pub use path::{LanePath, PathError, Pose, Trajectory};
 pub use world::{Part, World};
