@@ -128,6 +128,13 @@ enum Command {
         after_help = "Examples:\n  roadscan ribbons --axis survey/truth/road.xodr --input survey/scan.las --out ribbons\n  roadscan ribbons --axis road.xodr --input scan.laz --out ribbons --cell 0.05 --h-range 0..12 --min-depth 4"
     )]
     Ribbons(cmd::ribbons::RibbonsArgs),
+    /// A virtual rotating LiDAR (Velodyne HDL-32E or VLP-16) driven along a lane of a built
+    /// world: each laser cast at its own time and pose against the road at full CRG detail
+    /// and the roadside voxels; Velodyne data and position packets written to a pcap file.
+    #[command(
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json"
+    )]
+    Lidar(cmd::lidar::LidarArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -334,6 +341,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Xodr(args) => cmd::xodr::run(&args, &bars),
         Command::Voxel(args) => cmd::voxel::run(&args, &bars),
         Command::Ribbons(args) => cmd::ribbons::run(&args, &bars),
+        Command::Lidar(args) => cmd::lidar::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {

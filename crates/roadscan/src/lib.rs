@@ -41,7 +41,8 @@
 //! Modules: [`config`] (a build's options), [`mod@build`] (the build), [`units`] (a build as work
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
-//! [`synth`] and [`demo`] (virtual surveys), [`report`] and [`manifest`] (what a build
+//! [`synth`] and [`demo`] (virtual surveys), [`world_source`] and [`lidar`] (a virtual LiDAR over
+//! a built world), [`report`] and [`manifest`] (what a build
 //! says about itself), [`staging`] (outputs whole or not at all), [`progress`].
 
 #![warn(missing_docs)]
@@ -52,6 +53,7 @@ pub mod config;
 pub mod crg;
 pub mod demo;
 pub mod inputs;
+pub mod lidar;
 pub mod manifest;
 pub mod progress;
 pub mod report;
@@ -59,6 +61,7 @@ pub mod roadside;
 pub mod staging;
 pub mod synth;
 pub mod units;
+pub mod world_source;
 pub mod xodr;
 
 pub use build::{build, Built};

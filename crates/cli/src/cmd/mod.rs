@@ -13,6 +13,7 @@ pub mod crg_eval;
 pub mod demo;
 pub mod eval;
 pub mod info;
+pub mod lidar;
 pub mod render;
 pub mod ribbons;
 pub mod synth;

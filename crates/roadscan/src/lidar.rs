@@ -1,0 +1,261 @@
+//! `roadscan lidar`: a virtual rotating LiDAR driven along a lane of a built world, its
+//! returns written as Velodyne packets in a pcap file.
+
+use crate::progress::{Progress, Stage};
+use crate::world_source::{self, WorldStats};
+use anyhow::{anyhow, bail, Context, Result};
+use sensors::pcap::{Endpoint, PcapWriter};
+pub use sensors::Epoch;
+use sensors::{packet, BeamTable, Lidar};
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use world::{LanePath, Pose, Trajectory};
+
+/// What to cast and where to write it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LidarConfig {
+    /// The output directory of a build (or `roadscan demo`).
+    pub world: PathBuf,
+    /// Beam table: `hdl32e` or `vlp16`.
+    pub sensor: String,
+    /// Revolutions a second.
+    pub rate: f64,
+    /// The path: `lane:ID` (the centre of that lane of the road).
+    pub path: String,
+    /// The road (default: the first in road.xodr).
+    pub road: Option<String>,
+    /// Speed, m/s.
+    pub speed: f64,
+    /// Start station, m (default: the lane's start in its driving direction).
+    pub start: Option<f64>,
+    /// Seconds to cast.
+    pub duration: f64,
+    /// Height of the sensor above the road surface, m.
+    pub mount_height: f64,
+    /// Range noise, m (standard deviation).
+    pub range_noise: f64,
+    /// Probability of losing a return.
+    pub dropout: f64,
+    /// Seed of the noise.
+    pub seed: u64,
+    /// UTC of time 0.
+    pub epoch: Epoch,
+    /// The pcap file to write.
+    pub pcap: Option<PathBuf>,
+    /// Data packets per position packet.
+    pub position_every: usize,
+    /// Write each laser's cast and reported distance here: two little-endian f32 per laser per
+    /// firing, in firing order (NaN: no hit, or not reported).
+    pub ranges: Option<PathBuf>,
+    /// Threads (0: all cores).
+    pub threads: usize,
+}
+
+impl Default for LidarConfig {
+    fn default() -> Self {
+        LidarConfig {
+            world: PathBuf::new(),
+            sensor: "hdl32e".into(),
+            rate: 10.0,
+            path: "lane:-1".into(),
+            road: None,
+            speed: 10.0,
+            start: None,
+            duration: 10.0,
+            mount_height: 1.8,
+            range_noise: 0.0,
+            dropout: 0.0,
+            seed: 1,
+            epoch: Epoch::default(),
+            pcap: None,
+            position_every: 14,
+            ranges: None,
+            threads: 0,
+        }
+    }
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LidarRun {
+    /// The beam table.
+    pub sensor: String,
+    /// Firings cast.
+    pub firings: u64,
+    /// Rays cast.
+    pub rays: u64,
+    /// Returns reported.
+    pub returns: u64,
+    /// Data packets.
+    pub data_packets: u64,
+    /// Position packets.
+    pub position_packets: u64,
+    /// Revolutions of the head.
+    pub revolutions: f64,
+    /// Seconds of sensor time.
+    pub sensor_seconds: f64,
+    /// Wall seconds loading the world.
+    pub load_seconds: f64,
+    /// Wall seconds casting (and writing).
+    pub cast_seconds: f64,
+    /// Sensor seconds per wall second while casting.
+    pub real_time_factor: f64,
+    /// The world.
+    pub world: WorldStats,
+    /// The pcap written, if any.
+    pub pcap: Option<String>,
+}
+
+/// The lane a `lane:ID` path names.
+fn lane_of(path: &str) -> Result<i32> {
+    let id = path.strip_prefix("lane:").ok_or_else(|| {
+        anyhow!("--path {path}: expected lane:ID, e.g. lane:-1 (the first lane right of the reference line)")
+    })?;
+    id.parse().map_err(|_| anyhow!("--path {path}: lane id {id} is not an integer"))
+}
+
+/// Casts the sensor along the path and writes what the config asks for.
+pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
+    let beams = BeamTable::named(&cfg.sensor)
+        .ok_or_else(|| anyhow!("--sensor {}: known sensors are hdl32e and vlp16", cfg.sensor))?;
+    if beams.lasers.len() * beams.firings_per_block != 32 {
+        bail!("--sensor {}: its packets do not have 32 channels a block", cfg.sensor);
+    }
+    if cfg.position_every == 0 {
+        bail!("--position-every must be at least 1");
+    }
+    let lane = lane_of(&cfg.path)?;
+    let started = std::time::Instant::now();
+    let stage = Stage { index: 1, of: 2, what: "loading the world", len: None };
+    progress.stage(&stage);
+    let loaded = world_source::from_build(&cfg.world)?;
+    progress.stage_end(&stage, Some(started.elapsed().as_secs_f64()));
+    let load_seconds = started.elapsed().as_secs_f64();
+    let road = match &cfg.road {
+        Some(id) => loaded
+            .odr
+            .roads
+            .iter()
+            .find(|r| &r.id == id)
+            .ok_or_else(|| anyhow!("{}: no road {id} in road.xodr", cfg.world.display()))?,
+        None => &loaded.odr.roads[0],
+    };
+    let eval = opendrive::RoadEval::new(road);
+    let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
+    let path = LanePath::new(opendrive::RoadEval::new(road), lane, start, cfg.speed, cfg.duration)
+        .with_context(|| format!("--path {}", cfg.path))?;
+    let lidar = Lidar {
+        beams,
+        rate_hz: cfg.rate,
+        mount: Pose { position: [0.0, 0.0, cfg.mount_height], ..Pose::IDENTITY },
+        range_noise: cfg.range_noise,
+        dropout: cfg.dropout,
+        seed: cfg.seed,
+        ..Lidar::hdl32e()
+    };
+    lidar.check().context("the sensor's settings")?;
+    // Latitude and longitude for the position packets, from the road file's geoReference.
+    let placement = loaded.odr.header.offset.unwrap_or_default().placement();
+    let to_wgs84 = loaded
+        .odr
+        .header
+        .geo_reference
+        .as_deref()
+        .and_then(|g| scan::CrsDef::parse(g.trim()).ok())
+        .and_then(|from| scan::Reprojection::new(from, scan::CrsDef::from_epsg(4326).ok()?).ok());
+    let lat_lon = |p: [f64; 3]| {
+        let m = placement.to_map(p);
+        let (mut x, mut y) = ([m[0]], [m[1]]);
+        to_wgs84.as_ref()?.apply(&mut x, &mut y).ok()?;
+        Some((y[0], x[0]))
+    };
+    let threads =
+        if cfg.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { cfg.threads };
+    let src = Endpoint { mac: [0x60, 0x76, 0x88, 0x00, 0x00, 0x01], ip: Ipv4Addr::new(192, 168, 1, 201), port: 2368 };
+    let dst = Endpoint { mac: [0xFF; 6], ip: Ipv4Addr::BROADCAST, port: 2368 };
+    let mut tmp = match &cfg.pcap {
+        Some(p) => Some(atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
+    let mut writer = match tmp.as_mut() {
+        Some(t) => Some(PcapWriter::new(t.writer())?),
+        None => None,
+    };
+    let mut ranges_tmp = match &cfg.ranges {
+        Some(p) => Some(atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
+    let fpp = lidar.beams.firings_per_packet();
+    let packet_time = fpp as f64 * lidar.beams.cycle;
+    let total_packets = (cfg.duration / packet_time + 1e-9).floor() as u64;
+    let stage = Stage { index: 2, of: 2, what: "casting", len: Some(total_packets) };
+    progress.stage(&stage);
+    let cast_started = std::time::Instant::now();
+    let (mut data_packets, mut position_packets) = (0u64, 0u64);
+    let summary = lidar.run(&loaded.world, &path, (0.0, cfg.duration), threads, &mut |firings| {
+        for group in firings.chunks(fpp) {
+            let Some(w) = writer.as_mut() else { break };
+            let Some(bytes) = packet::data_packet(&lidar.beams, group, &cfg.epoch) else { continue };
+            let sent = group[0].time + packet_time;
+            w.udp(cfg.epoch.utc(sent), &src, &dst, &bytes)?;
+            data_packets += 1;
+            if data_packets % cfg.position_every as u64 == 1 || cfg.position_every == 1 {
+                let pose = path.pose(sent);
+                let speed = cfg.speed;
+                let course = 90.0 - pose.yaw().to_degrees();
+                let nmea = packet::gprmc(&cfg.epoch, sent, lat_lon(pose.position), speed, course);
+                w.udp(
+                    cfg.epoch.utc(sent),
+                    &src,
+                    &Endpoint { port: 8308, ..dst },
+                    &packet::position_packet(&cfg.epoch, sent, &nmea),
+                )?;
+                position_packets += 1;
+            }
+        }
+        if let Some(t) = ranges_tmp.as_mut() {
+            use std::io::Write;
+            let mut buf = Vec::with_capacity(firings.len() * 32 * 8);
+            for r in firings.iter().flat_map(|f| f.returns.iter()) {
+                buf.extend_from_slice(&(r.cast as f32).to_le_bytes());
+                buf.extend_from_slice(&(if r.is_some() { r.range as f32 } else { f32::NAN }).to_le_bytes());
+            }
+            t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the ranges file".into(), source: e })?;
+        }
+        progress.advance((firings.len() / fpp) as u64);
+        Ok(())
+    })?;
+    if let Some(t) = ranges_tmp {
+        let target = t.target().display().to_string();
+        t.commit().with_context(|| format!("writing {target}"))?;
+    }
+    if let Some(w) = writer {
+        w.finish()?;
+    }
+    let pcap = match tmp {
+        Some(t) => {
+            let target = t.target().display().to_string();
+            t.commit().with_context(|| format!("writing {target}"))?;
+            Some(target)
+        }
+        None => None,
+    };
+    let cast_seconds = cast_started.elapsed().as_secs_f64();
+    progress.stage_end(&stage, Some(cast_seconds));
+    let sensor_seconds = summary.packets as f64 * packet_time;
+    Ok(LidarRun {
+        sensor: lidar.beams.name.clone(),
+        firings: summary.firings,
+        rays: summary.rays,
+        returns: summary.returns,
+        data_packets: if pcap.is_some() { data_packets } else { summary.packets },
+        position_packets,
+        revolutions: summary.revolutions,
+        sensor_seconds,
+        load_seconds,
+        cast_seconds,
+        real_time_factor: if cast_seconds > 0.0 { sensor_seconds / cast_seconds } else { 0.0 },
+        world: loaded.stats,
+        pcap,
+    })
+}
