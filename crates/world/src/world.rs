@@ -63,15 +63,35 @@ impl World {
         }
         let inv = inverse(&ray.dir);
         let mut best = ray.t_max;
+        // The parts whose boxes the ray enters, nearest first; heightfields are cast before
+        // meshes, because a road surface is what most rays hit first and its distance then
+        // bounds the search through the meshes (the roadside voxels' box holds the sensor).
+        let mut meshes = [0u32; 16];
+        let mut deferred = Vec::new();
+        let mut n_meshes = 0;
         let mut hit = None;
         self.tlas.traverse(&ray.origin, &inv, ray.t_min, &mut best, |first, count, best| {
             for k in first..first + count {
                 let Some(&part) = self.tlas.order.get(k as usize) else { continue };
-                if let Some(h) = self.parts[part as usize].cast(ray, best) {
-                    hit = Some(h);
+                match &self.parts[part as usize] {
+                    Part::Heightfield(h) => {
+                        if let Some(x) = h.cast(ray, best) {
+                            hit = Some(x);
+                        }
+                    }
+                    Part::Mesh(_) if n_meshes < meshes.len() => {
+                        meshes[n_meshes] = part;
+                        n_meshes += 1;
+                    }
+                    Part::Mesh(_) => deferred.push(part),
                 }
             }
         });
+        for &part in meshes[..n_meshes].iter().chain(&deferred) {
+            if let Some(x) = self.parts[part as usize].cast(ray, &mut best) {
+                hit = Some(x);
+            }
+        }
         hit
     }
 
