@@ -132,9 +132,16 @@ enum Command {
     /// world: each laser cast at its own time and pose against the road at full CRG detail
     /// and the roadside voxels; Velodyne data and position packets written to a pcap file.
     #[command(
-        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json"
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json\n  roadscan lidar --world demo --duration 60 --udp 127.0.0.1:2368"
     )]
     Lidar(cmd::lidar::LidarArgs),
+    /// Send the UDP datagrams of a pcap file again (Velodyne data to --udp, position packets to
+    /// --position-port on the same host), paced by their capture times, faster or slower by
+    /// --speed-factor, or --unpaced.
+    #[command(
+        after_help = "Examples:\n  roadscan replay hdl32e.pcap --udp 127.0.0.1:2368\n  roadscan replay hdl32e.pcap --udp 192.168.1.255:2368 --speed-factor 2"
+    )]
+    Replay(cmd::lidar::ReplayArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -342,6 +349,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Voxel(args) => cmd::voxel::run(&args, &bars),
         Command::Ribbons(args) => cmd::ribbons::run(&args, &bars),
         Command::Lidar(args) => cmd::lidar::run(&args, &bars),
+        Command::Replay(args) => cmd::lidar::replay(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {

@@ -99,6 +99,21 @@ fn an_hdl32e_over_the_demo_world() {
     // Looking back from the road's start some firings see nothing; most see the road.
     assert!(near_road > 8_000, "{near_road} of 10,848 laser-0 firings returned");
 
+    // Replayed at twice real time to a local socket: every data packet arrives, bytes unchanged.
+    let rx = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    rx.set_read_timeout(Some(std::time::Duration::from_secs(10))).expect("timeout");
+    let to = rx.local_addr().expect("address").to_string();
+    let child = std::thread::spawn({
+        let pcap = pcap.clone();
+        move || run(&["replay", s(&pcap), "--udp", &to, "--position-port", "9", "--speed-factor", "2", "-q"])
+    });
+    let mut buf = vec![0u8; 2048];
+    for (k, want) in data.iter().enumerate() {
+        let n = rx.recv(&mut buf).expect("a replayed packet");
+        assert!(buf[..n] == want[..], "replayed packet {k} differs from the pcap's (packets lost?)");
+    }
+    assert!(child.join().expect("replay thread").status.success());
+
     // A lane the road lacks, a world that is not one: one line, exit 2, no file.
     let bad = d.join("bad.pcap");
     for (args, needle) in [

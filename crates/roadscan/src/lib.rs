@@ -42,7 +42,7 @@
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
 //! [`synth`] and [`demo`] (virtual surveys), [`world_source`] and [`lidar`] (a virtual LiDAR over
-//! a built world), [`report`] and [`manifest`] (what a build
+//! a built world), [`replay`] (a pcap sent again), [`report`] and [`manifest`] (what a build
 //! says about itself), [`staging`] (outputs whole or not at all), [`progress`].
 
 #![warn(missing_docs)]
@@ -56,6 +56,7 @@ pub mod inputs;
 pub mod lidar;
 pub mod manifest;
 pub mod progress;
+pub mod replay;
 pub mod report;
 pub mod roadside;
 pub mod staging;

@@ -5,6 +5,8 @@ use crate::progress::{Progress, Stage};
 use crate::world_source::{self, WorldStats};
 use anyhow::{anyhow, bail, Context, Result};
 use sensors::pcap::{Endpoint, PcapWriter};
+pub use sensors::udp::Pace;
+use sensors::udp::{Outgoing, Sender};
 pub use sensors::Epoch;
 use sensors::{packet, BeamTable, Lidar};
 use std::net::Ipv4Addr;
@@ -47,6 +49,13 @@ pub struct LidarConfig {
     /// Write each laser's cast and reported distance here: two little-endian f32 per laser per
     /// firing, in firing order (NaN: no hit, or not reported).
     pub ranges: Option<PathBuf>,
+    /// Send the packets live: data to this address, position packets to its host at
+    /// `position_port`.
+    pub udp: Option<std::net::SocketAddr>,
+    /// Port of the position packets sent live.
+    pub position_port: u16,
+    /// Pace of the live packets.
+    pub pace: Pace,
     /// Threads (0: all cores).
     pub threads: usize,
 }
@@ -70,6 +79,9 @@ impl Default for LidarConfig {
             pcap: None,
             position_every: 14,
             ranges: None,
+            udp: None,
+            position_port: 8308,
+            pace: Pace::Factor(1.0),
             threads: 0,
         }
     }
@@ -104,6 +116,40 @@ pub struct LidarRun {
     pub world: WorldStats,
     /// The pcap written, if any.
     pub pcap: Option<String>,
+    /// What was sent live, if anything.
+    pub udp: Option<LiveRun>,
+}
+
+/// What went out live.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LiveRun {
+    /// Datagrams sent.
+    pub datagrams: u64,
+    /// Wall seconds from the first to the last.
+    pub seconds: f64,
+    /// Datagrams a wall second.
+    pub rate: f64,
+    /// The most a datagram went out after its time, s.
+    pub worst_lateness: f64,
+}
+
+impl LiveRun {
+    pub(crate) fn of(s: &sensors::udp::Sent) -> LiveRun {
+        LiveRun {
+            datagrams: s.datagrams,
+            seconds: s.seconds,
+            rate: if s.seconds > 0.0 { s.datagrams.saturating_sub(1) as f64 / s.seconds } else { 0.0 },
+            worst_lateness: s.worst_lateness,
+        }
+    }
+}
+
+/// The live sender of `udp`, bound on the matching unspecified address.
+fn live_sender(udp: Option<std::net::SocketAddr>, pace: Pace) -> Result<Option<Sender>> {
+    let Some(to) = udp else { return Ok(None) };
+    let bind: std::net::SocketAddr =
+        if to.is_ipv4() { ([0, 0, 0, 0], 0).into() } else { (std::net::Ipv6Addr::UNSPECIFIED, 0).into() };
+    Ok(Some(Sender::new(bind, pace).with_context(|| format!("--udp {to}"))?))
 }
 
 /// The lane a `lane:ID` path names.
@@ -185,6 +231,8 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         Some(p) => Some(atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?),
         None => None,
     };
+    let sender = live_sender(cfg.udp, cfg.pace)?;
+    let position_to = cfg.udp.map(|a| std::net::SocketAddr::new(a.ip(), cfg.position_port));
     let fpp = lidar.beams.firings_per_packet();
     let packet_time = fpp as f64 * lidar.beams.cycle;
     let total_packets = (cfg.duration / packet_time + 1e-9).floor() as u64;
@@ -194,24 +242,31 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     let (mut data_packets, mut position_packets) = (0u64, 0u64);
     let summary = lidar.run(&loaded.world, &path, (0.0, cfg.duration), threads, &mut |firings| {
         for group in firings.chunks(fpp) {
-            let Some(w) = writer.as_mut() else { break };
+            if writer.is_none() && sender.is_none() {
+                break;
+            }
             let Some(bytes) = packet::data_packet(&lidar.beams, group, &cfg.epoch) else { continue };
             let sent = group[0].time + packet_time;
-            w.udp(cfg.epoch.utc(sent), &src, &dst, &bytes)?;
             data_packets += 1;
-            if data_packets % cfg.position_every as u64 == 1 || cfg.position_every == 1 {
+            let position = (data_packets % cfg.position_every as u64 == 1 || cfg.position_every == 1).then(|| {
                 let pose = path.pose(sent);
-                let speed = cfg.speed;
                 let course = 90.0 - pose.yaw().to_degrees();
-                let nmea = packet::gprmc(&cfg.epoch, sent, lat_lon(pose.position), speed, course);
-                w.udp(
-                    cfg.epoch.utc(sent),
-                    &src,
-                    &Endpoint { port: 8308, ..dst },
-                    &packet::position_packet(&cfg.epoch, sent, &nmea),
-                )?;
-                position_packets += 1;
+                let nmea = packet::gprmc(&cfg.epoch, sent, lat_lon(pose.position), cfg.speed, course);
+                packet::position_packet(&cfg.epoch, sent, &nmea)
+            });
+            if let Some(w) = writer.as_mut() {
+                w.udp(cfg.epoch.utc(sent), &src, &dst, &bytes)?;
+                if let Some(p) = &position {
+                    w.udp(cfg.epoch.utc(sent), &src, &Endpoint { port: 8308, ..dst }, p)?;
+                }
             }
+            if let (Some(s), Some(to), Some(pto)) = (sender.as_ref(), cfg.udp, position_to) {
+                s.send(Outgoing { time: sent, to, payload: bytes.to_vec() })?;
+                if let Some(p) = &position {
+                    s.send(Outgoing { time: sent, to: pto, payload: p.to_vec() })?;
+                }
+            }
+            position_packets += u64::from(position.is_some());
         }
         if let Some(t) = ranges_tmp.as_mut() {
             use std::io::Write;
@@ -232,6 +287,10 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     if let Some(w) = writer {
         w.finish()?;
     }
+    let live = match sender {
+        Some(s) => Some(LiveRun::of(&s.finish()?)),
+        None => None,
+    };
     let pcap = match tmp {
         Some(t) => {
             let target = t.target().display().to_string();
@@ -248,7 +307,7 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         firings: summary.firings,
         rays: summary.rays,
         returns: summary.returns,
-        data_packets: if pcap.is_some() { data_packets } else { summary.packets },
+        data_packets: if pcap.is_some() || live.is_some() { data_packets } else { summary.packets },
         position_packets,
         revolutions: summary.revolutions,
         sensor_seconds,
@@ -257,5 +316,6 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         real_time_factor: if cast_seconds > 0.0 { sensor_seconds / cast_seconds } else { 0.0 },
         world: loaded.stats,
         pcap,
+        udp: live,
     })
 }

@@ -9,6 +9,8 @@
 //! - [`packet`]: the 1,206-byte data packet and the 512-byte position packet with `$GPRMC`.
 //! - [`pcap`]: classic libpcap files of those packets as Ethernet/IPv4/UDP frames, and reading
 //!   them back.
+//! - [`udp`]: datagrams sent live, paced to the sensor's clock (or a factor of it) from a
+//!   thread of their own.
 //!
 //! Frames: the sensor frame is x forward, y left, z up; a laser at azimuth φ (the head's angle,
 //! growing clockwise seen from above, as Velodyne counts it) and elevation ε points along
@@ -25,6 +27,7 @@ pub mod pcap;
 pub mod reflect;
 mod rng;
 mod time;
+pub mod udp;
 
 pub use beams::{BeamTable, Laser};
 pub use error::Error;

@@ -126,59 +126,101 @@ pub struct Datagram {
     pub payload: Vec<u8>,
 }
 
-/// Reads the UDP datagrams of a classic pcap file (either byte order, micro- or nanosecond
-/// times, Ethernet or raw IPv4 link types); records that are not IPv4/UDP are skipped. Every
-/// length is checked against the bytes present: a damaged file gives one error naming the byte.
+/// Reads the UDP datagrams of a classic pcap file in memory (see [`PcapReader`]).
 pub fn read(path: &str, bytes: &[u8]) -> Result<Vec<Datagram>, Error> {
-    let bad = |offset: usize, what: &str| Error::Pcap {
-        path: path.to_string(),
-        offset: offset as u64,
-        what: what.to_string(),
-    };
-    if bytes.len() < 24 {
-        return Err(bad(0, "shorter than a pcap header (24 bytes)"));
+    PcapReader::new(path, std::io::Cursor::new(bytes), bytes.len() as u64)?.collect()
+}
+
+/// Streams the UDP datagrams of a classic pcap file (either byte order, micro- or nanosecond
+/// times, Ethernet or raw IPv4 link types); records that are not IPv4/UDP are skipped. Every
+/// record length is checked against the bytes the file has left: a damaged file gives one
+/// error naming the byte, and nothing larger than the file is ever allocated.
+#[derive(Debug)]
+pub struct PcapReader<R> {
+    path: String,
+    input: R,
+    len: u64,
+    at: u64,
+    le: bool,
+    nanos: bool,
+    link: u32,
+    failed: bool,
+}
+
+impl<R: std::io::Read> PcapReader<R> {
+    /// Reads the global header of `input`, a file of `len` bytes named `path`.
+    pub fn new(path: &str, mut input: R, len: u64) -> Result<PcapReader<R>, Error> {
+        let bad = |offset: u64, what: &str| Error::Pcap { path: path.to_string(), offset, what: what.to_string() };
+        if len < 24 {
+            return Err(bad(0, "shorter than a pcap header (24 bytes)"));
+        }
+        let mut h = [0u8; 24];
+        input.read_exact(&mut h).map_err(|e| bad(0, &format!("reading the header: {e}")))?;
+        let (le, nanos) = match [h[0], h[1], h[2], h[3]] {
+            [0xD4, 0xC3, 0xB2, 0xA1] => (true, false),
+            [0xA1, 0xB2, 0xC3, 0xD4] => (false, false),
+            [0x4D, 0x3C, 0xB2, 0xA1] => (true, true),
+            [0xA1, 0xB2, 0x3C, 0x4D] => (false, true),
+            [0x0A, 0x0D, 0x0D, 0x0A] => {
+                return Err(bad(0, "a pcapng file; write classic pcap (e.g. `editcap -F pcap`)"))
+            }
+            _ => return Err(bad(0, "not a pcap file (unknown magic number)")),
+        };
+        let link = word(&h[20..24], le);
+        if link != 1 && link != 101 && link != 228 {
+            return Err(bad(20, &format!("link type {link}; Ethernet (1) or raw IPv4 (101, 228) expected")));
+        }
+        Ok(PcapReader { path: path.to_string(), input, len, at: 24, le, nanos, link, failed: false })
     }
-    let magic = [bytes[0], bytes[1], bytes[2], bytes[3]];
-    let (le, nanos) = match magic {
-        [0xD4, 0xC3, 0xB2, 0xA1] => (true, false),
-        [0xA1, 0xB2, 0xC3, 0xD4] => (false, false),
-        [0x4D, 0x3C, 0xB2, 0xA1] => (true, true),
-        [0xA1, 0xB2, 0x3C, 0x4D] => (false, true),
-        [0x0A, 0x0D, 0x0D, 0x0A] => return Err(bad(0, "a pcapng file; write classic pcap (e.g. `editcap -F pcap`)")),
-        _ => return Err(bad(0, "not a pcap file (unknown magic number)")),
-    };
-    let u32_at = |at: usize| {
-        let b = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
-        if le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        }
-    };
-    let link = u32_at(20);
-    if link != 1 && link != 101 && link != 228 {
-        return Err(bad(20, &format!("link type {link}; Ethernet (1) or raw IPv4 (101, 228) expected")));
+
+    fn bad(&mut self, offset: u64, what: String) -> Error {
+        self.failed = true;
+        Error::Pcap { path: self.path.clone(), offset, what }
     }
-    let mut out = Vec::new();
-    let mut at = 24;
-    while at < bytes.len() {
-        if bytes.len() - at < 16 {
-            return Err(bad(at, "a record header cut short"));
-        }
-        let (sec, frac, incl) = (u32_at(at), u32_at(at + 4), u32_at(at + 8) as usize);
-        let body = at + 16;
-        if incl > bytes.len() - body {
-            return Err(bad(at + 8, &format!("a record of {incl} bytes where {} remain", bytes.len() - body)));
-        }
-        let frame = &bytes[body..body + incl];
-        let utc = sec as f64 + frac as f64 * if nanos { 1e-9 } else { 1e-6 };
-        let ip = if link == 1 { udp_in_ethernet(frame) } else { Some(frame) };
-        if let Some((port, payload)) = ip.and_then(udp_in_ipv4) {
-            out.push(Datagram { utc, port, payload: payload.to_vec() });
-        }
-        at = body + incl;
+}
+
+fn word(b: &[u8], le: bool) -> u32 {
+    let b = [b[0], b[1], b[2], b[3]];
+    if le {
+        u32::from_le_bytes(b)
+    } else {
+        u32::from_be_bytes(b)
     }
-    Ok(out)
+}
+
+impl<R: std::io::Read> Iterator for PcapReader<R> {
+    type Item = Result<Datagram, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.failed || self.at >= self.len {
+                return None;
+            }
+            let at = self.at;
+            if self.len - at < 16 {
+                return Some(Err(self.bad(at, "a record header cut short".into())));
+            }
+            let mut h = [0u8; 16];
+            if let Err(e) = self.input.read_exact(&mut h) {
+                return Some(Err(self.bad(at, format!("reading a record header: {e}"))));
+            }
+            let (sec, frac, incl) = (word(&h[0..4], self.le), word(&h[4..8], self.le), word(&h[8..12], self.le) as u64);
+            let left = self.len - at - 16;
+            if incl > left {
+                return Some(Err(self.bad(at + 8, format!("a record of {incl} bytes where {left} remain"))));
+            }
+            let mut frame = vec![0u8; incl as usize];
+            if let Err(e) = self.input.read_exact(&mut frame) {
+                return Some(Err(self.bad(at + 16, format!("reading a record: {e}"))));
+            }
+            self.at = at + 16 + incl;
+            let utc = sec as f64 + frac as f64 * if self.nanos { 1e-9 } else { 1e-6 };
+            let ip = if self.link == 1 { udp_in_ethernet(&frame) } else { Some(&frame[..]) };
+            if let Some((port, payload)) = ip.and_then(udp_in_ipv4) {
+                return Some(Ok(Datagram { utc, port, payload: payload.to_vec() }));
+            }
+        }
+    }
 }
 
 /// The IPv4 packet of an Ethernet frame (one VLAN tag allowed).

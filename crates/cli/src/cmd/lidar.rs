@@ -58,9 +58,41 @@ pub struct LidarArgs {
     /// per laser per firing, in firing order, NaN where there is none (for checks against a decoder).
     #[arg(long)]
     pub ranges: Option<PathBuf>,
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Where and how fast packets go out live (`lidar --udp`, `replay`).
+#[derive(clap::Args, Debug)]
+pub struct LiveArgs {
+    /// Send the data packets to HOST:PORT (e.g. 127.0.0.1:2368), paced to the sensor's clock.
+    #[arg(long)]
+    pub udp: Option<std::net::SocketAddr>,
+    /// Port of the position packets, on the --udp host.
+    #[arg(long, default_value_t = 8308)]
+    pub position_port: u16,
+    /// Send this many times faster than real time (0.5: half speed).
+    #[arg(long, default_value_t = 1.0, conflicts_with = "unpaced")]
+    pub speed_factor: f64,
+    /// Send as fast as the packets come.
+    #[arg(long)]
+    pub unpaced: bool,
+}
+
+impl LiveArgs {
+    /// The pace asked for.
+    pub fn pace(&self) -> Result<roadscan::lidar::Pace> {
+        if self.unpaced {
+            return Ok(roadscan::lidar::Pace::Unpaced);
+        }
+        if !(self.speed_factor.is_finite() && (0.01..=1000.0).contains(&self.speed_factor)) {
+            anyhow::bail!("--speed-factor {}: must lie in 0.01..1000", self.speed_factor);
+        }
+        Ok(roadscan::lidar::Pace::Factor(self.speed_factor))
+    }
 }
 
 /// Runs `lidar`.
@@ -83,6 +115,9 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
         pcap: a.pcap.clone(),
         position_every: a.position_every,
         ranges: a.ranges.clone(),
+        udp: a.live.udp,
+        position_port: a.live.position_port,
+        pace: a.live.pace()?,
         threads: 0,
     };
     let r = roadscan::lidar::run(&cfg, progress)?;
@@ -101,6 +136,45 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
             r.position_packets,
             r.pcap.as_ref().map(|p| format!(" in {p}")).unwrap_or_default(),
             r.real_time_factor
+        );
+        if let Some(u) = &r.udp {
+            eprintln!("roadscan: sent {} datagrams in {:.2} s ({:.1} a second)", u.datagrams, u.seconds, u.rate);
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// The arguments of `replay`.
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A classic pcap file (as `roadscan lidar --pcap` writes, or a capture of a real sensor).
+    pub pcap: PathBuf,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `replay`.
+pub fn replay(a: &ReplayArgs, progress: &Bars) -> Result<u8> {
+    let udp = a.live.udp.ok_or_else(|| anyhow!("replay needs --udp HOST:PORT"))?;
+    let cfg = roadscan::replay::ReplayConfig {
+        pcap: a.pcap.clone(),
+        udp,
+        position_port: a.live.position_port,
+        pace: a.live.pace()?,
+    };
+    let r = roadscan::replay::run(&cfg, progress)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else if !progress.quiet() {
+        eprintln!(
+            "roadscan: replayed {} datagrams of {} in {:.2} s ({:.1} a second)",
+            r.datagrams,
+            a.pcap.display(),
+            r.seconds,
+            r.rate
         );
     }
     Ok(exit::OK)
