@@ -7,16 +7,17 @@ use opendrive::OpenDrive;
 use pipeline::road::SurveyReport;
 use pipeline::{Roadside, SurfaceGrid};
 use serde::Serialize;
-use serde_json::{json, Value};
 
 mod crg_view;
 mod encode;
 mod html;
+mod model;
 mod plan_view;
 mod scene3d;
 mod svg;
 
 pub(crate) use html::html;
+pub use model::*;
 
 /// What the report says of the CRG grid: one build's grid, or the work units' added up.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +61,14 @@ pub(crate) struct Facts<'a> {
     /// The CRS the build was told (`--crs`): its EPSG code names a CRS given as a PROJ string
     /// when their PROJ strings agree.
     pub crs_hint: Option<&'a str>,
+    /// The part of the axis road that road.xodr is (None: all of it).
+    pub part: Option<&'a AxisPart>,
+    /// The passes' registration (None: not registered).
+    pub registration: Option<&'a RegistrationSummary>,
+    /// Throughput and memory.
+    pub performance: &'a Performance,
+    /// The stages so far and their times.
+    pub stages: &'a [StageTime],
 }
 
 /// A CRS as the report names it.
@@ -202,30 +211,39 @@ impl std::fmt::Display for Check {
     }
 }
 
-/// report.json (without `performance` and `stages`, which the build adds), and its checks.
-pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
+/// The report of a build, from everything it draws from.
+pub(crate) fn report(f: &Facts<'_>) -> Report {
     let road = &f.odr.roads[0];
-    let axis = f.axis_fit.map(|(b, tol)| {
-        let records = crate::axis::records_json(b);
-        json!({"tolerance_m": tol, "max_m": b.plan.max, "rms_m": b.plan.rms, "records": records,
-               "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms}))})
+    let axis_fit = f.axis_fit.map(|(b, tol)| AxisFitSummary {
+        tolerance_m: tol,
+        max_m: b.plan.max,
+        rms_m: b.plan.rms,
+        records: crate::axis::records(b),
+        elevation: b.elevation.as_ref().map(|e| AxisElevation { records: e.records.len(), max_m: e.max, rms_m: e.rms }),
     });
     let profile = |p: &Option<opendrive::fit::ProfileFit>| {
-        p.as_ref().map(|p| json!({"records": p.records.len(), "max": p.max, "rms": p.rms, "rejected": p.rejected}))
+        p.as_ref().map(|p| ProfileSummary { records: p.records.len(), max: p.max, rms: p.rms, rejected: p.rejected })
     };
-    let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| json!({"t": c.t, "height": c.height}));
+    let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| CurbSummary { t: c.t, height: c.height });
     let sv = f.survey;
-    let tiles: Vec<Value> = f
+    let tiles: Vec<TileSummary> = f
         .tiles
         .iter()
-        .map(|t| {
-            json!({"file": t.file, "png": t.png, "u": [t.u.0, t.u.1], "v": [t.v.0, t.v.1],
-                   "nodes": [t.nodes.0, t.nodes.1], "coverage": t.coverage})
+        .map(|t| TileSummary {
+            file: t.file.clone(),
+            png: t.png.clone(),
+            u: [t.u.0, t.u.1],
+            v: [t.v.0, t.v.1],
+            nodes: [t.nodes.0, t.nodes.1],
+            coverage: t.coverage,
         })
         .collect();
-    let ribbons = f.side.ribbons.as_ref().map(|[l, r]| {
-        json!({"cell": l.cell, "columns": l.ns, "rows": l.nh, "filled": {"left": l.filled(), "right": r.filled()},
-               "street_view": "ribbons/street_view.png"})
+    let ribbons = f.side.ribbons.as_ref().map(|[l, r]| Ribbons {
+        cell: l.cell,
+        columns: l.ns,
+        rows: l.nh,
+        filled: Sides { left: l.filled(), right: r.filled() },
+        street_view: "ribbons/street_view.png".into(),
     });
     let mut checks = Vec::new();
     if let Some((b, tol)) = f.axis_fit {
@@ -304,41 +322,84 @@ pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
         f.grid.coverage >= 0.95,
         format!("{:.1} % of the nodes between the outermost lane borders have a height", 100.0 * f.grid.coverage),
     ));
-    let lanes: Vec<Value> = road
+    let lane_sections = road
         .lanes
         .lane_sections
         .iter()
-        .map(|sec| {
-            let ids: Vec<Value> =
-                sec.lanes().filter(|l| l.id != 0).map(|l| json!({"id": l.id, "type": l.kind})).collect();
-            json!({"s": sec.s, "lanes": ids})
+        .map(|sec| LaneSection {
+            s: sec.s,
+            lanes: sec.lanes().filter(|l| l.id != 0).map(|l| LaneKind { id: l.id, kind: l.kind.clone() }).collect(),
         })
         .collect();
-    let v = json!({
-        "roadscan": env!("CARGO_PKG_VERSION"),
-        "inputs": f.inputs,
-        "crs": f.crs,
-        "crs_name": f.crs.map(|c| CrsName::of(c, f.crs_wkt, f.crs_hint).text()),
-        "road": {"file": "road.xodr", "id": road.id, "length": road.length, "axis": f.axis_label, "lane_sections": lanes,
-                 "objects": road.objects.objects.len()},
-        "axis_fit": axis,
-        "profile": {"rows": [sv.rows.with_surface, sv.rows.all], "elevation": profile(&sv.elevation), "superelevation": profile(&sv.superelevation)},
-        "curbs": {"left": curb(&sv.curbs[0]), "right": curb(&sv.curbs[1])},
-        "markings": sv.markings.iter().map(|m| json!({"t": m.t, "s": [m.s_range.0, m.s_range.1], "type": m.kind,
-            "width": m.width, "dash_gap": m.dash_gap.map(|(d, g)| [d, g])})).collect::<Vec<_>>(),
-        "features": sv.features.iter().map(|x| json!({"type": x.kind, "s": x.s, "t": x.t, "length": x.length,
-            "width": x.width, "depth": x.depth})).collect::<Vec<_>>(),
-        "crg": {"tiles": tiles, "coverage": f.grid.coverage, "estimated": f.grid.estimated, "filled": f.grid.filled,
-                "points": {"offered": f.grid.points.offered, "near": f.grid.points.near, "kept": f.grid.points.kept},
-                "z": "residual: height above the road.xodr surface (elevation and superelevation), mode attached"},
-        "voxels": {"count": f.voxels.voxels, "obj": {"file": "scene.obj", "vertices": f.voxels.obj.vertices,
-                   "faces": f.voxels.obj.faces, "bytes": f.voxels.obj.bytes},
-                   "glb": f.voxels.glb.as_ref().map(|g| json!({"file": "scene.glb", "bytes": g.bytes}))},
-        "ribbons": ribbons,
-        "points": {"read": f.side.points.offered, "near_road": f.side.points.kept},
-        "checks": checks,
-    });
-    (v, checks)
+    Report {
+        roadscan: env!("CARGO_PKG_VERSION").into(),
+        inputs: f.inputs.to_vec(),
+        crs: f.crs.map(str::to_string),
+        crs_name: f.crs.map(|c| CrsName::of(c, f.crs_wkt, f.crs_hint).text()),
+        road: RoadSummary {
+            file: "road.xodr".into(),
+            id: road.id.clone(),
+            length: road.length,
+            axis: f.axis_label.to_string(),
+            lane_sections,
+            objects: road.objects.objects.len(),
+            part_of_axis: f.part.cloned(),
+        },
+        axis_fit,
+        profile: Profiles {
+            rows: [sv.rows.with_surface, sv.rows.all],
+            elevation: profile(&sv.elevation),
+            superelevation: profile(&sv.superelevation),
+        },
+        curbs: Curbs { left: curb(&sv.curbs[0]), right: curb(&sv.curbs[1]) },
+        markings: sv
+            .markings
+            .iter()
+            .map(|m| Marking {
+                t: m.t,
+                s: [m.s_range.0, m.s_range.1],
+                kind: m.kind.to_string(),
+                width: m.width,
+                dash_gap: m.dash_gap.map(|(d, g)| [d, g]),
+            })
+            .collect(),
+        features: sv
+            .features
+            .iter()
+            .map(|x| Feature {
+                kind: x.kind.to_string(),
+                s: x.s,
+                t: x.t,
+                length: x.length,
+                width: x.width,
+                depth: x.depth,
+            })
+            .collect(),
+        crg: CrgSummary {
+            tiles,
+            coverage: f.grid.coverage,
+            estimated: f.grid.estimated,
+            filled: f.grid.filled,
+            points: CrgPoints { offered: f.grid.points.offered, near: f.grid.points.near, kept: f.grid.points.kept },
+            z: "residual: height above the road.xodr surface (elevation and superelevation), mode attached".into(),
+        },
+        voxels: Voxels {
+            count: f.voxels.voxels,
+            obj: ObjFile {
+                file: "scene.obj".into(),
+                vertices: f.voxels.obj.vertices,
+                faces: f.voxels.obj.faces,
+                bytes: f.voxels.obj.bytes,
+            },
+            glb: f.voxels.glb.as_ref().map(|g| GlbFile { file: "scene.glb".into(), bytes: g.bytes }),
+        },
+        ribbons,
+        points: Points { read: f.side.points.offered, near_road: f.side.points.kept },
+        checks,
+        registration: f.registration.cloned(),
+        performance: f.performance.clone(),
+        stages: f.stages.to_vec(),
+    }
 }
 
 /// `s` escaped for HTML text and attribute values.
