@@ -246,8 +246,7 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
             ]
         })
         .collect();
-    let searched =
-        format!("{} cross sections of 0.5 m searched for marking lines (bright stripes)", r.profile.rows[0]);
+    let searched = format!("{} cross sections of 0.5 m searched for marking lines (bright stripes)", r.profile.rows[0]);
     b.push_str(&table(&["marking", "t (m)", "s (m)", "width (m)", "dash / gap (m)"], &rows, &searched));
     let curbs: Vec<Vec<String>> = [("left", &r.curbs.left), ("right", &r.curbs.right)]
         .into_iter()
