@@ -293,19 +293,53 @@ fn read_other(a: &AxisConfig) -> Result<(Polyline, String)> {
     bail!("give one of --trajectory, --polyline, --osm with --way, --xodr with --road, or --points")
 }
 
-/// The fitted axis's geometry records as JSON (kind, s, length, curvature at both ends, and
-/// the fit's max and RMS distance of the vertices, m), as `axis --json` and the report give them.
-pub fn records_json(b: &pipeline::axis::AxisRoad) -> Vec<serde_json::Value> {
+/// How well one geometry record of a fitted axis fits, as `axis --json` and the report give it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RecordSummary {
+    /// The record's element name (line, arc, spiral, ...).
+    pub kind: &'static str,
+    /// Where it starts, m.
+    pub s: f64,
+    /// Its length, m.
+    pub length: f64,
+    /// Curvature at its start, 1/m.
+    pub curv_start: f64,
+    /// Curvature at its end, 1/m.
+    pub curv_end: f64,
+    /// Largest distance of the vertices it fits, m.
+    pub max_m: f64,
+    /// Root mean square distance of the vertices it fits, m.
+    pub rms_m: f64,
+    /// The vertices it fits.
+    pub vertices: usize,
+}
+
+/// The fitted axis's geometry records (kind, s, length, curvature at both ends, and the fit's
+/// max and RMS distance of the vertices, m), as `axis --json` and the report give them.
+pub fn records(b: &pipeline::axis::AxisRoad) -> Vec<RecordSummary> {
     b.plan
         .geometries
         .iter()
         .zip(&b.plan.records)
         .map(|(g, r)| {
             let (k0, k1) = g.kind.end_curvatures().unwrap_or((0.0, 0.0));
-            serde_json::json!({"kind": kind_name(&g.kind), "s": g.s, "length": g.length, "curv_start": k0,
-                               "curv_end": k1, "max_m": r.max, "rms_m": r.rms, "vertices": r.points})
+            RecordSummary {
+                kind: kind_name(&g.kind),
+                s: g.s,
+                length: g.length,
+                curv_start: k0,
+                curv_end: k1,
+                max_m: r.max,
+                rms_m: r.rms,
+                vertices: r.points,
+            }
         })
         .collect()
+}
+
+/// [`records`] as JSON.
+pub fn records_json(b: &pipeline::axis::AxisRoad) -> Vec<serde_json::Value> {
+    records(b).iter().map(|r| serde_json::to_value(r).unwrap_or(serde_json::Value::Null)).collect()
 }
 
 /// A geometry record's element name.

@@ -9,7 +9,7 @@
 //! replaces the output at the end, see [`build()`]), with a report and a manifest.
 
 use crate::config::{AxisSource, BuildConfig};
-use crate::manifest::{hash_file, peak_rss_mb, shown, st_times, write_json, write_manifest};
+use crate::manifest::{hash_file, peak_rss_mb, shown, write_manifest};
 use crate::progress::{Note, Progress, Stages};
 use crate::report;
 use crate::roadside::{write_ribbons, write_voxels, InputInfo, VoxelOut};
@@ -41,16 +41,16 @@ pub fn build(config: &BuildConfig, progress: &dyn Progress) -> Result<Built> {
 /// What a build made.
 #[derive(Debug)]
 pub struct Built {
-    /// report.json as written.
+    /// The report (its checks among it).
+    pub report: report::Report,
+    /// report.json as written ([`report::Report::json`]).
     pub report_json: Vec<u8>,
-    /// The checks of the products, as the report lists them.
-    pub checks: Vec<report::Check>,
 }
 
 impl Built {
     /// The checks that failed (the products are written all the same).
     pub fn failed(&self) -> impl Iterator<Item = &report::Check> {
-        self.checks.iter().filter(|c| !c.pass)
+        self.report.failed()
     }
 }
 
@@ -343,8 +343,8 @@ pub(crate) struct Gathered<'a> {
     pub tile_paths: Vec<PathBuf>,
     pub side: &'a Roadside,
     pub info: InputInfo,
-    /// The passes' registration, as the report gives it (null: none).
-    pub registration: Value,
+    /// The passes' registration, as the report gives it (None: none).
+    pub registration: Option<report::RegistrationSummary>,
     pub read_secs: f64,
     pub hashing: std::thread::JoinHandle<Result<Vec<(u64, String)>>>,
 }
@@ -397,7 +397,7 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     }
     let (grid, tile_paths) = grid_tiles(&mut st, surface, s, dir, &context)?;
     let tile_paths = tile_paths.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_path_buf()).collect();
-    let registration = registration.as_ref().map_or(Value::Null, registration_summary);
+    let registration = registration.as_ref().map(registration_summary);
     let g = Gathered {
         axis: &axis,
         plain: &plain,
@@ -444,16 +444,16 @@ pub(crate) fn register_passes<'q>(
 }
 
 /// The registration as the report gives it.
-pub(crate) fn registration_summary(r: &Registration) -> Value {
-    json!({
-        "what": "the trajectory's vertical error as a function of GPS time, from where the passes saw the same ground, taken off every point (half of each disagreement to each pass)",
-        "observations": r.observations,
-        "kept": r.kept,
-        "rms_disagreement_before_m": r.rms_before,
-        "rms_disagreement_after_m": r.rms_after,
-        "max_correction_m": r.max_abs(),
-        "knot_spacing_s": r.dt,
-    })
+pub(crate) fn registration_summary(r: &Registration) -> report::RegistrationSummary {
+    report::RegistrationSummary {
+        what: "the trajectory's vertical error as a function of GPS time, from where the passes saw the same ground, taken off every point (half of each disagreement to each pass)".into(),
+        observations: r.observations,
+        kept: r.kept,
+        rms_disagreement_before_m: r.rms_before,
+        rms_disagreement_after_m: r.rms_after,
+        max_correction_m: r.max_abs(),
+        knot_spacing_s: r.dt,
+    }
 }
 
 /// The registration whole (its knots), as a plan keeps it for the work units.
@@ -544,23 +544,25 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
 
     // 6. Report and manifest.
     // The part of the axis road that road.xodr is, as the report and the manifest record it.
-    let part = g.part.map(|(a, b)| {
-        json!({"road": g.info.road, "s": [a, b], "margin": PART_MARGIN,
-               "note": format!("road.xodr covers s {a}..{b} of the axis road {} (its s 0 is the axis road's s {a}); every product is in its s", g.info.road)})
+    let part = g.part.map(|(a, b)| report::AxisPart {
+        road: g.info.road.clone(),
+        s: [a, b],
+        margin: PART_MARGIN,
+        note: format!("road.xodr covers s {a}..{b} of the axis road {} (its s 0 is the axis road's s {a}); every product is in its s", g.info.road),
     });
     let hashes = g.hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
-    let mut checks = Vec::new();
-    let times_so_far = st.times.clone();
-    let report_json = st.run("report and manifest", None, |_| {
+    let stages: Vec<report::StageTime> =
+        st.times.iter().map(|(w, t)| report::StageTime { stage: w.clone(), seconds: *t }).collect();
+    let (report, report_json) = st.run("report and manifest", None, |_| {
         let total_secs = t0.elapsed().as_secs_f64();
-        let perf = json!({
-            "points_read": side.points.offered,
-            "seconds": total_secs,
-            "reading_seconds": g.read_secs,
-            "points_per_second": side.points.offered as f64 / total_secs.max(1e-9),
-            "peak_rss_mb": peak_rss_mb(),
-            "threads": std::thread::available_parallelism().map_or(1, |n| n.get()),
-        });
+        let performance = report::Performance {
+            points_read: side.points.offered,
+            seconds: total_secs,
+            reading_seconds: g.read_secs,
+            points_per_second: side.points.offered as f64 / total_secs.max(1e-9),
+            peak_rss_mb: peak_rss_mb(),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
         let facts = report::Facts {
             axis_label: &g.axis.label,
             axis_fit: g.axis.fit.as_ref().map(|(b, tol, _)| (b, *tol)),
@@ -575,20 +577,19 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             crs: g.info.crs.as_ref().map(|c| c.0.as_str()),
             crs_wkt: g.info.crs.as_ref().and_then(|c| c.1.as_deref()),
             crs_hint: s.crs.as_deref(),
+            part: part.as_ref(),
+            registration: g.registration.as_ref(),
+            performance: &performance,
+            stages: &stages,
         };
-        let (mut rep, all) = report::json(&facts);
-        checks = all;
-        if let Some(part) = &part {
-            rep["road"]["part_of_axis"] = part.clone();
-        }
-        rep["registration"] = g.registration.clone();
-        rep["performance"] = perf;
-        rep["stages"] = st_times(&times_so_far);
-        let text = write_json(&dir.join("report.json"), &rep)?;
+        let rep = report::report(&facts);
+        let text = rep.json()?;
+        voxel::write_atomic(&dir.join("report.json"), |w| w.write_all(&text))?;
         let html = report::html(&rep, &facts);
         voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html.as_bytes()))?;
-        Ok(text)
+        Ok((rep, text))
     })?;
+    let part = part.as_ref().map(serde_json::to_value).transpose()?;
     write_manifest(s, dir, &hashes, &st.times, t0.elapsed().as_secs_f64(), part.as_ref())?;
-    Ok(Built { report_json, checks })
+    Ok(Built { report, report_json })
 }

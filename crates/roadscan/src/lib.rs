@@ -31,7 +31,8 @@
 //! };
 //! let built = roadscan::build(&config, &roadscan::Silent)?;
 //! let report: serde_json::Value = serde_json::from_slice(&built.report_json)?;
-//! assert!(!built.checks.is_empty() && report["checks"].as_array().is_some_and(|c| c.len() == built.checks.len()));
+//! let checks = &built.report.checks;
+//! assert!(!checks.is_empty() && report["checks"].as_array().is_some_and(|c| c.len() == checks.len()));
 //! assert!(dir.join("out/road.xodr").is_file() && dir.join("out/crg/road_000.crg").is_file());
 //! # std::fs::remove_dir_all(&dir)?;
 //! # Ok(())

@@ -263,7 +263,7 @@ pub enum UnitDone {
     /// A unit of the `points`, `road` or `surface` stage: its files are in the work directory.
     Stage(Stage),
     /// The `finish` unit: the products are in the output directory.
-    Finished(Built),
+    Finished(Box<Built>),
 }
 
 /// Runs unit `unit` of the plan in the work directory of `s.out`.
@@ -293,7 +293,7 @@ pub fn run_unit(s: &BuildConfig, unit: usize, progress: &dyn Progress) -> Result
         Stage::Points(i) => ctx.points(i)?,
         Stage::Road => ctx.road()?,
         Stage::Surface(i) => ctx.surface(i)?,
-        Stage::Finish => return ctx.finish(t0).map(UnitDone::Finished),
+        Stage::Finish => return ctx.finish(t0).map(|b| UnitDone::Finished(Box::new(b))),
     }
     Ok(UnitDone::Stage(stage))
 }
@@ -589,7 +589,7 @@ impl<'a> Ctx<'a> {
         };
         axis.write_into(&dir)?;
         let st = Stages::new(3, progress);
-        let registration = self.registration()?.as_ref().map_or(Value::Null, registration_summary);
+        let registration = self.registration()?.as_ref().map(registration_summary);
         let g = Gathered {
             axis,
             plain: &plain,

@@ -4,9 +4,8 @@
 //! reads that mark).
 
 use super::svg::{line_plot, Series, YRange};
-use super::{esc, Facts};
+use super::{esc, Facts, Report};
 use opendrive::{OpenDrive, RoadEval};
-use serde_json::Value;
 use std::fmt::Write;
 
 /// Line colour of a plot of one series.
@@ -104,16 +103,27 @@ fn table(head: &[&str], rows: &[Vec<String>], searched: &str) -> String {
     t
 }
 
-fn num(v: &Value, scale: f64, digits: usize) -> String {
-    v.as_f64().map_or("–".into(), |x| format!("{:.*}", digits, x * scale))
+/// `x` (when finite: report.json has no NaN) as report.json has it, else None.
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
 }
 
-/// report.html from the report and the plots.
-pub(crate) fn html(r: &Value, f: &Facts<'_>) -> String {
+/// `x` times `scale` with `digits` decimals, "–" when it is not known (None or not finite).
+fn num(x: impl Into<Option<f64>>, scale: f64, digits: usize) -> String {
+    x.into().and_then(finite).map_or("–".into(), |x| format!("{:.*}", digits, x * scale))
+}
+
+/// `x` as report.json writes it ("null" for None or NaN, 0.05 and 1.0 for those floats).
+fn as_json<T: serde::Serialize>(x: &T) -> String {
+    serde_json::to_string(x).unwrap_or_default()
+}
+
+/// report.html from the report and the figures.
+pub(crate) fn html(r: &Report, f: &Facts<'_>) -> String {
     let p = Plots::of(f.odr);
     let tiles = f.tiles;
     let mut b = String::new();
-    let road = &r["road"];
+    let road = &r.road;
     let _ = write!(
         b,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>roadscan report: road {}</title>\
@@ -130,40 +140,37 @@ figure{{margin:1em 0;padding:0}}figcaption{{font-size:14px;color:#333}}.wrap{{po
 details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}</style>\
 <script>\nwindow.roadscanErrors = 0;\nwindow.addEventListener('error', function () {{ window.roadscanErrors++; }}, true);\n\
 (function () {{ var ce = console.error; console.error = function () {{ window.roadscanErrors++; return ce.apply(console, arguments); }}; }})();\n</script></head><body>",
-        esc(road["id"].as_str().unwrap_or(""))
+        esc(&road.id)
     );
     let _ = write!(
         b,
         "<h1>roadscan report</h1><p>Road <b>{}</b>, {:.1} m, axis {}; {} points read from {}.</p><p>CRS: <b>{}</b></p>",
-        esc(road["id"].as_str().unwrap_or("")),
-        road["length"].as_f64().unwrap_or(0.0),
-        esc(road["axis"].as_str().unwrap_or("")),
-        r["points"]["read"],
-        esc(&r["inputs"].as_array().map_or(String::new(), |a| {
-            a.iter().map(|x| x.as_str().unwrap_or("").to_string()).collect::<Vec<_>>().join(", ")
-        })),
-        esc(r["crs_name"].as_str().unwrap_or("unknown (no CRS in the inputs, the axis or --crs)"))
+        esc(&road.id),
+        finite(road.length).unwrap_or(0.0),
+        esc(&road.axis),
+        r.points.read,
+        esc(&r.inputs.join(", ")),
+        esc(r.crs_name.as_deref().unwrap_or("unknown (no CRS in the inputs, the axis or --crs)"))
     );
-    if let Some(c) = r["crs"].as_str() {
+    if let Some(c) = r.crs.as_deref() {
         let proj = super::CrsName::of(c, f.crs_wkt, f.crs_hint).proj.unwrap_or_else(|| c.to_string());
         let _ = write!(b, "<details><summary>PROJ string</summary><code>{}</code></details>", esc(&proj));
     }
     // Checks.
     b.push_str("<h2 id=\"checks\">Checks</h2>");
-    let rows: Vec<Vec<String>> = r["checks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rows: Vec<Vec<String>> = r
+        .checks
+        .iter()
         .map(|c| {
-            let pass = c["pass"] == true;
+            let pass = c.pass;
             vec![
-                esc(c["name"].as_str().unwrap_or("")),
+                esc(&c.name),
                 format!(
                     "<span class=\"{}\">{}</span>",
                     if pass { "pass" } else { "fail" },
                     if pass { "pass" } else { "FAIL" }
                 ),
-                esc(c["detail"].as_str().unwrap_or("")),
+                esc(&c.detail),
             ]
         })
         .collect();
@@ -178,13 +185,13 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
     b.push_str("<h2 id=\"view3d\">3D view</h2>");
     b.push_str(&super::scene3d::scene3d(f));
     // Street view.
-    if r["ribbons"].is_object() {
+    if let Some(ribbons) = &r.ribbons {
         let _ = write!(
             b,
             "<h2>Street view (depth ribbons)</h2><img src=\"ribbons/street_view.png\" alt=\"street view\"><p>Left and right ribbons, {} m pixels, filled left {:.1} %, right {:.1} %.</p>",
-            r["ribbons"]["cell"],
-            100.0 * r["ribbons"]["filled"]["left"].as_f64().unwrap_or(0.0),
-            100.0 * r["ribbons"]["filled"]["right"].as_f64().unwrap_or(0.0)
+            as_json(&ribbons.cell),
+            100.0 * finite(ribbons.filled.left).unwrap_or(0.0),
+            100.0 * finite(ribbons.filled.right).unwrap_or(0.0)
         );
     }
     // CRG tiles.
@@ -206,18 +213,17 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
     }
     // Features.
     b.push_str("<h2>Detected features</h2>");
-    let rows: Vec<Vec<String>> = r["features"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rows: Vec<Vec<String>> = r
+        .features
+        .iter()
         .map(|f| {
             vec![
-                esc(f["type"].as_str().unwrap_or("")),
-                num(&f["s"], 1.0, 2),
-                num(&f["t"], 1.0, 2),
-                num(&f["length"], 1.0, 2),
-                num(&f["width"], 1.0, 2),
-                num(&f["depth"], 1e3, 0),
+                esc(&f.kind),
+                num(f.s, 1.0, 2),
+                num(f.t, 1.0, 2),
+                num(f.length, 1.0, 2),
+                num(f.width, 1.0, 2),
+                num(f.depth, 1e3, 0),
             ]
         })
         .collect();
@@ -227,60 +233,50 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
         if tiles.len() == 1 { "" } else { "s" }
     );
     b.push_str(&table(&["feature", "s (m)", "t (m)", "length (m)", "width (m)", "depth (mm)"], &rows, &searched));
-    let rows: Vec<Vec<String>> = r["markings"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rows: Vec<Vec<String>> = r
+        .markings
+        .iter()
         .map(|m| {
             vec![
-                esc(m["type"].as_str().unwrap_or("")),
-                num(&m["t"], 1.0, 3),
-                format!("{}..{}", num(&m["s"][0], 1.0, 1), num(&m["s"][1], 1.0, 1)),
-                num(&m["width"], 1.0, 2),
-                m["dash_gap"]
-                    .as_array()
-                    .map_or("–".into(), |d| format!("{} / {}", num(&d[0], 1.0, 1), num(&d[1], 1.0, 1))),
+                esc(&m.kind),
+                num(m.t, 1.0, 3),
+                format!("{}..{}", num(m.s[0], 1.0, 1), num(m.s[1], 1.0, 1)),
+                num(m.width, 1.0, 2),
+                m.dash_gap.map_or("–".into(), |d| format!("{} / {}", num(d[0], 1.0, 1), num(d[1], 1.0, 1))),
             ]
         })
         .collect();
-    let searched = format!(
-        "{} cross sections of 0.5 m searched for marking lines (bright stripes)",
-        r["profile"]["rows"][0].as_u64().map_or("the".into(), |n| n.to_string())
-    );
+    let searched = format!("{} cross sections of 0.5 m searched for marking lines (bright stripes)", r.profile.rows[0]);
     b.push_str(&table(&["marking", "t (m)", "s (m)", "width (m)", "dash / gap (m)"], &rows, &searched));
-    let curbs: Vec<Vec<String>> = ["left", "right"]
-        .iter()
-        .map(|side| {
-            let c = &r["curbs"][side];
-            if c.is_null() {
-                return vec![format!("curb {side}"), "<span class=\"none\">none found</span>".into(), "–".into()];
-            }
-            vec![format!("curb {side}"), num(&c["t"], 1.0, 3), num(&c["height"], 1.0, 3)]
+    let curbs: Vec<Vec<String>> = [("left", &r.curbs.left), ("right", &r.curbs.right)]
+        .into_iter()
+        .map(|(side, c)| match c {
+            None => vec![format!("curb {side}"), "<span class=\"none\">none found</span>".into(), "–".into()],
+            Some(c) => vec![format!("curb {side}"), num(c.t, 1.0, 3), num(c.height, 1.0, 3)],
         })
         .collect();
     b.push_str(&table(&["curb", "t (m)", "height (m)"], &curbs, "no curb searched for"));
     // Axis.
-    if let Some(a) = r["axis_fit"].as_object() {
+    if let Some(a) = &r.axis_fit {
         let _ = write!(
             b,
             "<h2>Axis fit</h2><p>Plan view max {} mm, RMS {} mm (tolerance {} mm).</p>",
-            num(&a["max_m"], 1e3, 2),
-            num(&a["rms_m"], 1e3, 2),
-            num(&a["tolerance_m"], 1e3, 1)
+            num(a.max_m, 1e3, 2),
+            num(a.rms_m, 1e3, 2),
+            num(a.tolerance_m, 1e3, 1)
         );
-        let rows: Vec<Vec<String>> = a["records"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let rows: Vec<Vec<String>> = a
+            .records
+            .iter()
             .map(|g| {
                 vec![
-                    esc(g["kind"].as_str().unwrap_or("")),
-                    num(&g["s"], 1.0, 3),
-                    num(&g["length"], 1.0, 3),
-                    format!("{} → {}", num(&g["curv_start"], 1.0, 6), num(&g["curv_end"], 1.0, 6)),
-                    num(&g["max_m"], 1e3, 2),
-                    num(&g["rms_m"], 1e3, 2),
-                    g["vertices"].to_string(),
+                    esc(g.kind),
+                    num(g.s, 1.0, 3),
+                    num(g.length, 1.0, 3),
+                    format!("{} → {}", num(g.curv_start, 1.0, 6), num(g.curv_end, 1.0, 6)),
+                    num(g.max_m, 1e3, 2),
+                    num(g.rms_m, 1e3, 2),
+                    g.vertices.to_string(),
                 ]
             })
             .collect();
@@ -291,54 +287,44 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
         ));
     }
     // Profiles.
-    let pr = &r["profile"];
+    let pr = &r.profile;
     let _ = write!(
         b,
         "<h2 id=\"profile\">Elevation and crossfall</h2><p>Elevation: {} records within {} mm (RMS {} mm) of the surface line per 0.5 m row; superelevation: {} records within {} rad.</p>{}{}",
-        pr["elevation"]["records"],
-        num(&pr["elevation"]["max"], 1e3, 1),
-        num(&pr["elevation"]["rms"], 1e3, 1),
-        pr["superelevation"]["records"],
-        num(&pr["superelevation"]["max"], 1.0, 4),
+        as_json(&pr.elevation.as_ref().map(|e| e.records)),
+        num(pr.elevation.as_ref().map(|e| e.max), 1e3, 1),
+        num(pr.elevation.as_ref().map(|e| e.rms), 1e3, 1),
+        as_json(&pr.superelevation.as_ref().map(|e| e.records)),
+        num(pr.superelevation.as_ref().map(|e| e.max), 1.0, 4),
         line_plot(&p.s, &[Series { ys: &p.elevation, colour: BLUE }], "s (m)", "elevation (m)", YRange { min_span: 1.0, zero: false }),
         line_plot(&p.s, &[Series { ys: &p.superelevation, colour: BLUE }], "s (m)", "superelevation (%)", YRange { min_span: 2.0, zero: true })
 );
     b.push_str(&residual_plot(&f.survey.elevation_residuals));
     // Lanes.
-    let rows: Vec<Vec<String>> = road["lane_sections"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let rows: Vec<Vec<String>> = road
+        .lane_sections
+        .iter()
         .map(|sec| {
-            let lanes = sec["lanes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|l| format!("{} {}", l["id"], l["type"].as_str().unwrap_or("")));
-            vec![num(&sec["s"], 1.0, 1), esc(&lanes.collect::<Vec<_>>().join(", "))]
+            let lanes = sec.lanes.iter().map(|l| format!("{} {}", l.id, l.kind.as_deref().unwrap_or("")));
+            vec![num(sec.s, 1.0, 1), esc(&lanes.collect::<Vec<_>>().join(", "))]
         })
         .collect();
     b.push_str("<h2>Lanes</h2><p>Width of each lane of road.xodr along s (between its borders).</p>");
     b.push_str(&lane_width_plot(&p));
     b.push_str(&table(&["section from s (m)", "lanes"], &rows, "road.xodr has no lane sections"));
     // Performance.
-    let perf = &r["performance"];
+    let perf = &r.performance;
     let _ = write!(
         b,
         "<h2>Throughput and memory</h2><p>{} points in {} s ({} M points/s over the whole build; reading {} s), peak memory {} MB, {} threads.</p>",
-        perf["points_read"],
-        num(&perf["seconds"], 1.0, 1),
-        num(&perf["points_per_second"], 1e-6, 2),
-        num(&perf["reading_seconds"], 1.0, 1),
-        num(&perf["peak_rss_mb"], 1.0, 0),
-        perf["threads"]
+        perf.points_read,
+        num(perf.seconds, 1.0, 1),
+        num(perf.points_per_second, 1e-6, 2),
+        num(perf.reading_seconds, 1.0, 1),
+        num(perf.peak_rss_mb, 1.0, 0),
+        perf.threads
     );
-    let rows: Vec<Vec<String>> = r["stages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|st| vec![esc(st["stage"].as_str().unwrap_or("")), num(&st["seconds"], 1.0, 2)])
-        .collect();
+    let rows: Vec<Vec<String>> = r.stages.iter().map(|st| vec![esc(&st.stage), num(st.seconds, 1.0, 2)]).collect();
     b.push_str(&table(&["stage", "seconds"], &rows, "no stage timings"));
     // The mark CI reads (set at load): every image loaded, no errors, no text under 11 px.
     b.push_str(

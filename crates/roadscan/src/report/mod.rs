@@ -7,16 +7,17 @@ use opendrive::OpenDrive;
 use pipeline::road::SurveyReport;
 use pipeline::{Roadside, SurfaceGrid};
 use serde::Serialize;
-use serde_json::{json, Value};
 
 mod crg_view;
 mod encode;
 mod html;
+mod model;
 mod plan_view;
 mod scene3d;
 mod svg;
 
 pub(crate) use html::html;
+pub use model::*;
 
 /// What the report says of the CRG grid: one build's grid, or the work units' added up.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +61,14 @@ pub(crate) struct Facts<'a> {
     /// The CRS the build was told (`--crs`): its EPSG code names a CRS given as a PROJ string
     /// when their PROJ strings agree.
     pub crs_hint: Option<&'a str>,
+    /// The part of the axis road that road.xodr is (None: all of it).
+    pub part: Option<&'a AxisPart>,
+    /// The passes' registration (None: not registered).
+    pub registration: Option<&'a RegistrationSummary>,
+    /// Throughput and memory.
+    pub performance: &'a Performance,
+    /// The stages so far and their times.
+    pub stages: &'a [StageTime],
 }
 
 /// A CRS as the report names it.
@@ -202,30 +211,39 @@ impl std::fmt::Display for Check {
     }
 }
 
-/// report.json (without `performance` and `stages`, which the build adds), and its checks.
-pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
+/// The report of a build, from everything it draws from.
+pub(crate) fn report(f: &Facts<'_>) -> Report {
     let road = &f.odr.roads[0];
-    let axis = f.axis_fit.map(|(b, tol)| {
-        let records = crate::axis::records_json(b);
-        json!({"tolerance_m": tol, "max_m": b.plan.max, "rms_m": b.plan.rms, "records": records,
-               "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms}))})
+    let axis_fit = f.axis_fit.map(|(b, tol)| AxisFitSummary {
+        tolerance_m: tol,
+        max_m: b.plan.max,
+        rms_m: b.plan.rms,
+        records: crate::axis::records(b),
+        elevation: b.elevation.as_ref().map(|e| AxisElevation { records: e.records.len(), max_m: e.max, rms_m: e.rms }),
     });
     let profile = |p: &Option<opendrive::fit::ProfileFit>| {
-        p.as_ref().map(|p| json!({"records": p.records.len(), "max": p.max, "rms": p.rms, "rejected": p.rejected}))
+        p.as_ref().map(|p| ProfileSummary { records: p.records.len(), max: p.max, rms: p.rms, rejected: p.rejected })
     };
-    let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| json!({"t": c.t, "height": c.height}));
+    let curb = |c: &Option<pipeline::road::Curb>| c.as_ref().map(|c| CurbSummary { t: c.t, height: c.height });
     let sv = f.survey;
-    let tiles: Vec<Value> = f
+    let tiles: Vec<TileSummary> = f
         .tiles
         .iter()
-        .map(|t| {
-            json!({"file": t.file, "png": t.png, "u": [t.u.0, t.u.1], "v": [t.v.0, t.v.1],
-                   "nodes": [t.nodes.0, t.nodes.1], "coverage": t.coverage})
+        .map(|t| TileSummary {
+            file: t.file.clone(),
+            png: t.png.clone(),
+            u: [t.u.0, t.u.1],
+            v: [t.v.0, t.v.1],
+            nodes: [t.nodes.0, t.nodes.1],
+            coverage: t.coverage,
         })
         .collect();
-    let ribbons = f.side.ribbons.as_ref().map(|[l, r]| {
-        json!({"cell": l.cell, "columns": l.ns, "rows": l.nh, "filled": {"left": l.filled(), "right": r.filled()},
-               "street_view": "ribbons/street_view.png"})
+    let ribbons = f.side.ribbons.as_ref().map(|[l, r]| Ribbons {
+        cell: l.cell,
+        columns: l.ns,
+        rows: l.nh,
+        filled: Sides { left: l.filled(), right: r.filled() },
+        street_view: "ribbons/street_view.png".into(),
     });
     let mut checks = Vec::new();
     if let Some((b, tol)) = f.axis_fit {
@@ -304,41 +322,84 @@ pub(crate) fn json(f: &Facts<'_>) -> (Value, Vec<Check>) {
         f.grid.coverage >= 0.95,
         format!("{:.1} % of the nodes between the outermost lane borders have a height", 100.0 * f.grid.coverage),
     ));
-    let lanes: Vec<Value> = road
+    let lane_sections = road
         .lanes
         .lane_sections
         .iter()
-        .map(|sec| {
-            let ids: Vec<Value> =
-                sec.lanes().filter(|l| l.id != 0).map(|l| json!({"id": l.id, "type": l.kind})).collect();
-            json!({"s": sec.s, "lanes": ids})
+        .map(|sec| LaneSection {
+            s: sec.s,
+            lanes: sec.lanes().filter(|l| l.id != 0).map(|l| LaneKind { id: l.id, kind: l.kind.clone() }).collect(),
         })
         .collect();
-    let v = json!({
-        "roadscan": env!("CARGO_PKG_VERSION"),
-        "inputs": f.inputs,
-        "crs": f.crs,
-        "crs_name": f.crs.map(|c| CrsName::of(c, f.crs_wkt, f.crs_hint).text()),
-        "road": {"file": "road.xodr", "id": road.id, "length": road.length, "axis": f.axis_label, "lane_sections": lanes,
-                 "objects": road.objects.objects.len()},
-        "axis_fit": axis,
-        "profile": {"rows": [sv.rows.with_surface, sv.rows.all], "elevation": profile(&sv.elevation), "superelevation": profile(&sv.superelevation)},
-        "curbs": {"left": curb(&sv.curbs[0]), "right": curb(&sv.curbs[1])},
-        "markings": sv.markings.iter().map(|m| json!({"t": m.t, "s": [m.s_range.0, m.s_range.1], "type": m.kind,
-            "width": m.width, "dash_gap": m.dash_gap.map(|(d, g)| [d, g])})).collect::<Vec<_>>(),
-        "features": sv.features.iter().map(|x| json!({"type": x.kind, "s": x.s, "t": x.t, "length": x.length,
-            "width": x.width, "depth": x.depth})).collect::<Vec<_>>(),
-        "crg": {"tiles": tiles, "coverage": f.grid.coverage, "estimated": f.grid.estimated, "filled": f.grid.filled,
-                "points": {"offered": f.grid.points.offered, "near": f.grid.points.near, "kept": f.grid.points.kept},
-                "z": "residual: height above the road.xodr surface (elevation and superelevation), mode attached"},
-        "voxels": {"count": f.voxels.voxels, "obj": {"file": "scene.obj", "vertices": f.voxels.obj.vertices,
-                   "faces": f.voxels.obj.faces, "bytes": f.voxels.obj.bytes},
-                   "glb": f.voxels.glb.as_ref().map(|g| json!({"file": "scene.glb", "bytes": g.bytes}))},
-        "ribbons": ribbons,
-        "points": {"read": f.side.points.offered, "near_road": f.side.points.kept},
-        "checks": checks,
-    });
-    (v, checks)
+    Report {
+        roadscan: env!("CARGO_PKG_VERSION").into(),
+        inputs: f.inputs.to_vec(),
+        crs: f.crs.map(str::to_string),
+        crs_name: f.crs.map(|c| CrsName::of(c, f.crs_wkt, f.crs_hint).text()),
+        road: RoadSummary {
+            file: "road.xodr".into(),
+            id: road.id.clone(),
+            length: road.length,
+            axis: f.axis_label.to_string(),
+            lane_sections,
+            objects: road.objects.objects.len(),
+            part_of_axis: f.part.cloned(),
+        },
+        axis_fit,
+        profile: Profiles {
+            rows: [sv.rows.with_surface, sv.rows.all],
+            elevation: profile(&sv.elevation),
+            superelevation: profile(&sv.superelevation),
+        },
+        curbs: Curbs { left: curb(&sv.curbs[0]), right: curb(&sv.curbs[1]) },
+        markings: sv
+            .markings
+            .iter()
+            .map(|m| Marking {
+                t: m.t,
+                s: [m.s_range.0, m.s_range.1],
+                kind: m.kind.to_string(),
+                width: m.width,
+                dash_gap: m.dash_gap.map(|(d, g)| [d, g]),
+            })
+            .collect(),
+        features: sv
+            .features
+            .iter()
+            .map(|x| Feature {
+                kind: x.kind.to_string(),
+                s: x.s,
+                t: x.t,
+                length: x.length,
+                width: x.width,
+                depth: x.depth,
+            })
+            .collect(),
+        crg: CrgSummary {
+            tiles,
+            coverage: f.grid.coverage,
+            estimated: f.grid.estimated,
+            filled: f.grid.filled,
+            points: CrgPoints { offered: f.grid.points.offered, near: f.grid.points.near, kept: f.grid.points.kept },
+            z: "residual: height above the road.xodr surface (elevation and superelevation), mode attached".into(),
+        },
+        voxels: Voxels {
+            count: f.voxels.voxels,
+            obj: ObjFile {
+                file: "scene.obj".into(),
+                vertices: f.voxels.obj.vertices,
+                faces: f.voxels.obj.faces,
+                bytes: f.voxels.obj.bytes,
+            },
+            glb: f.voxels.glb.as_ref().map(|g| GlbFile { file: "scene.glb".into(), bytes: g.bytes }),
+        },
+        ribbons,
+        points: Points { read: f.side.points.offered, near_road: f.side.points.kept },
+        checks,
+        registration: f.registration.cloned(),
+        performance: f.performance.clone(),
+        stages: f.stages.to_vec(),
+    }
 }
 
 /// `s` escaped for HTML text and attribute values.
@@ -369,5 +430,191 @@ mod tests {
         // A WKT of its own names it.
         let wkt = CrsName::of(&proj, Some("PROJCS[\"My grid\",GEOGCS[\"x\"]]"), None);
         assert_eq!(wkt.text(), "My grid");
+    }
+
+    /// What a value in report.json is.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Is {
+        Str,
+        Num,
+        Int,
+        Bool,
+        Arr,
+        /// null or an object.
+        OptObj,
+        /// null or a number.
+        OptNum,
+        /// null or an array.
+        OptArr,
+    }
+
+    fn is(v: &serde_json::Value, want: Is) -> bool {
+        match want {
+            Is::Str => v.is_string(),
+            Is::Num => v.is_number(),
+            Is::Int => v.is_u64() || v.is_i64(),
+            Is::Bool => v.is_boolean(),
+            Is::Arr => v.is_array(),
+            Is::OptObj => v.is_null() || v.is_object(),
+            Is::OptNum => v.is_null() || v.is_number(),
+            Is::OptArr => v.is_null() || v.is_array(),
+        }
+    }
+
+    /// The keys and types readers of report.json (CI, the cli tests, people's scripts) rely on,
+    /// from a real build: a field dropped or renamed in [`Report`] fails here.
+    #[test]
+    fn report_json_has_the_keys_and_types_its_readers_rely_on() {
+        use crate::config::{AxisSource, BuildConfig};
+        use Is::*;
+        let dir = std::env::temp_dir().join(format!("roadscan-report-keys-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut survey = crate::synth::SynthConfig::demo(dir.join("survey"), 1);
+        survey.scanner.points_per_rev = 100;
+        crate::synth::survey(&survey).unwrap();
+        let config = BuildConfig {
+            input: vec![dir.join("survey/scan.las")],
+            axis: AxisSource::Trajectory {
+                path: dir.join("survey/trajectory.csv"),
+                offset: 0.0,
+                sensor_height: None,
+                pass: None,
+            },
+            crs: Some("EPSG:23700".into()),
+            out: dir.join("out"),
+            ..BuildConfig::default()
+        };
+        let built = crate::build(&config, &crate::Silent).unwrap();
+        let text = std::fs::read(dir.join("out/report.json")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        // The file is the struct's JSON, its keys sorted in every object (as report.json always
+        // had them).
+        assert!(text == built.report_json && built.report.json().unwrap() == text);
+        let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        let mut last: Vec<Option<&str>> = Vec::new();
+        for line in text.lines() {
+            let indent = line.len() - line.trim_start().len();
+            last.truncate(indent + 1);
+            last.resize(indent + 1, None);
+            if let Some(key) = line.trim_start().strip_prefix('"').and_then(|l| l.split_once("\": ")).map(|k| k.0) {
+                assert!(last[indent] < Some(key), "report.json: {key} after {:?}", last[indent]);
+                last[indent] = Some(key);
+            }
+        }
+
+        let want: &[(&str, Is)] = &[
+            ("/roadscan", Str),
+            ("/inputs/0", Str),
+            ("/crs", Str),
+            ("/crs_name", Str),
+            ("/road/file", Str),
+            ("/road/id", Str),
+            ("/road/length", Num),
+            ("/road/axis", Str),
+            ("/road/objects", Int),
+            ("/road/lane_sections", Arr),
+            ("/axis_fit/tolerance_m", Num),
+            ("/axis_fit/max_m", Num),
+            ("/axis_fit/rms_m", Num),
+            ("/axis_fit/records/0/kind", Str),
+            ("/axis_fit/records/0/s", Num),
+            ("/axis_fit/records/0/length", Num),
+            ("/axis_fit/records/0/curv_start", Num),
+            ("/axis_fit/records/0/curv_end", Num),
+            ("/axis_fit/records/0/max_m", OptNum),
+            ("/axis_fit/records/0/rms_m", OptNum),
+            ("/axis_fit/records/0/vertices", Int),
+            ("/axis_fit/elevation", OptObj),
+            ("/profile/rows/0", Int),
+            ("/profile/rows/1", Int),
+            ("/profile/elevation/records", Int),
+            ("/profile/elevation/max", Num),
+            ("/profile/elevation/rms", Num),
+            ("/profile/elevation/rejected", Int),
+            ("/profile/superelevation", OptObj),
+            ("/curbs/left", OptObj),
+            ("/curbs/right", OptObj),
+            ("/markings", Arr),
+            ("/features", Arr),
+            ("/crg/tiles/0/file", Str),
+            ("/crg/tiles/0/png", Str),
+            ("/crg/tiles/0/u/1", Num),
+            ("/crg/tiles/0/v/1", Num),
+            ("/crg/tiles/0/nodes/1", Int),
+            ("/crg/tiles/0/coverage", Num),
+            ("/crg/coverage", Num),
+            ("/crg/estimated", Int),
+            ("/crg/filled", Int),
+            ("/crg/points/offered", Int),
+            ("/crg/points/near", Int),
+            ("/crg/points/kept", Int),
+            ("/crg/z", Str),
+            ("/voxels/count", Int),
+            ("/voxels/obj/file", Str),
+            ("/voxels/obj/vertices", Int),
+            ("/voxels/obj/faces", Int),
+            ("/voxels/obj/bytes", Int),
+            ("/voxels/glb/file", Str),
+            ("/voxels/glb/bytes", Int),
+            ("/ribbons/cell", Num),
+            ("/ribbons/columns", Int),
+            ("/ribbons/rows", Int),
+            ("/ribbons/filled/left", Num),
+            ("/ribbons/filled/right", Num),
+            ("/ribbons/street_view", Str),
+            ("/points/read", Int),
+            ("/points/near_road", Int),
+            ("/checks", Arr),
+            ("/registration", OptObj),
+            ("/performance/points_read", Int),
+            ("/performance/seconds", Num),
+            ("/performance/reading_seconds", Num),
+            ("/performance/points_per_second", Num),
+            ("/performance/peak_rss_mb", OptNum),
+            ("/performance/threads", Int),
+            ("/stages/0/stage", Str),
+            ("/stages/0/seconds", Num),
+        ];
+        for (path, kind) in want {
+            let got = v.pointer(path).unwrap_or_else(|| panic!("report.json lacks {path}"));
+            assert!(is(got, *kind), "{path}: {got} is not {kind:?}");
+        }
+        // Each element of the arrays, whether this sparse survey found any or not.
+        let each = |path: &str, keys: &[(&str, Is)]| {
+            let items = v.pointer(path).and_then(serde_json::Value::as_array).unwrap();
+            for (item, (key, kind)) in items.iter().flat_map(|i| keys.iter().map(move |k| (i, k))) {
+                assert!(item.get(key).is_some_and(|x| is(x, *kind)), "{path}: {key} not {kind:?} in {item}");
+            }
+            items.len()
+        };
+        each("/road/lane_sections", &[("s", Num), ("lanes", Arr)]);
+        let lanes: usize = (0..v["road"]["lane_sections"].as_array().unwrap().len())
+            .map(|k| each(&format!("/road/lane_sections/{k}/lanes"), &[("id", Int), ("type", Str)]))
+            .sum();
+        assert!(lanes > 0, "{}", v["road"]);
+        each("/markings", &[("t", Num), ("s", Arr), ("type", Str), ("width", Num), ("dash_gap", OptArr)]);
+        each("/features", &[("type", Str), ("s", Num), ("t", Num), ("length", Num), ("width", Num), ("depth", Num)]);
+        // The whole build's points, in the CRG's and the roadside's counts.
+        assert_eq!(v["points"]["read"], v["performance"]["points_read"]);
+        assert!(v["road"].get("part_of_axis").is_none(), "{}", v["road"]);
+        // Shares are in 0..=1.
+        let share = |p: &str| v.pointer(p).and_then(serde_json::Value::as_f64).unwrap();
+        for p in ["/crg/coverage", "/crg/tiles/0/coverage", "/ribbons/filled/left", "/ribbons/filled/right"] {
+            assert!((0.0..=1.0).contains(&share(p)), "{p}: {}", share(p));
+        }
+        assert!(share("/crg/coverage") > 0.0, "{}", v["crg"]);
+        // Every check has its name, verdict and detail, and nothing else; as the build says.
+        let checks = v["checks"].as_array().unwrap();
+        assert!(!checks.is_empty());
+        assert_eq!(checks.len(), built.report.checks.len());
+        each("/checks", &[("name", Str), ("pass", Bool), ("detail", Str)]);
+        for (c, typed) in checks.iter().zip(&built.report.checks) {
+            let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(keys, ["detail", "name", "pass"], "{c}");
+            assert_eq!((c["name"].as_str().unwrap(), c["pass"].as_bool().unwrap()), (typed.name.as_str(), typed.pass));
+        }
+        assert_eq!(v["stages"].as_array().unwrap().len(), built.report.stages.len());
     }
 }
