@@ -4,7 +4,7 @@ use crate::beams::BeamTable;
 use crate::reflect::{intensity, phong};
 use crate::rng::{normal, uniform};
 use crate::Error;
-use world::{Pose, Ray, Trajectory, World, V3};
+use world::{Cast, Pose, Ray, Trajectory, V3};
 
 /// Range attenuation of the reflectivity.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -179,7 +179,7 @@ impl Lidar {
     /// call). The bytes are the same for any thread count.
     pub fn run(
         &self,
-        world: &World,
+        world: &dyn Cast,
         path: &dyn Trajectory,
         span: (f64, f64),
         threads: usize,
@@ -234,7 +234,7 @@ impl Lidar {
     }
 
     /// Casts packet `p` (its firings appended to `out`).
-    fn packet(&self, world: &World, path: &dyn Trajectory, t0: f64, p: usize, out: &mut Vec<Firing>) {
+    fn packet(&self, world: &dyn Cast, path: &dyn Trajectory, t0: f64, p: usize, out: &mut Vec<Firing>) {
         let b = &self.beams;
         let fpp = b.firings_per_packet();
         let packet_time = fpp as f64 * b.cycle;
@@ -267,7 +267,7 @@ impl Lidar {
     }
 
     /// The return of one ray.
-    fn measure(&self, world: &World, ray: &Ray, firing: u64, laser: u32) -> Return {
+    fn measure(&self, world: &dyn Cast, ray: &Ray, firing: u64, laser: u32) -> Return {
         let b = &self.beams;
         let Some(hit) = world.cast(ray) else { return Return::NONE };
         if self.dropout > 0.0 && uniform(self.seed, firing, laser, 3) < self.dropout {
@@ -280,7 +280,7 @@ impl Lidar {
         }
         let steps = (range / b.range_step).round();
         let distance = steps.clamp(1.0, u16::MAX as f64) as u16;
-        let m = world.materials.get(hit.material);
+        let m = world.materials().get(hit.material);
         let reflectivity = self.attenuation.apply(phong(m, hit.cos_incidence(ray)), range);
         Return {
             cast: hit.t,

@@ -86,7 +86,8 @@ pub struct Hit {
 }
 
 impl Hit {
-    pub(crate) fn new(ray: &Ray, t: f64, normal: V3, tag: Tag) -> Hit {
+    /// The hit of `ray` at distance `t` on a surface with `normal` (either way) and `tag`.
+    pub fn new(ray: &Ray, t: f64, normal: V3, tag: Tag) -> Hit {
         let n = unit(normal);
         let n = if dot(n, ray.dir) > 0.0 { scale(n, -1.0) } else { n };
         Hit { t, point: ray.at(t), normal: n, material: tag.material, class: tag.class, object: tag.object }

@@ -31,4 +31,4 @@ pub use heightfield::{CrgLink, Heightfield, HeightfieldStats, PaintBands};
 pub use material::{Material, MaterialId, MaterialTable, Tag};
 pub use mesh::TriMesh;
 pub use path::{LanePath, PathError, Pose, Trajectory};
-pub use world::{Part, World};
+pub use world::{Cast, Part, World};

@@ -39,6 +39,23 @@ impl Part {
     }
 }
 
+/// Anything a sensor can cast rays at: a [`World`], or an exact model of a designed scene.
+pub trait Cast: Sync {
+    /// The nearest hit of `ray` (None for an invalid ray or a miss).
+    fn cast(&self, ray: &Ray) -> Option<Hit>;
+    /// The materials its hits name.
+    fn materials(&self) -> &MaterialTable;
+}
+
+impl Cast for World {
+    fn cast(&self, ray: &Ray) -> Option<Hit> {
+        World::cast(self, ray)
+    }
+    fn materials(&self) -> &MaterialTable {
+        &self.materials
+    }
+}
+
 /// Everything a sensor can see, in one frame (see the crate's docs).
 #[derive(Debug, Clone, Default)]
 pub struct World {
