@@ -24,13 +24,15 @@ pub enum Kind {
     Osm,
     /// TOML build config (`build --config`, `plan --config`).
     Toml,
+    /// A pcap capture (`replay`).
+    Pcap,
     /// Bad command-line arguments (the case gives the whole argument list).
     Args,
 }
 
 impl Kind {
     /// Every kind, in manifest order.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::Las,
         Kind::Xodr,
         Kind::Crg,
@@ -39,6 +41,7 @@ impl Kind {
         Kind::Trajectory,
         Kind::Osm,
         Kind::Toml,
+        Kind::Pcap,
         Kind::Args,
     ];
 
@@ -53,6 +56,7 @@ impl Kind {
             Kind::Trajectory => "trajectory",
             Kind::Osm => "osm",
             Kind::Toml => "toml",
+            Kind::Pcap => "pcap",
             Kind::Args => "args",
         }
     }

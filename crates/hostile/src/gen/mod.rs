@@ -10,13 +10,14 @@
 //!
 //! The cases of each input live in a module of their own: `las_laz` (LAS/LAZ headers, VLRs,
 //! points and chunk tables), `xodr` (OpenDRIVE), `crg` (OpenCRG text and binary), `axis`
-//! (polylines, GeoJSON, trajectories, OSM), `toml` (build configs) and `args` (bad
-//! command lines); this module holds the generator's state and what they share.
+//! (polylines, GeoJSON, trajectories, OSM), `toml` (build configs), `pcap` (captures to replay) and `args`
+//! (bad command lines); this module holds the generator's state and what they share.
 
 mod args;
 mod axis;
 mod crg;
 mod las_laz;
+mod pcap;
 mod toml;
 mod xodr;
 
@@ -52,6 +53,7 @@ pub fn generate(o: &Options) -> Result<Vec<Case>, String> {
     g.trajectory()?;
     g.osm()?;
     g.toml()?;
+    g.pcap()?;
     g.args()?;
     let mut manifest =
         String::from("# hostile corpus: name, kind, file, expectation, place, partner, watched paths, arguments\n");

@@ -120,6 +120,10 @@ pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
             ("build", vec!["build", "--config", "{F}", "--input", "{LAS}", "--axis", "{AX}", "--out", "{O}/build"]),
             ("plan", vec!["plan", "--config", "{F}", "--input", "{LAS}", "--axis", "{AX}", "--out", "{O}/build"]),
         ],
+        // Sent unpaced to the discard port on loopback.
+        Kind::Pcap => {
+            vec![("replay", vec!["replay", "{F}", "--udp", "127.0.0.1:9", "--position-port", "9", "--unpaced"])]
+        }
         Kind::Args => Vec::new(),
     }
 }
