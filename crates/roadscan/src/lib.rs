@@ -42,23 +42,31 @@
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
 //! [`synth`] and [`demo`] (virtual surveys), [`report`] and [`manifest`] (what a build
-//! says about itself), [`staging`] (outputs whole or not at all), [`progress`].
+//! says about itself), [`staging`] (outputs whole or not at all), [`progress`]; for the file
+//! verbs [`info`], [`check`], [`eval`], [`verbs`] (axis, convert, render) and [`files`]; and
+//! [`messages`] (what the product verbs say they did).
 
 #![warn(missing_docs)]
 
 pub mod axis;
 pub mod build;
+pub mod check;
 pub mod config;
 pub mod crg;
 pub mod demo;
+pub mod eval;
+pub mod files;
+pub mod info;
 pub mod inputs;
 pub mod manifest;
+pub mod messages;
 pub mod progress;
 pub mod report;
 pub mod roadside;
 pub mod staging;
 pub mod synth;
 pub mod units;
+pub mod verbs;
 pub mod xodr;
 
 pub use build::{build, Built};
