@@ -224,12 +224,14 @@ enum Command {
     },
 }
 
-pub(crate) fn is_las(path: &std::path::Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("las") || e.eq_ignore_ascii_case("laz"))
-}
-
-pub(crate) fn is_crg(path: &std::path::Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("crg"))
+/// Prints each warning, even with `--quiet`: they explain exit code 1 (its exit code).
+fn warn<W: std::fmt::Display>(warnings: impl IntoIterator<Item = W>) -> anyhow::Result<u8> {
+    let mut code = exit::OK;
+    for w in warnings {
+        eprintln!("roadscan: warning: {w}");
+        code = exit::FINDINGS;
+    }
+    Ok(code)
 }
 
 /// Panic messages with their places, in order (at most a few): the panic hook keeps them

@@ -44,18 +44,25 @@
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
 //! [`synth`] and [`demo`] (virtual surveys), [`world_source`] and [`lidar`] (a virtual LiDAR over
 //! a built world), [`replay`] (a pcap sent again), [`report`] and [`manifest`] (what a build
-//! says about itself), [`staging`] (outputs whole or not at all), [`progress`].
+//! says about itself), [`staging`] (outputs whole or not at all), [`progress`]; for the file
+//! verbs [`info`], [`check`], [`eval`], [`verbs`] (axis, convert, render) and [`files`]; and
+//! [`messages`] (what the product verbs say they did).
 
 #![warn(missing_docs)]
 
 pub mod axis;
 pub mod build;
+pub mod check;
 pub mod config;
 pub mod crg;
 pub mod demo;
+pub mod eval;
+pub mod files;
+pub mod info;
 pub mod inputs;
 pub mod lidar;
 pub mod manifest;
+pub mod messages;
 pub mod progress;
 pub mod replay;
 pub mod report;
@@ -63,6 +70,7 @@ pub mod roadside;
 pub mod staging;
 pub mod synth;
 pub mod units;
+pub mod verbs;
 pub mod world_source;
 pub mod xodr;
 

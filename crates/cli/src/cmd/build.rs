@@ -6,7 +6,7 @@ use crate::exit;
 use crate::progress::Bars;
 use anyhow::{bail, Result};
 use roadscan::units::UnitDone;
-use roadscan::{BuildConfig, Built, ConfigFile};
+use roadscan::{BuildConfig, ConfigFile};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -118,84 +118,45 @@ impl BuildArgs {
     }
 }
 
-/// The line (from 1) of the config text where `key` is given, if any.
-fn config_line(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with('=')))
-        .map(|i| i + 1)
+/// An error about an option the config file gave, named where the file gives it.
+fn blame_config(a: &BuildArgs, e: anyhow::Error) -> anyhow::Error {
+    roadscan::messages::blame_config(a.config.as_deref(), &std::env::args().collect::<Vec<_>>(), e)
 }
 
-/// An error about an option (`--NAME ...`) that the config file gave, not the command line,
-/// named where the file gives it.
-pub fn blame_config(a: &BuildArgs, e: anyhow::Error) -> anyhow::Error {
-    let Some(path) = &a.config else { return e };
-    let Ok(text) = std::fs::read_to_string(path) else { return e };
-    let msg = e.to_string();
-    let Some(name) = msg.strip_prefix("--").and_then(|m| m.split(|c: char| !(c.is_alphanumeric() || c == '-')).next())
-    else {
-        return e;
-    };
-    let on_command_line =
-        std::env::args().any(|arg| arg == format!("--{name}") || arg.starts_with(&format!("--{name}=")));
-    match config_line(&text, name) {
-        Some(line) if !on_command_line => anyhow::anyhow!("{}:{line}: {name}: {e:#}", path.display()),
-        _ => e,
-    }
-}
-
-/// Runs `build`.
+/// Runs `build` (or one of its work units, `--unit`).
 pub fn run(a: &BuildArgs, progress: &Bars) -> Result<u8> {
-    run_build(a, progress).map_err(|e| blame_config(a, e))
-}
-
-fn run_build(a: &BuildArgs, progress: &Bars) -> Result<u8> {
     let t0 = Instant::now();
-    let s = a.config()?;
-    if let Some(unit) = a.unit {
-        return match roadscan::units::run_unit(&s, unit, progress)? {
-            UnitDone::Stage(stage) => {
-                if !progress.quiet() {
-                    eprintln!("roadscan: unit {unit} ({stage:?}) done in {:.1} s", t0.elapsed().as_secs_f64());
+    let run = || {
+        let s = a.config()?;
+        let built = match a.unit {
+            Some(unit) => match roadscan::units::run_unit(&s, unit, progress)? {
+                UnitDone::Stage(stage) => {
+                    if !progress.quiet() {
+                        eprintln!("roadscan: unit {unit} ({stage:?}) done in {:.1} s", t0.elapsed().as_secs_f64());
+                    }
+                    return Ok(exit::OK);
                 }
-                Ok(exit::OK)
-            }
-            UnitDone::Finished(built) => report_built(&s, &built, a.json, progress.quiet(), t0),
+                UnitDone::Finished(built) => *built,
+            },
+            None => roadscan::build(&s, progress)?,
         };
-    }
-    let built = roadscan::build(&s, progress)?;
-    report_built(&s, &built, a.json, progress.quiet(), t0)
+        if a.json {
+            std::io::stdout().lock().write_all(&built.report_json)?;
+        }
+        if !progress.quiet() {
+            print_where(&s.out, false, t0);
+        }
+        // Even with --quiet: they explain exit code 1.
+        crate::warn(built.failed())
+    };
+    run().map_err(|e| blame_config(a, e))
 }
 
-/// After a build: report.json on stdout (`json`), where the products are, failed checks;
-/// the exit code.
-fn report_built(s: &BuildConfig, built: &Built, json: bool, quiet: bool, t0: Instant) -> Result<u8> {
-    if json {
-        let mut out = std::io::stdout().lock();
-        out.write_all(&built.report_json)?;
-    }
-    if !quiet {
-        print_where(&s.out, t0);
-    }
-    // Even with --quiet: they explain exit code 1.
-    for w in built.failed() {
-        eprintln!("roadscan: warning: {w}");
-    }
-    Ok(if built.failed().next().is_none() { exit::OK } else { exit::FINDINGS })
-}
-
-/// Prints where the products are.
-pub fn print_where(out: &Path, t0: Instant) {
-    let o = out.display();
+/// Prints where the products are (with `survey`, the demo's survey too).
+pub fn print_where(out: &Path, survey: bool, t0: Instant) {
     eprintln!("roadscan: built in {:.1} s; look at:", t0.elapsed().as_secs_f64());
-    for (path, what) in [
-        ("report.html", "the report: renders, plots, features, checks, speed"),
-        ("road.xodr", "the surveyed road (OpenDRIVE 1.8; esmini, CarMaker, CARLA)"),
-        ("crg/road_*.crg", "its 1 cm road surface (OpenCRG, attached to road.xodr)"),
-        ("scene.obj, scene.glb", "the roadside voxels for a game engine"),
-        ("ribbons/street_view.png", "the depth ribbons and the street view"),
-        ("manifest.json", "inputs and outputs with sizes and SHA-256, parameters, timings"),
-    ] {
-        eprintln!("  {o}/{path:<26} {what}");
+    for line in roadscan::messages::products(out, survey) {
+        eprintln!("{line}");
     }
 }
 
@@ -211,38 +172,25 @@ pub struct PlanArgs {
 
 /// Runs `plan`: the plan made (the axis fitted when fitted), its units printed as JSON lines.
 pub fn plan(a: &PlanArgs, progress: &Bars) -> Result<u8> {
-    plan_units(a, progress).map_err(|e| blame_config(&a.build, e))
-}
-
-fn plan_units(a: &PlanArgs, progress: &Bars) -> Result<u8> {
-    if a.build.unit.is_some() {
-        bail!("plan lists the units; run one with `roadscan build --unit N`");
-    }
-    if a.build.json {
-        bail!("plan prints its units as JSON lines already; --json is for build");
-    }
-    if a.unit_tiles == 0 {
-        bail!("--unit-tiles must be at least 1");
-    }
-    let s = a.build.config()?;
-    let planned = roadscan::units::plan(&s, a.unit_tiles, progress)?;
-    let mut out = std::io::stdout().lock();
-    for line in &planned.lines {
-        writeln!(out, "{line}")?;
-    }
-    if !progress.quiet() {
-        let units = planned.units;
-        eprintln!(
-            "roadscan: {} points, {} units in {}: points 0..{}, road {}, surface {}..{}, finish {}; run each with `roadscan build --unit N` and the same options, a stage after the one before",
-            planned.points,
-            2 * units + 2,
-            planned.work.display(),
-            units - 1,
-            units,
-            units + 1,
-            2 * units,
-            2 * units + 1
-        );
-    }
-    Ok(exit::OK)
+    let run = || {
+        if a.build.unit.is_some() {
+            bail!("plan lists the units; run one with `roadscan build --unit N`");
+        }
+        if a.build.json {
+            bail!("plan prints its units as JSON lines already; --json is for build");
+        }
+        if a.unit_tiles == 0 {
+            bail!("--unit-tiles must be at least 1");
+        }
+        let planned = roadscan::units::plan(&a.build.config()?, a.unit_tiles, progress)?;
+        let mut out = std::io::stdout().lock();
+        for line in &planned.lines {
+            writeln!(out, "{line}")?;
+        }
+        if !progress.quiet() {
+            eprintln!("roadscan: {}", planned.summary());
+        }
+        Ok(exit::OK)
+    };
+    run().map_err(|e| blame_config(&a.build, e))
 }

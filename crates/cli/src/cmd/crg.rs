@@ -81,34 +81,11 @@ pub fn run(a: &CrgArgs, progress: &Bars) -> Result<u8> {
     };
     let t = std::time::Instant::now();
     let done = roadscan::crg::grid(&c, progress)?;
-    let (g, written, stale, read_secs, cell) = (&done.grid, &done.written, &done.stale, done.read_secs, a.cell);
-    if !stale.is_empty() && !progress.quiet() {
-        eprintln!(
-            "roadscan: removed {} tiles of an earlier run past the last one written ({} .. {})",
-            stale.len(),
-            stale[0].display(),
-            stale[stale.len() - 1].display()
-        );
-    }
     if !progress.quiet() {
-        let pipeline::surface::PointCounts { offered, near, kept } = g.points;
-        let what = match written.as_slice() {
-            [one] => one.display().to_string(),
-            many => format!("{} tiles {} .. {}", many.len(), many[0].display(), many[many.len() - 1].display()),
-        };
-        eprintln!(
-            "roadscan: wrote {what} ({} nodes across at {cell} m, u {:.2}..{:.2}, v {:.2}..{:.2}); coverage {:.1} % ({} nodes estimated, {} filled along track); points: {offered} read, {near} near the surface, {kept} used; {:.1} s (reading {:.1} s)",
-            g.crg.nv(),
-            g.s_range.0,
-            g.s_range.1,
-            g.crg.road.v_right.unwrap_or(0.0),
-            g.crg.road.v_left.unwrap_or(0.0),
-            100.0 * g.coverage,
-            g.estimated,
-            g.filled,
-            t.elapsed().as_secs_f64(),
-            read_secs
-        );
+        if let Some(removed) = done.removed() {
+            eprintln!("roadscan: {removed}");
+        }
+        eprintln!("roadscan: {}", done.wrote(&c, t.elapsed().as_secs_f64()));
     }
     Ok(exit::OK)
 }

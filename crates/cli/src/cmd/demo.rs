@@ -22,11 +22,8 @@ pub fn run(a: &DemoArgs, progress: &Bars) -> Result<u8> {
     let t0 = Instant::now();
     let built = roadscan::demo::demo(&a.out, a.seed, progress)?;
     if !progress.quiet() {
-        crate::cmd::build::print_where(&a.out, t0);
-        eprintln!("  {}/{:<26} the survey itself and its truth", a.out.display(), "survey/");
+        crate::cmd::build::print_where(&a.out, true, t0);
     }
-    for w in built.failed() {
-        eprintln!("roadscan: warning: {w}");
-    }
+    crate::warn(built.failed())?;
     Ok(exit::OK)
 }

@@ -39,20 +39,8 @@ pub fn run(a: &RibbonsArgs, progress: &Bars) -> Result<u8> {
         min_depth: a.min_depth,
     };
     let done = roadscan::roadside::ribbons(&c, progress)?;
-    let cell = a.cell;
     if !progress.quiet() {
-        eprintln!(
-            "roadscan: wrote {} ({} x {} pixels of {cell} m per side, filled left {:.1} %, right {:.1} %); points: {} read, {} within {} m; {:.1} s",
-            a.out.display(),
-            done.columns,
-            done.rows,
-            100.0 * done.filled.0,
-            100.0 * done.filled.1,
-            done.points.offered,
-            done.points.kept,
-            a.road.buffer,
-            t0.elapsed().as_secs_f64()
-        );
+        eprintln!("roadscan: {}", done.wrote(&c, t0.elapsed().as_secs_f64()));
     }
     Ok(exit::OK)
 }

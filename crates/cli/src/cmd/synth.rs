@@ -102,14 +102,7 @@ pub fn run(a: &SynthArgs, progress: &Bars) -> Result<u8> {
     let t = std::time::Instant::now();
     let summary = roadscan::synth::survey(&a.config())?;
     if !progress.quiet() {
-        eprintln!(
-            "roadscan: wrote {} points of {} rays ({} profiles) to {} in {:.1} s",
-            summary.points,
-            summary.rays,
-            summary.profiles,
-            a.out.display(),
-            t.elapsed().as_secs_f64()
-        );
+        eprintln!("roadscan: {}", roadscan::messages::synth_wrote(&summary, &a.out, t.elapsed().as_secs_f64()));
     }
     Ok(exit::OK)
 }

@@ -42,23 +42,8 @@ pub fn run(a: &VoxelArgs, progress: &Bars) -> Result<u8> {
         origin: a.origin,
     };
     let done = roadscan::roadside::voxel(&c, progress)?;
-    let (v, size) = (&done.summary, a.size);
-    let (mesh_secs, obj) = (v.secs, &v.obj);
     if !progress.quiet() {
-        eprintln!(
-            "roadscan: wrote {} ({} voxels of {size} m, {} vertices, {} faces, {:.1} MB){}; points: {} read, {} within {} m; {:.1} s (meshing and writing {:.1} s)",
-            a.out.display(),
-            v.voxels,
-            obj.vertices,
-            obj.faces,
-            obj.bytes as f64 / 1e6,
-            a.glb.as_ref().map_or(String::new(), |p| format!(" and {}", p.display())),
-            done.points.offered,
-            done.points.kept,
-            a.road.buffer,
-            t0.elapsed().as_secs_f64(),
-            mesh_secs
-        );
+        eprintln!("roadscan: {}", done.wrote(&c, t0.elapsed().as_secs_f64()));
     }
     Ok(exit::OK)
 }
