@@ -9,7 +9,7 @@
 //! finds the cells a ray can hit; the 1 cm grid of a 150 m road (10 M nodes) is never turned
 //! into a triangle list.
 
-use crate::bvh::{inverse, Bvh, Node, MAX_DEPTH};
+use crate::bvh::{Bvh, Node, SlabRay, MAX_DEPTH};
 use crate::geom::{cross, sub, Aabb, Hit, Ray, V3};
 use crate::material::Tag;
 use crate::mesh::triangle;
@@ -277,12 +277,12 @@ impl Heightfield {
 
     /// The nearest hit within `(ray.t_min, best)`; lowers `best` when found.
     pub fn cast(&self, ray: &Ray, best: &mut f64) -> Option<Hit> {
-        let inv = inverse(&ray.dir);
+        let sr = SlabRay::new(&ray.origin, &ray.dir);
         let (cu, cv) = (self.rows.len() - 1, self.v.len() - 1);
         // (t, row, column, second triangle, barycentric u, v)
         let mut found: Option<(f64, usize, usize, bool, f64, f64)> = None;
         let (o, d) = (&ray.origin, &ray.dir);
-        self.bvh.traverse(o, &inv, ray.t_min, best, |iu0, iv1, best| {
+        self.bvh.traverse(&sr, ray.t_min, best, |iu0, iv1, best| {
             let (iu0, iv0) = (iu0 as usize, iv1 as usize - 1);
             for iu in iu0..(iu0 + LEAF).min(cu) {
                 for iv in iv0..(iv0 + LEAF).min(cv) {

@@ -1,6 +1,6 @@
 //! A world: parts behind one top-level tree.
 
-use crate::bvh::{inverse, Bvh};
+use crate::bvh::{Bvh, SlabRay};
 use crate::geom::{Aabb, Hit, Ray, V3};
 use crate::heightfield::Heightfield;
 use crate::material::MaterialTable;
@@ -61,10 +61,10 @@ impl World {
         if !ray.is_valid() {
             return None;
         }
-        let inv = inverse(&ray.dir);
+        let sr = SlabRay::new(&ray.origin, &ray.dir);
         let mut best = ray.t_max;
         let mut hit = None;
-        self.tlas.traverse(&ray.origin, &inv, ray.t_min, &mut best, |first, count, best| {
+        self.tlas.traverse(&sr, ray.t_min, &mut best, |first, count, best| {
             for k in first..first + count {
                 let Some(&part) = self.tlas.order.get(k as usize) else { continue };
                 if let Some(h) = self.parts[part as usize].cast(ray, best) {
