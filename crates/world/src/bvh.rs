@@ -130,11 +130,6 @@ impl Bvh {
         Bvh { nodes, root: 0, order }
     }
 
-    /// A tree from nodes made by the owner (children adjacent, `root` its top).
-    pub(crate) fn from_nodes(nodes: Vec<Node>, root: u32) -> Bvh {
-        Bvh { nodes, root, order: Vec::new() }
-    }
-
     /// The bounds of the whole tree (empty for an empty tree).
     pub fn bounds(&self) -> Aabb {
         self.nodes.get(self.root as usize).map_or(Aabb::EMPTY, Node::bounds)
