@@ -175,7 +175,15 @@ fn main() {
     let h = time("heightfield", &rays, |r| cast_part(&|r, b| hf.cast(r, b), r));
     let m = time("voxel mesh", &rays, |r| cast_part(&|r, b| voxels.cast(r, b), r));
     let g = time("ground mesh", &rays, |r| cast_part(&|r, b| ground.cast(r, b), r));
-    let world = World::new(vec![Part::Heightfield(hf), Part::Mesh(voxels), Part::Mesh(ground)], MaterialTable::standard());
+    let world =
+        World::new(vec![Part::Heightfield(hf), Part::Mesh(voxels), Part::Mesh(ground)], MaterialTable::standard());
     let w = time("world", &rays, |r| world.cast(r).map(|h| h.t));
-    println!("summary: build {build:.3} s, {} bytes, heightfield {:.3}, mesh {:.3}, ground {:.3}, world {:.3} M rays/s", st.bytes, h * 1e-6, m * 1e-6, g * 1e-6, w * 1e-6);
+    println!(
+        "summary: build {build:.3} s, {} bytes, heightfield {:.3}, mesh {:.3}, ground {:.3}, world {:.3} M rays/s",
+        st.bytes,
+        h * 1e-6,
+        m * 1e-6,
+        g * 1e-6,
+        w * 1e-6
+    );
 }

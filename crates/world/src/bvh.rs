@@ -147,13 +147,7 @@ impl Bvh {
     /// Visits the leaves the ray `r` enters within
     /// `[t_min, *best]`, nearest first; `leaf(first, count, best)` lowers `*best` when it hits.
     #[inline]
-    pub(crate) fn traverse(
-        &self,
-        r: &SlabRay,
-        t_min: f64,
-        best: &mut f64,
-        mut leaf: impl FnMut(u32, u32, &mut f64),
-    ) {
+    pub(crate) fn traverse(&self, r: &SlabRay, t_min: f64, best: &mut f64, mut leaf: impl FnMut(u32, u32, &mut f64)) {
         let Some(root) = self.nodes.get(self.root as usize) else { return };
         let Some(t) = root.enter(r, t_min, *best) else { return };
         let mut stack = [(0u32, 0f64); MAX_DEPTH + 4];
