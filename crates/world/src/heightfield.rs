@@ -376,7 +376,7 @@ impl Heightfield {
         // Leaf boxes in (x, y, h), and the world box.
         let bu = (row1 - row0).div_ceil(LEAF);
         let bv = cv.div_ceil(LEAF);
-        let mut leaves: Vec<Option<([f64; 3], [f64; 3])>> = vec![None; bu * bv];
+        let mut leaves: Vec<Option<Box3>> = vec![None; bu * bv];
         let mut world = Aabb::EMPTY;
         let mut sheared = Aabb::EMPTY;
         for (i, leaf) in leaves.iter_mut().enumerate() {
@@ -454,8 +454,7 @@ impl Heightfield {
             if t_in > *best {
                 continue;
             }
-            loop {
-                let Some(n) = self.nodes.get(at as usize) else { break };
+            while let Some(n) = self.nodes.get(at as usize) {
                 if n.child & LEAF_BIT != 0 {
                     let block = (n.child & !LEAF_BIT) as usize;
                     let bv = c.blocks_v as usize;
@@ -610,16 +609,19 @@ fn triangle_uv(o: &V3, d: &V3, v0: &V3, e1: &V3, e2: &V3, t_min: f64, t_max: f64
     Some((t, (c * pe1 - b * pe2) / det, (a * pe2 - b * pe1) / det))
 }
 
+/// An (x, y, h) box: lower and upper corners.
+type Box3 = ([f64; 3], [f64; 3]);
+
 /// The tree over blocks `u.0..u.1` x `v.0..v.1` of a chunk (halving the longer side; children
 /// pushed next to each other): its (x, y, h) box and its node, not yet pushed.
 fn subtree(
     c: &Chunk,
-    leaves: &[Option<([f64; 3], [f64; 3])>],
+    leaves: &[Option<Box3>],
     nodes: &mut Vec<QNode>,
     u: (usize, usize),
     v: (usize, usize),
     bv: usize,
-) -> Option<(([f64; 3], [f64; 3]), QNode)> {
+) -> Option<(Box3, QNode)> {
     if u.1 - u.0 == 1 && v.1 - v.0 == 1 {
         let block = u.0 * bv + v.0;
         let (lo, hi) = (*leaves.get(block)?)?;
