@@ -7,8 +7,8 @@ use crate::geom::{Aabb, V3};
 /// `first + 1`) or a leaf (`count` items from `first`; what an item is, the owner knows).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Node {
-    lo: [f32; 3],
-    hi: [f32; 3],
+    /// Lower corner (x, y, z), then upper corner.
+    b: [f32; 6],
     pub first: u32,
     pub count: u32,
 }
@@ -16,37 +16,54 @@ pub(crate) struct Node {
 /// The deepest a tree may go: a traversal stack of this size never overflows.
 pub(crate) const MAX_DEPTH: usize = 60;
 
-fn widen_down(x: f64) -> f32 {
+pub(crate) fn widen_down(x: f64) -> f32 {
     (x - x.abs() * 2e-7 - 1e-7) as f32
 }
-fn widen_up(x: f64) -> f32 {
+pub(crate) fn widen_up(x: f64) -> f32 {
     (x + x.abs() * 2e-7 + 1e-7) as f32
+}
+
+/// A ray ready for slab tests: its origin and the inverse of its direction.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SlabRay {
+    o: V3,
+    inv: V3,
+}
+
+impl SlabRay {
+    pub(crate) fn new(o: &V3, d: &V3) -> SlabRay {
+        SlabRay { o: *o, inv: inverse(d) }
+    }
 }
 
 impl Node {
     pub(crate) fn new(b: &Aabb, first: u32, count: u32) -> Node {
         Node {
-            lo: [widen_down(b.min[0]), widen_down(b.min[1]), widen_down(b.min[2])],
-            hi: [widen_up(b.max[0]), widen_up(b.max[1]), widen_up(b.max[2])],
+            b: [
+                widen_down(b.min[0]),
+                widen_down(b.min[1]),
+                widen_down(b.min[2]),
+                widen_up(b.max[0]),
+                widen_up(b.max[1]),
+                widen_up(b.max[2]),
+            ],
             first,
             count,
         }
     }
     /// Its bounds.
     pub(crate) fn bounds(&self) -> Aabb {
-        Aabb {
-            min: [self.lo[0] as f64, self.lo[1] as f64, self.lo[2] as f64],
-            max: [self.hi[0] as f64, self.hi[1] as f64, self.hi[2] as f64],
-        }
+        let b = self.b.map(f64::from);
+        Aabb { min: [b[0], b[1], b[2]], max: [b[3], b[4], b[5]] }
     }
-    /// Entry distance of the ray (origin `o`, inverse direction `inv`) within `[t0, t1]`.
-    #[inline]
-    fn enter(&self, o: &V3, inv: &V3, t0: f64, t1: f64) -> Option<f64> {
+    /// Entry distance of the ray within `[t0, t1]`.
+    #[inline(always)]
+    fn enter(&self, r: &SlabRay, t0: f64, t1: f64) -> Option<f64> {
         let mut near = t0;
         let mut far = t1;
         for a in 0..3 {
-            let ta = (self.lo[a] as f64 - o[a]) * inv[a];
-            let tb = (self.hi[a] as f64 - o[a]) * inv[a];
+            let ta = (self.b[a] as f64 - r.o[a]) * r.inv[a];
+            let tb = (self.b[a + 3] as f64 - r.o[a]) * r.inv[a];
             // NaN (a zero direction on a face) compares false and leaves the range as it is.
             let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
             if lo > near {
@@ -113,11 +130,6 @@ impl Bvh {
         Bvh { nodes, root: 0, order }
     }
 
-    /// A tree from nodes made by the owner (children adjacent, `root` its top).
-    pub(crate) fn from_nodes(nodes: Vec<Node>, root: u32) -> Bvh {
-        Bvh { nodes, root, order: Vec::new() }
-    }
-
     /// The bounds of the whole tree (empty for an empty tree).
     pub fn bounds(&self) -> Aabb {
         self.nodes.get(self.root as usize).map_or(Aabb::EMPTY, Node::bounds)
@@ -132,19 +144,12 @@ impl Bvh {
         self.nodes.is_empty()
     }
 
-    /// Visits the leaves the ray `o + t d` (`inv` = 1/d per axis) enters within
+    /// Visits the leaves the ray `r` enters within
     /// `[t_min, *best]`, nearest first; `leaf(first, count, best)` lowers `*best` when it hits.
     #[inline]
-    pub(crate) fn traverse(
-        &self,
-        o: &V3,
-        inv: &V3,
-        t_min: f64,
-        best: &mut f64,
-        mut leaf: impl FnMut(u32, u32, &mut f64),
-    ) {
+    pub(crate) fn traverse(&self, r: &SlabRay, t_min: f64, best: &mut f64, mut leaf: impl FnMut(u32, u32, &mut f64)) {
         let Some(root) = self.nodes.get(self.root as usize) else { return };
-        let Some(t) = root.enter(o, inv, t_min, *best) else { return };
+        let Some(t) = root.enter(r, t_min, *best) else { return };
         let mut stack = [(0u32, 0f64); MAX_DEPTH + 4];
         let mut sp = 0usize;
         stack[sp] = (self.root, t);
@@ -162,8 +167,8 @@ impl Bvh {
                     break;
                 }
                 let (a, b) = (n.first, n.first + 1);
-                let ta = self.nodes[a as usize].enter(o, inv, t_min, *best);
-                let tb = self.nodes[b as usize].enter(o, inv, t_min, *best);
+                let ta = self.nodes[a as usize].enter(r, t_min, *best);
+                let tb = self.nodes[b as usize].enter(r, t_min, *best);
                 match (ta, tb) {
                     (Some(x), Some(y)) => {
                         let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };

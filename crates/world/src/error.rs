@@ -12,6 +12,14 @@ pub enum Error {
         /// Long sections.
         nv: usize,
     },
+    /// A CRG grid with more long sections than a heightfield can index.
+    #[error("the CRG grid has {nv} long sections; a heightfield takes at most {max}")]
+    GridTooWide {
+        /// Long sections.
+        nv: usize,
+        /// The most it takes.
+        max: usize,
+    },
     /// A `<surface><CRG>` mode the world cannot lay on its road.
     #[error("CRG mode \"{mode}\" is not supported (attached and attached0 are)")]
     Mode {

@@ -5,11 +5,19 @@
 //! normal (reversed for `orientation="opposite"`); its height is the road's surface there
 //! (elevation plus t times the planar cross slope; nothing for `attached0`) plus
 //! `zOffset + zScale * z_crg`. Each cell is two triangles split along the diagonal from
-//! (iu, iv) to (iu + 1, iv + 1). A tree of exact bounds over blocks of `LEAF` x `LEAF` cells
-//! finds the cells a ray can hit; the 1 cm grid of a 150 m road (10 M nodes) is never turned
+//! (iu, iv) to (iu + 1, iv + 1); the 1 cm grid of a 150 m road (10 M nodes) is never turned
 //! into a triangle list.
+//!
+//! The grid is cut into chunks of `CHUNK` rows. Each chunk has its own tree over blocks of
+//! `LEAF` x `LEAF` cells, whose bounds hold (x, y, h) with `h = z - gx x - gy y`: the height
+//! above a plane of the chunk's grade and cross slope, so boxes are as thin as the texture
+//! (a shear keeps a ray a ray, with the same t). Bounds are 16-bit steps of the chunk's box,
+//! rounded outward, so a node is 16 bytes. A top-level tree over the chunks' boxes finds the
+//! chunks. In a leaf, a cell is skipped when its four corners lie on one side of the ray's
+//! vertical plane, or all above or all below the ray within that plane; the rest are
+//! Möller-Trumbore tests (so hits are exactly the triangles').
 
-use crate::bvh::{inverse, Bvh, Node, MAX_DEPTH};
+use crate::bvh::{Bvh, SlabRay, MAX_DEPTH};
 use crate::geom::{cross, sub, Aabb, Hit, Ray, V3};
 use crate::material::Tag;
 use crate::mesh::triangle;
@@ -18,7 +26,100 @@ use opendrive::eval::marks::PaintLine;
 use opendrive::RoadEval;
 
 /// Cells per leaf side.
-const LEAF: usize = 2;
+const LEAF: usize = 4;
+/// Cell rows per chunk (a multiple of `LEAF`).
+const CHUNK: usize = 256;
+/// The most long sections a grid may have (so a block index fits in 31 bits).
+const MAX_COLUMNS: usize = 1 << 24;
+/// A leaf's child field: this bit, and the block's index in its chunk.
+const LEAF_BIT: u32 = 1 << 31;
+/// Quantization steps of a chunk's box (of 65,535, leaving room to round outward).
+const STEPS: f64 = 65_000.0;
+
+/// A node of a chunk's tree: bounds in steps of the chunk's box, and either the first of two
+/// adjacent children or `LEAF_BIT | block`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct QNode {
+    b: [u16; 6],
+    child: u32,
+}
+
+/// One chunk: rows `row0..row0 + CHUNK` (cells), its shear, its box and its tree's root.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Chunk {
+    row0: u32,
+    /// Blocks across (the grid's columns).
+    blocks_v: u32,
+    root: u32,
+    /// h = z - g[0] x - g[1] y.
+    g: [f64; 2],
+    /// Lower corner of the quantized box (x, y, h), and the size of one step per axis.
+    origin: [f64; 3],
+    step: [f64; 3],
+}
+
+/// A ray in a chunk's steps: t at step q of axis a is `q * k[a] + c[a]`.
+#[derive(Debug, Clone, Copy)]
+struct StepRay {
+    k: [f64; 3],
+    c: [f64; 3],
+}
+
+/// 1 / x, kept finite (a huge number of x's sign for a zero), so step arithmetic never makes
+/// NaN from infinity times zero.
+fn finite_inverse(x: f64) -> f64 {
+    if x.abs() > 1e-200 {
+        1.0 / x
+    } else {
+        1e200_f64.copysign(x)
+    }
+}
+
+impl Chunk {
+    fn ray(&self, o: &V3, d: &V3) -> StepRay {
+        let o3 = [o[0], o[1], o[2] - self.g[0] * o[0] - self.g[1] * o[1]];
+        let d3 = [d[0], d[1], d[2] - self.g[0] * d[0] - self.g[1] * d[1]];
+        let mut r = StepRay { k: [0.0; 3], c: [0.0; 3] };
+        for a in 0..3 {
+            let inv = finite_inverse(d3[a]);
+            r.k[a] = self.step[a] * inv;
+            r.c[a] = (self.origin[a] - o3[a]) * inv;
+        }
+        r
+    }
+    /// Steps (lower and upper, per axis) of an (x, y, h) box, rounded outward by one more.
+    fn quantize(&self, lo: &[f64; 3], hi: &[f64; 3]) -> [u16; 6] {
+        let mut b = [0u16; 6];
+        for a in 0..3 {
+            let l = ((lo[a] - self.origin[a]) / self.step[a]).floor() - 1.0;
+            let h = ((hi[a] - self.origin[a]) / self.step[a]).ceil() + 1.0;
+            // NaN casts to 0 for the lower and to 0 for the upper: an empty box, never hit.
+            b[a] = l.clamp(0.0, 65_535.0) as u16;
+            b[a + 3] = h.clamp(0.0, 65_535.0) as u16;
+        }
+        b
+    }
+}
+
+impl QNode {
+    #[inline(always)]
+    fn enter(&self, r: &StepRay, t0: f64, t1: f64) -> Option<f64> {
+        let mut near = t0;
+        let mut far = t1;
+        for a in 0..3 {
+            let ta = self.b[a] as f64 * r.k[a] + r.c[a];
+            let tb = self.b[a + 3] as f64 * r.k[a] + r.c[a];
+            let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
+            if lo > near {
+                near = lo;
+            }
+            if hi < far {
+                far = hi;
+            }
+        }
+        (near <= far).then_some(near)
+    }
+}
 
 /// How a CRG grid lies on its road: the numbers of a `<surface><CRG>` record.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -119,6 +220,9 @@ pub struct Heightfield {
     v: Vec<f64>,
     /// `z_offset + z_scale * z_crg`, row-major; NaN = no data.
     z: Vec<f32>,
+    chunks: Vec<Chunk>,
+    nodes: Vec<QNode>,
+    /// Over the chunks' world boxes.
     bvh: Bvh,
     base: Tag,
     paint: Option<PaintBands>,
@@ -133,6 +237,9 @@ impl Heightfield {
         let (nu, nv) = (crg.nu(), crg.v_positions().len());
         if nu < 2 || nv < 2 {
             return Err(Error::GridTooSmall { nu, nv });
+        }
+        if nv > MAX_COLUMNS {
+            return Err(Error::GridTooWide { nv, max: MAX_COLUMNS });
         }
         let u0 = crg.u_at(0);
         let sign = if link.same { 1.0 } else { -1.0 };
@@ -170,8 +277,17 @@ impl Heightfield {
                 z.push((link.z_scale * crg.node_z(iu, iv)) as f32);
             }
         }
-        let mut hf =
-            Heightfield { rows, v: crg.v_positions().to_vec(), z, bvh: Bvh::default(), base, paint: None, cells: 0 };
+        let mut hf = Heightfield {
+            rows,
+            v: crg.v_positions().to_vec(),
+            z,
+            chunks: Vec::new(),
+            nodes: Vec::new(),
+            bvh: Bvh::default(),
+            base,
+            paint: None,
+            cells: 0,
+        };
         hf.build_tree();
         Ok(hf)
     }
@@ -216,86 +332,95 @@ impl Heightfield {
         Some([self.node(iu, iv)?, self.node(iu + 1, iv)?, self.node(iu + 1, iv + 1)?, self.node(iu, iv + 1)?])
     }
 
-    /// Builds the tree over blocks of cells (splits on block boundaries, children adjacent).
-    fn build_tree(&mut self) {
-        let (cu, cv) = (self.rows.len() - 1, self.v.len() - 1);
-        let mut nodes = Vec::new();
-        let mut cells = 0;
-        let root = self.subtree(&mut nodes, &mut cells, (0, cu), (0, cv), 0);
-        self.cells = cells;
-        self.bvh = match root {
-            Some(r) => {
-                nodes.push(r);
-                let at = nodes.len() as u32 - 1;
-                Bvh::from_nodes(nodes, at)
-            }
-            None => Bvh::default(),
-        };
+    /// Node (iu, iv) without checks (both in range), NaN z for a hole.
+    #[inline(always)]
+    fn node_raw(&self, r: &Row, zrow: &[f32], v: f64, iv: usize) -> V3 {
+        [r.b[0] + v * r.d[0], r.b[1] + v * r.d[1], r.z0 + v * r.dz + zrow[iv] as f64]
     }
 
-    fn subtree(
-        &self,
-        nodes: &mut Vec<Node>,
-        cells: &mut usize,
-        u: (usize, usize),
-        v: (usize, usize),
-        depth: usize,
-    ) -> Option<Node> {
-        let (bu, bv) = ((u.1 - u.0).div_ceil(LEAF), (v.1 - v.0).div_ceil(LEAF));
-        if (bu <= 1 && bv <= 1) || depth + 1 >= MAX_DEPTH {
+    /// Builds the chunks, their trees and the tree over them.
+    fn build_tree(&mut self) {
+        let cu = self.rows.len() - 1;
+        let mut chunks = Vec::new();
+        let mut boxes = Vec::new();
+        let mut nodes = Vec::new();
+        let mut cells = 0;
+        for row0 in (0..cu).step_by(CHUNK) {
+            let row1 = (row0 + CHUNK).min(cu);
+            if let Some((c, world)) = self.chunk(row0, row1, &mut nodes, &mut cells) {
+                chunks.push(c);
+                boxes.push(world);
+            }
+        }
+        self.cells = cells;
+        self.bvh = Bvh::build(&boxes, 1);
+        // Chunks in the top tree's leaf order.
+        self.chunks = self.bvh.order.iter().map(|&i| chunks[i as usize]).collect();
+        self.nodes = nodes;
+    }
+
+    /// The chunk of cell rows `row0..row1`: its tree appended to `nodes`, and its world box
+    /// (None when it holds no cell).
+    fn chunk(&self, row0: usize, row1: usize, nodes: &mut Vec<QNode>, cells: &mut usize) -> Option<(Chunk, Aabb)> {
+        let nv = self.v.len();
+        let cv = nv - 1;
+        let (ra, rb) = (&self.rows[row0], &self.rows[row1]);
+        // The plane: the road's grade along the chunk and its cross slope at the middle.
+        let mid = &self.rows[(row0 + row1) / 2];
+        let along = [rb.b[0] - ra.b[0], rb.b[1] - ra.b[1]];
+        let len = (along[0] * along[0] + along[1] * along[1]).sqrt();
+        let grade = if len > 0.0 { (rb.z0 - ra.z0) / len } else { 0.0 };
+        let tang = if len > 0.0 { [along[0] / len, along[1] / len] } else { [0.0, 0.0] };
+        let g = [grade * tang[0] + mid.dz * mid.d[0], grade * tang[1] + mid.dz * mid.d[1]];
+        let g = if g.iter().all(|x| x.is_finite()) { g } else { [0.0, 0.0] };
+        // Leaf boxes in (x, y, h), and the world box.
+        let bu = (row1 - row0).div_ceil(LEAF);
+        let bv = cv.div_ceil(LEAF);
+        let mut leaves: Vec<Option<Box3>> = vec![None; bu * bv];
+        let mut world = Aabb::EMPTY;
+        let mut sheared = Aabb::EMPTY;
+        for (i, leaf) in leaves.iter_mut().enumerate() {
+            let (iu0, iv0) = (row0 + (i / bv) * LEAF, (i % bv) * LEAF);
             let mut b = Aabb::EMPTY;
-            for iu in u.0..u.1 {
-                for iv in v.0..v.1 {
-                    if let Some(c) = self.corners(iu, iv) {
-                        c.iter().for_each(|p| b.grow(*p));
-                        *cells += 1;
+            for iu in iu0..(iu0 + LEAF).min(row1) {
+                for iv in iv0..(iv0 + LEAF).min(cv) {
+                    let Some(c) = self.corners(iu, iv) else { continue };
+                    *cells += 1;
+                    for p in c {
+                        world.grow(p);
+                        b.grow([p[0], p[1], p[2] - g[0] * p[0] - g[1] * p[1]]);
                     }
                 }
             }
-            // A leaf names its first cell: `first` = row, `count` = column + 1, and spans
-            // LEAF x LEAF cells from there (clipped to the grid).
-            return (!b.is_empty()).then(|| Node::new(&b, u.0 as u32, v.0 as u32 + 1));
-        }
-        let (a, b) = if bu >= bv {
-            let m = u.0 + (bu / 2) * LEAF;
-            (self.subtree(nodes, cells, (u.0, m), v, depth + 1), self.subtree(nodes, cells, (m, u.1), v, depth + 1))
-        } else {
-            let m = v.0 + (bv / 2) * LEAF;
-            (self.subtree(nodes, cells, u, (v.0, m), depth + 1), self.subtree(nodes, cells, u, (m, v.1), depth + 1))
-        };
-        match (a, b) {
-            (Some(a), Some(b)) => {
-                let at = nodes.len() as u32;
-                let bounds = a.bounds().union(&b.bounds());
-                nodes.push(a);
-                nodes.push(b);
-                Some(Node::new(&bounds, at, 0))
+            if !b.is_empty() {
+                sheared = sheared.union(&b);
+                *leaf = Some((b.min, b.max));
             }
-            (one, None) | (None, one) => one,
         }
+        if sheared.is_empty() {
+            return None;
+        }
+        let mut c = Chunk { row0: row0 as u32, blocks_v: bv as u32, root: 0, g, origin: [0.0; 3], step: [0.0; 3] };
+        for a in 0..3 {
+            let ext = sheared.max[a] - sheared.min[a];
+            c.step[a] = (ext / STEPS).max(1e-9).max(sheared.min[a].abs().max(sheared.max[a].abs()) * 1e-12);
+            c.origin[a] = sheared.min[a] - 100.0 * c.step[a];
+        }
+        let root = subtree(&c, &leaves, nodes, (0, bu), (0, bv), bv)?;
+        nodes.push(root.1);
+        c.root = nodes.len() as u32 - 1;
+        Some((c, world))
     }
 
     /// The nearest hit within `(ray.t_min, best)`; lowers `best` when found.
     pub fn cast(&self, ray: &Ray, best: &mut f64) -> Option<Hit> {
-        let inv = inverse(&ray.dir);
-        let (cu, cv) = (self.rows.len() - 1, self.v.len() - 1);
+        let sr = SlabRay::new(&ray.origin, &ray.dir);
         // (t, row, column, second triangle, barycentric u, v)
         let mut found: Option<(f64, usize, usize, bool, f64, f64)> = None;
-        let (o, d) = (&ray.origin, &ray.dir);
-        self.bvh.traverse(o, &inv, ray.t_min, best, |iu0, iv1, best| {
-            let (iu0, iv0) = (iu0 as usize, iv1 as usize - 1);
-            for iu in iu0..(iu0 + LEAF).min(cu) {
-                for iv in iv0..(iv0 + LEAF).min(cv) {
-                    let Some([a, b, c, dd]) = self.corners(iu, iv) else { continue };
-                    let (ac, ab, ad) = (sub(c, a), sub(b, a), sub(dd, a));
-                    if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ab, &ac, ray.t_min, *best) {
-                        *best = t;
-                        found = Some((t, iu, iv, false, bu, bv));
-                    }
-                    if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ac, &ad, ray.t_min, *best) {
-                        *best = t;
-                        found = Some((t, iu, iv, true, bu, bv));
-                    }
+        self.bvh.traverse(&sr, ray.t_min, best, |first, count, best| {
+            for k in first..first + count {
+                if let Some(c) = self.chunks.get(k as usize) {
+                    self.cast_chunk(c, ray, best, &mut found);
                 }
             }
         });
@@ -306,6 +431,119 @@ impl Heightfield {
         let (fu, fv) = if second { (bu, bu + bv) } else { (bu + bv, bv) };
         let tag = self.tag_at(iu, iv, fu, fv);
         Some(Hit::new(ray, t, normal, tag))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn cast_chunk(
+        &self,
+        c: &Chunk,
+        ray: &Ray,
+        best: &mut f64,
+        found: &mut Option<(f64, usize, usize, bool, f64, f64)>,
+    ) {
+        let r = c.ray(&ray.origin, &ray.dir);
+        let Some(root) = self.nodes.get(c.root as usize) else { return };
+        let Some(t) = root.enter(&r, ray.t_min, *best) else { return };
+        let mut stack = [(0u32, 0f64); MAX_DEPTH + 4];
+        let mut sp = 0usize;
+        stack[sp] = (c.root, t);
+        sp += 1;
+        while sp > 0 {
+            sp -= 1;
+            let (mut at, t_in) = stack[sp];
+            if t_in > *best {
+                continue;
+            }
+            while let Some(n) = self.nodes.get(at as usize) {
+                if n.child & LEAF_BIT != 0 {
+                    let block = (n.child & !LEAF_BIT) as usize;
+                    let bv = c.blocks_v as usize;
+                    let iu0 = c.row0 as usize + (block / bv) * LEAF;
+                    let iv0 = (block % bv) * LEAF;
+                    self.cast_leaf(iu0, iv0, (c.row0 as usize + CHUNK).min(self.rows.len() - 1), ray, best, found);
+                    break;
+                }
+                let (a, b) = (n.child, n.child + 1);
+                let (Some(na), Some(nb)) = (self.nodes.get(a as usize), self.nodes.get(b as usize)) else { break };
+                let ta = na.enter(&r, ray.t_min, *best);
+                let tb = nb.enter(&r, ray.t_min, *best);
+                match (ta, tb) {
+                    (Some(x), Some(y)) => {
+                        let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };
+                        if sp < stack.len() {
+                            stack[sp] = (far, tf);
+                            sp += 1;
+                        }
+                        at = near;
+                    }
+                    (Some(_), None) => at = a,
+                    (None, Some(_)) => at = b,
+                    (None, None) => break,
+                }
+            }
+        }
+    }
+
+    /// Tests the cells of the leaf from cell (iu0, iv0), rows below `row_end`.
+    #[allow(clippy::type_complexity)]
+    #[inline]
+    fn cast_leaf(
+        &self,
+        iu0: usize,
+        iv0: usize,
+        row_end: usize,
+        ray: &Ray,
+        best: &mut f64,
+        found: &mut Option<(f64, usize, usize, bool, f64, f64)>,
+    ) {
+        const N: usize = LEAF + 1;
+        let nv = self.v.len();
+        let (o, d) = (&ray.origin, &ray.dir);
+        let nu_l = (row_end.min(iu0 + LEAF) + 1).saturating_sub(iu0).min(N);
+        let nv_l = ((iv0 + LEAF).min(nv - 1) + 1).saturating_sub(iv0).min(N);
+        let (Some(vs), Some(_)) = (self.v.get(iv0..iv0 + nv_l), self.rows.get(iu0..iu0 + nu_l)) else { return };
+        let mut p = [[[0.0f64; 3]; N]; N];
+        // Per node: 1, 2 = right, left of the ray's vertical plane; 4, 8 = above, below the ray.
+        let mut side = [[0u8; N]; N];
+        let dxy2 = d[0] * d[0] + d[1] * d[1];
+        let tol_f = 1e-9 * dxy2.sqrt();
+        let tol_s = 1e-9 * dxy2;
+        for i in 0..nu_l {
+            let r = &self.rows[iu0 + i];
+            let Some(zrow) = self.z.get((iu0 + i) * nv..(iu0 + i + 1) * nv) else { return };
+            for (j, &v) in vs.iter().enumerate() {
+                let q = self.node_raw(r, zrow, v, iv0 + j);
+                p[i][j] = q;
+                let (rx, ry, rz) = (q[0] - o[0], q[1] - o[1], q[2] - o[2]);
+                let f = d[0] * ry - d[1] * rx;
+                let g = d[0] * rx + d[1] * ry;
+                let s = rz * dxy2 - d[2] * g;
+                side[i][j] = (f > tol_f) as u8
+                    | ((f < -tol_f) as u8) << 1
+                    | ((s > tol_s) as u8) << 2
+                    | ((s < -tol_s) as u8) << 3;
+            }
+        }
+        for i in 0..nu_l.saturating_sub(1) {
+            for j in 0..nv_l.saturating_sub(1) {
+                if side[i][j] & side[i + 1][j] & side[i + 1][j + 1] & side[i][j + 1] != 0 {
+                    continue;
+                }
+                let (a, b, c, dd) = (p[i][j], p[i + 1][j], p[i + 1][j + 1], p[i][j + 1]);
+                if [a, b, c, dd].iter().any(|q| q[2].is_nan()) {
+                    continue;
+                }
+                let (ac, ab, ad) = (sub(c, a), sub(b, a), sub(dd, a));
+                if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ab, &ac, ray.t_min, *best) {
+                    *best = t;
+                    *found = Some((t, iu0 + i, iv0 + j, false, bu, bv));
+                }
+                if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ac, &ad, ray.t_min, *best) {
+                    *best = t;
+                    *found = Some((t, iu0 + i, iv0 + j, true, bu, bv));
+                }
+            }
+        }
     }
 
     fn tag_at(&self, iu: usize, iv: usize, fu: f64, fv: f64) -> Tag {
@@ -335,10 +573,14 @@ impl Heightfield {
             columns: self.v.len(),
             holes: self.z.iter().filter(|z| z.is_nan()).count(),
             cells: self.cells,
-            tree_nodes: self.bvh.len(),
+            tree_nodes: self.bvh.len() + self.nodes.len(),
             bytes: self.rows.len() * std::mem::size_of::<Row>()
+                + self.v.len() * 8
                 + self.z.len() * 4
-                + self.bvh.len() * std::mem::size_of::<Node>()
+                + self.nodes.len() * std::mem::size_of::<QNode>()
+                + self.chunks.len() * std::mem::size_of::<Chunk>()
+                + self.bvh.len() * 32
+                + self.bvh.order.len() * 4
                 + self.paint.as_ref().map_or(0, |p| p.start.len() * 4 + p.bands.len() * 8),
         }
     }
@@ -365,4 +607,42 @@ fn triangle_uv(o: &V3, d: &V3, v0: &V3, e1: &V3, e2: &V3, t_min: f64, t_max: f64
         return Some((t, 0.0, 0.0));
     }
     Some((t, (c * pe1 - b * pe2) / det, (a * pe2 - b * pe1) / det))
+}
+
+/// An (x, y, h) box: lower and upper corners.
+type Box3 = ([f64; 3], [f64; 3]);
+
+/// The tree over blocks `u.0..u.1` x `v.0..v.1` of a chunk (halving the longer side; children
+/// pushed next to each other): its (x, y, h) box and its node, not yet pushed.
+fn subtree(
+    c: &Chunk,
+    leaves: &[Option<Box3>],
+    nodes: &mut Vec<QNode>,
+    u: (usize, usize),
+    v: (usize, usize),
+    bv: usize,
+) -> Option<(Box3, QNode)> {
+    if u.1 - u.0 == 1 && v.1 - v.0 == 1 {
+        let block = u.0 * bv + v.0;
+        let (lo, hi) = (*leaves.get(block)?)?;
+        return Some(((lo, hi), QNode { b: c.quantize(&lo, &hi), child: LEAF_BIT | block as u32 }));
+    }
+    let (a, b) = if u.1 - u.0 >= v.1 - v.0 {
+        let m = (u.0 + u.1) / 2;
+        (subtree(c, leaves, nodes, (u.0, m), v, bv), subtree(c, leaves, nodes, (m, u.1), v, bv))
+    } else {
+        let m = (v.0 + v.1) / 2;
+        (subtree(c, leaves, nodes, u, (v.0, m), bv), subtree(c, leaves, nodes, u, (m, v.1), bv))
+    };
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let at = nodes.len() as u32;
+            nodes.push(a.1);
+            nodes.push(b.1);
+            let lo = [0, 1, 2].map(|k| a.0 .0[k].min(b.0 .0[k]));
+            let hi = [0, 1, 2].map(|k| a.0 .1[k].max(b.0 .1[k]));
+            Some(((lo, hi), QNode { b: c.quantize(&lo, &hi), child: at }))
+        }
+        (one, None) | (None, one) => one,
+    }
 }

@@ -1,6 +1,6 @@
 //! Triangle meshes behind a BVH.
 
-use crate::bvh::{inverse, Bvh};
+use crate::bvh::{Bvh, SlabRay};
 use crate::geom::{cross, dot, sub, Aabb, Hit, Ray, V3};
 use crate::material::Tag;
 use crate::Error;
@@ -96,9 +96,9 @@ impl TriMesh {
 
     /// The nearest hit within `(ray.t_min, best)`; lowers `best` when found.
     pub fn cast(&self, ray: &Ray, best: &mut f64) -> Option<Hit> {
-        let inv = inverse(&ray.dir);
+        let sr = SlabRay::new(&ray.origin, &ray.dir);
         let mut found: Option<(f64, usize)> = None;
-        self.bvh.traverse(&ray.origin, &inv, ray.t_min, best, |first, count, best| {
+        self.bvh.traverse(&sr, ray.t_min, best, |first, count, best| {
             for k in first as usize..(first + count) as usize {
                 let [v0, e1, e2] = &self.tris[k];
                 if let Some(t) = triangle(&ray.origin, &ray.dir, v0, e1, e2, ray.t_min, *best) {

@@ -1,6 +1,6 @@
 //! A world: parts behind one top-level tree.
 
-use crate::bvh::{inverse, Bvh};
+use crate::bvh::{Bvh, SlabRay};
 use crate::geom::{Aabb, Hit, Ray, V3};
 use crate::heightfield::Heightfield;
 use crate::material::MaterialTable;
@@ -78,7 +78,7 @@ impl World {
         if !ray.is_valid() {
             return None;
         }
-        let inv = inverse(&ray.dir);
+        let sr = SlabRay::new(&ray.origin, &ray.dir);
         let mut best = ray.t_max;
         // The parts whose boxes the ray enters, nearest first; heightfields are cast before
         // meshes, because a road surface is what most rays hit first and its distance then
@@ -87,7 +87,7 @@ impl World {
         let mut deferred = Vec::new();
         let mut n_meshes = 0;
         let mut hit = None;
-        self.tlas.traverse(&ray.origin, &inv, ray.t_min, &mut best, |first, count, best| {
+        self.tlas.traverse(&sr, ray.t_min, &mut best, |first, count, best| {
             for k in first..first + count {
                 let Some(&part) = self.tlas.order.get(k as usize) else { continue };
                 match &self.parts[part as usize] {

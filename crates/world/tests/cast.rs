@@ -279,3 +279,125 @@ fn bounds_hold_the_parts() {
         assert!(p.iter().zip(b.min.iter().zip(&b.max)).all(|(c, (lo, hi))| c >= lo && c <= hi), "{p:?} outside {b:?}");
     }
 }
+
+/// A grid whose sizes are multiples of neither the leaf (4 cells) nor the chunk (256 rows):
+/// 522 x 30 cells with a hole, on the demo road's curve.
+fn odd_heightfield(holes: bool) -> (Heightfield, opendrive::OpenDrive) {
+    let odr = demo_road();
+    let road = opendrive::RoadEval::new(&odr.roads[0]);
+    let crg = grid(0.0, 0.05, 523, -1.0, 0.07, 31, holes);
+    let surf = opencrg::Surface::new(&crg, true).expect("surface");
+    let l = link(60.0, 60.0 + 522.0 * 0.05);
+    let hf = Heightfield::new(&road, &l, &surf, Tag::default()).expect("heightfield");
+    (hf, odr)
+}
+
+#[test]
+fn odd_sized_grid_across_chunks_and_leaves_equals_brute_force() {
+    let (hf, odr) = odd_heightfield(true);
+    let road = opendrive::RoadEval::new(&odr.roads[0]);
+    let st = hf.stats();
+    assert_eq!((st.rows, st.columns), (523, 31));
+    assert!(st.holes > 0);
+    let tris: Vec<[V3; 3]> = hf.triangles().collect();
+    assert_eq!(tris.len(), 2 * st.cells);
+    let mut rng = Rng(5);
+    let mut hits = 0;
+    for k in 0..1500 {
+        // Steep and grazing rays, from above the road towards anywhere on the grid (its last
+        // rows and columns, the chunk seams at 256 and 512 rows and the hole included).
+        let s = if k % 3 == 0 { 60.0 + rng.range(12.0, 13.0) } else { 60.0 + rng.range(0.0, 26.1) };
+        let (t, h) = (rng.range(-1.0, 1.1), if k % 2 == 0 { 0.3 } else { 3.0 });
+        let from = road.sth_to_xyz(rng.range(55.0, 90.0), rng.range(-4.0, 4.0), h);
+        let to = road.sth_to_xyz(s, t, 0.0);
+        let r = Ray::new(from, [to[0] - from[0], to[1] - from[1], to[2] - from[2]]);
+        let mut best = f64::INFINITY;
+        let got = hf.cast(&r, &mut best).map(|h| h.t);
+        match (nearest(r.origin, r.dir, &tris), got) {
+            (Some(a), Some(b)) => {
+                hits += 1;
+                assert!((a - b).abs() < 1e-9, "ray {k}: brute force {a} m, heightfield {b} m");
+            }
+            (None, None) => {}
+            (a, b) => panic!("ray {k}: brute force {a:?}, heightfield {b:?}"),
+        }
+    }
+    assert!(hits > 1000, "{hits} of 1500 rays hit");
+}
+
+#[test]
+fn rays_through_nodes_edges_and_diagonals_find_no_crack() {
+    let (hf, _) = odd_heightfield(false);
+    let st = hf.stats();
+    let mut checked = 0;
+    // Every node, edge midpoint and diagonal midpoint near the leaf (4) and chunk (256) seams
+    // and the grid's last row and column, from a point above and from a grazing angle.
+    let rows: Vec<usize> = [0, 1, 3, 4, 5, 7, 8, 127, 128, 255, 256, 257, 259, 260, 511, 512, 513, 520, 521].to_vec();
+    let cols: Vec<usize> = (0..st.columns - 1).collect();
+    for &iu in &rows {
+        for &iv in &cols {
+            let (Some(a), Some(b), Some(c), Some(d)) =
+                (hf.node(iu, iv), hf.node(iu + 1, iv), hf.node(iu + 1, iv + 1), hf.node(iu, iv + 1))
+            else {
+                continue;
+            };
+            let mid = |p: V3, q: V3| [(p[0] + q[0]) / 2.0, (p[1] + q[1]) / 2.0, (p[2] + q[2]) / 2.0];
+            for target in [a, mid(a, b), mid(a, d), mid(a, c), mid(b, d), c] {
+                // Straight down, slanted, and along the cell's diagonal (its vertical plane
+                // holds the diagonal a-c) at 2 degrees.
+                let diag = [c[0] - a[0], c[1] - a[1]];
+                let n = (diag[0] * diag[0] + diag[1] * diag[1]).sqrt();
+                let back = 5.0 / n;
+                let grazing = [target[0] - diag[0] * back, target[1] - diag[1] * back, target[2] + 5.0 * 0.035];
+                for from in [
+                    [target[0], target[1], target[2] + 2.0],
+                    [target[0] + 0.7, target[1] - 0.4, target[2] + 1.5],
+                    grazing,
+                ] {
+                    let dir = [target[0] - from[0], target[1] - from[1], target[2] - from[2]];
+                    let dist = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
+                    let r = Ray::new(from, dir);
+                    let mut best = f64::INFINITY;
+                    let h = hf.cast(&r, &mut best);
+                    let h = h.unwrap_or_else(|| panic!("a crack at cell ({iu}, {iv}): {target:?} from {from:?}"));
+                    // It may hit a bump before the target, never pass it.
+                    assert!(h.t <= dist + 1e-9, "cell ({iu}, {iv}): hit at {} m, the target at {dist} m", h.t);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 3000, "{checked} rays");
+}
+
+#[test]
+fn bad_rays_and_empty_grids_give_no_hit() {
+    let (hf, _) = odd_heightfield(true);
+    let c = hf.bounds().centre();
+    for r in [
+        Ray { origin: [f64::NAN, c[1], c[2] + 1.0], dir: [0.0, 0.0, -1.0], t_min: 0.0, t_max: 10.0, time: 0.0 },
+        Ray { origin: [c[0], c[1], c[2] + 1.0], dir: [f64::NAN; 3], t_min: 0.0, t_max: 10.0, time: 0.0 },
+        Ray { origin: [c[0], c[1], c[2] + 1.0], dir: [0.0; 3], t_min: 0.0, t_max: 10.0, time: 0.0 },
+        Ray { origin: [f64::INFINITY, c[1], c[2] + 1.0], dir: [-1.0, 0.0, 0.0], t_min: 0.0, t_max: 10.0, time: 0.0 },
+    ] {
+        let mut best = r.t_max;
+        assert!(hf.cast(&r, &mut best).is_none(), "{r:?}");
+    }
+    // A grid of holes only: no cell, no tree, no hit.
+    let odr = demo_road();
+    let road = opendrive::RoadEval::new(&odr.roads[0]);
+    let mut crg = grid(0.0, 0.05, 40, -1.0, 0.05, 9, true);
+    for z in crg.z.iter_mut() {
+        *z = f32::NAN;
+    }
+    let mut m = crg.modifiers.clone().unwrap_or_default();
+    m.grid_nan_mode = Some(0);
+    crg.modifiers = Some(m);
+    let surf = opencrg::Surface::new(&crg, true).expect("surface");
+    let hf = Heightfield::new(&road, &link(0.0, 2.0), &surf, Tag::default()).expect("heightfield");
+    assert_eq!(hf.stats().cells, 0);
+    assert!(hf.bounds().is_empty());
+    let p = road.sth_to_xyz(1.0, 0.0, 0.0);
+    let mut best = f64::INFINITY;
+    assert!(hf.cast(&Ray::new([p[0], p[1], p[2] + 1.0], [0.0, 0.0, -1.0]), &mut best).is_none());
+}
