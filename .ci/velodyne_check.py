@@ -75,7 +75,7 @@ ring = pts[:, 6].astype(int)
 worst = max(float(np.abs(elev[ring == r] - table[r]).max()) for r in np.unique(ring))
 check(worst < 1e-3, f"elevation of every point equals its ring's table angle within 0.001 deg (worst {worst:.2e})")
 # Ranges: the decoded points, in order, are roadscan's reported returns in firing order.
-ours = np.fromfile(ranges_path, dtype="<f4").reshape(-1, 2)
+ours = np.fromfile(ranges_path, dtype="<f4").reshape(-1, 3)
 reported = ours[~np.isnan(ours[:, 1])]
 check(len(reported) == len(pts), f"{len(reported)} reported returns in the ranges file")
 if len(reported) == len(pts):

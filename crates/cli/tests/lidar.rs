@@ -65,7 +65,7 @@ fn an_hdl32e_over_the_demo_world() {
         .chunks(4)
         .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
         .collect();
-    assert_eq!(cast.len(), 904 * 12 * 32 * 2);
+    assert_eq!(cast.len(), 904 * 12 * 32 * 3);
     let (mut returns, mut near_road) = (0, 0);
     for (k, p) in data.iter().enumerate() {
         assert_eq!(p.len(), 1206);
@@ -75,7 +75,7 @@ fn an_hdl32e_over_the_demo_world() {
             for laser in 0..32 {
                 let c = b * 100 + 4 + 3 * laser;
                 let dist = u16::from_le_bytes([p[c], p[c + 1]]) as f64 * 0.002;
-                let at = ((k * 12 + b) * 32 + laser) * 2;
+                let at = ((k * 12 + b) * 32 + laser) * 3;
                 let (cast, reported) = (cast[at] as f64, cast[at + 1] as f64);
                 if dist == 0.0 {
                     assert!(reported.is_nan(), "packet {k} block {b} laser {laser}: no return but {reported} reported");

@@ -18,6 +18,13 @@ use world::{LanePath, Pose, Trajectory};
 pub struct LidarConfig {
     /// The output directory of a build (or `roadscan demo`).
     pub world: PathBuf,
+    /// How the build's roadside is modelled.
+    pub roadside: world_source::Roadside,
+    /// Cast at a designed scene instead (`demo`, or an OpenDRIVE file), with this seed.
+    pub scene: Option<(String, u64)>,
+    /// Drive a lane of this OpenDRIVE file's road instead of the world's (placed by the two
+    /// files' header offsets), e.g. a survey's truth road over the world built from it.
+    pub path_xodr: Option<PathBuf>,
     /// Beam table: `hdl32e` or `vlp16`.
     pub sensor: String,
     /// Revolutions a second.
@@ -46,8 +53,9 @@ pub struct LidarConfig {
     pub pcap: Option<PathBuf>,
     /// Data packets per position packet.
     pub position_every: usize,
-    /// Write each laser's cast and reported distance here: two little-endian f32 per laser per
-    /// firing, in firing order (NaN: no hit, or not reported).
+    /// Write each laser's cast and reported distance and the class hit here: three
+    /// little-endian f32 per laser per firing, in firing order (NaN: no hit, or not reported;
+    /// class 0: nothing hit).
     pub ranges: Option<PathBuf>,
     /// Send the packets live: data to this address, position packets to its host at
     /// `position_port`.
@@ -64,6 +72,9 @@ impl Default for LidarConfig {
     fn default() -> Self {
         LidarConfig {
             world: PathBuf::new(),
+            roadside: world_source::Roadside::default(),
+            scene: None,
+            path_xodr: None,
             sensor: "hdl32e".into(),
             rate: 10.0,
             path: "lane:-1".into(),
@@ -152,6 +163,35 @@ fn live_sender(udp: Option<std::net::SocketAddr>, pace: Pace) -> Result<Option<S
     Ok(Some(Sender::new(bind, pace).with_context(|| format!("--udp {to}"))?))
 }
 
+/// A path moved by a constant offset (from one file frame to another).
+struct Shifted<T> {
+    inner: T,
+    by: [f64; 3],
+}
+
+impl<T: Trajectory> Trajectory for Shifted<T> {
+    fn pose(&self, t: f64) -> Pose {
+        let p = self.inner.pose(t);
+        Pose { position: [p.position[0] + self.by[0], p.position[1] + self.by[1], p.position[2] + self.by[2]], ..p }
+    }
+    fn span(&self) -> (f64, f64) {
+        self.inner.span()
+    }
+}
+
+/// The designed scene `name` (`demo`, or an OpenDRIVE file's road `road`) with `seed`.
+fn scene_named(name: &str, road: Option<&str>, seed: u64) -> Result<sim::Scene> {
+    if name == "demo" {
+        return Ok(sim::Scene::demo(seed));
+    }
+    let odr = opendrive::read_file(name).with_context(|| format!("--scene {name}"))?;
+    let id = road
+        .map(str::to_string)
+        .or_else(|| odr.roads.first().map(|r| r.id.clone()))
+        .ok_or_else(|| anyhow!("--scene {name}: no road"))?;
+    sim::Scene::from_road(&odr, &id, None, seed).with_context(|| format!("--scene {name}: road {id}"))
+}
+
 /// The lane a `lane:ID` path names.
 fn lane_of(path: &str) -> Result<i32> {
     let id = path.strip_prefix("lane:").ok_or_else(|| {
@@ -174,22 +214,41 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     let started = std::time::Instant::now();
     let stage = Stage { index: 1, of: 2, what: "loading the world", len: None };
     progress.stage(&stage);
-    let loaded = world_source::from_build(&cfg.world)?;
+    let loaded = match &cfg.scene {
+        Some((name, seed)) => world_source::from_scene(&scene_named(name, cfg.road.as_deref(), *seed)?)?,
+        None => world_source::from_build_with(&cfg.world, cfg.roadside)?,
+    };
     progress.stage_end(&stage, Some(started.elapsed().as_secs_f64()));
     let load_seconds = started.elapsed().as_secs_f64();
+    let path_odr = match &cfg.path_xodr {
+        Some(p) => Some(opendrive::read_file(p).with_context(|| format!("reading {}", p.display()))?),
+        None => None,
+    };
+    let (odr, what) = match (&path_odr, &cfg.path_xodr) {
+        (Some(o), Some(p)) => (o, p.display().to_string()),
+        _ => (&loaded.odr, "the world's road.xodr".to_string()),
+    };
     let road = match &cfg.road {
-        Some(id) => loaded
-            .odr
-            .roads
-            .iter()
-            .find(|r| &r.id == id)
-            .ok_or_else(|| anyhow!("{}: no road {id} in road.xodr", cfg.world.display()))?,
-        None => &loaded.odr.roads[0],
+        Some(id) if cfg.scene.is_none() || path_odr.is_some() => {
+            odr.roads.iter().find(|r| &r.id == id).ok_or_else(|| anyhow!("{what}: no road {id}"))?
+        }
+        _ => odr.roads.first().ok_or_else(|| anyhow!("{what}: no road"))?,
+    };
+    // From the path road's file frame to the world's: both offsets are translations.
+    let shift = {
+        let (a, b) = (odr.header.offset.unwrap_or_default(), loaded.odr.header.offset.unwrap_or_default());
+        if a.hdg != b.hdg {
+            bail!("{what}: its <offset> is rotated against the world's ({} vs {} rad)", a.hdg, b.hdg);
+        }
+        let (sn, cs) = a.hdg.sin_cos();
+        let d = [a.x - b.x, a.y - b.y];
+        [cs * d[0] + sn * d[1], -sn * d[0] + cs * d[1], a.z - b.z]
     };
     let eval = opendrive::RoadEval::new(road);
     let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
-    let path = LanePath::new(opendrive::RoadEval::new(road), lane, start, cfg.speed, cfg.duration)
+    let lane_path = LanePath::new(opendrive::RoadEval::new(road), lane, start, cfg.speed, cfg.duration)
         .with_context(|| format!("--path {}", cfg.path))?;
+    let path = Shifted { inner: lane_path, by: shift };
     let lidar = Lidar {
         beams,
         rate_hz: cfg.rate,
@@ -270,10 +329,11 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         }
         if let Some(t) = ranges_tmp.as_mut() {
             use std::io::Write;
-            let mut buf = Vec::with_capacity(firings.len() * 32 * 8);
+            let mut buf = Vec::with_capacity(firings.len() * 32 * 12);
             for r in firings.iter().flat_map(|f| f.returns.iter()) {
                 buf.extend_from_slice(&(r.cast as f32).to_le_bytes());
                 buf.extend_from_slice(&(if r.is_some() { r.range as f32 } else { f32::NAN }).to_le_bytes());
+                buf.extend_from_slice(&(r.class as f32).to_le_bytes());
             }
             t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the ranges file".into(), source: e })?;
         }

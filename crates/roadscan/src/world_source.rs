@@ -33,6 +33,10 @@ pub struct WorldStats {
     pub voxel_triangles: usize,
     /// Memory of the heightfields, bytes.
     pub heightfield_bytes: usize,
+    /// Input points read for the surfels.
+    pub points: u64,
+    /// Surfels (two triangles each).
+    pub surfels: usize,
 }
 
 /// A world and the road file it was made from.
@@ -46,8 +50,27 @@ pub struct Loaded {
     pub stats: WorldStats,
 }
 
-/// The world of the build in `dir`.
+/// How a build's roadside is modelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Roadside {
+    /// Surfels: a plane fitted to the build's input points in each 10 cm cell of at least 3
+    /// points off the road surface, a square 20 % wider than the cell (no cracks between
+    /// neighbours), tagged by the points' majority class.
+    #[default]
+    Points,
+    /// The build's voxels (`scene.voxels.csv`), their exposed faces: coarse (1 m by default).
+    Voxels,
+    /// Nothing beside the road.
+    None,
+}
+
+/// The world of the build in `dir` with its roadside from its voxels.
 pub fn from_build(dir: &Path) -> Result<Loaded> {
+    from_build_with(dir, Roadside::Voxels)
+}
+
+/// The world of the build in `dir`, its roadside as `roadside` says.
+pub fn from_build_with(dir: &Path, roadside: Roadside) -> Result<Loaded> {
     let xodr = dir.join("road.xodr");
     if !xodr.is_file() {
         bail!(
@@ -101,10 +124,188 @@ pub fn from_build(dir: &Path) -> Result<Loaded> {
             parts.push(Part::Mesh(mesh));
         }
     }
-    if let Some(mesh) = voxel_mesh(dir, &odr, &materials, &mut stats)? {
-        parts.push(Part::Mesh(mesh));
+    match roadside {
+        Roadside::Voxels => {
+            if let Some(mesh) = voxel_mesh(dir, &odr, &materials, &mut stats)? {
+                parts.push(Part::Mesh(mesh));
+            }
+        }
+        Roadside::Points => {
+            // The road's own surfaces first: points on them are left out of the surfels.
+            let road_only = World::new(parts.clone(), materials.clone());
+            if let Some(mesh) = surfel_mesh(dir, &odr, &road_only, &materials, &mut stats)? {
+                parts.push(Part::Mesh(mesh));
+            }
+        }
+        Roadside::None => {}
     }
     Ok(Loaded { world: World::new(parts, materials), odr, stats })
+}
+
+/// Material of an ASPRS or survey class.
+fn class_material(class: u8) -> &'static str {
+    match class {
+        6 => "facade",
+        3..=5 => "foliage",
+        66 => "steel",
+        67 => "car paint",
+        69 => "cloth",
+        2 => "gravel",
+        _ => "concrete",
+    }
+}
+
+/// Surfels of the build's input points (the manifest's inputs), in the world's frame.
+fn surfel_mesh(
+    dir: &Path,
+    odr: &OpenDrive,
+    road: &World,
+    materials: &MaterialTable,
+    stats: &mut WorldStats,
+) -> Result<Option<TriMesh>> {
+    const CELL: f64 = 0.1;
+    let manifest = dir.join("manifest.json");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).with_context(|| format!("reading {}", manifest.display()))?)
+            .with_context(|| format!("{}: not JSON", manifest.display()))?;
+    let inputs: Vec<PathBuf> = m["inputs"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["path"].as_str()).map(|p| dir.join(p)).collect())
+        .unwrap_or_default();
+    let place = odr.header.offset.map(|o| o.placement());
+    // Per cell: count, sums of x, y, z and of their products (about the cell's corner), classes.
+    #[derive(Default, Clone)]
+    struct Acc {
+        n: u32,
+        s: [f64; 3],
+        ss: [f64; 6],
+        classes: std::collections::BTreeMap<u8, u32>,
+    }
+    let mut cells: std::collections::HashMap<(i64, i64, i64), Acc> = std::collections::HashMap::new();
+    let mut pts = scan::Points::default();
+    for path in &inputs {
+        if !path.is_file() {
+            bail!(
+                "{}: the build's input {} is gone; --roadside voxels or none work without it",
+                manifest.display(),
+                path.display()
+            );
+        }
+        let mut r = scan::LasReader::open(path).with_context(|| format!("reading {}", path.display()))?;
+        while r.read(&mut pts, 1 << 16).with_context(|| format!("reading {}", path.display()))? > 0 {
+            for i in 0..pts.len() {
+                let map = [pts.x[i], pts.y[i], pts.z[i]];
+                let p = match &place {
+                    Some(pl) => pl.to_file(map),
+                    None => map,
+                };
+                if !p.iter().all(|c| c.is_finite()) {
+                    continue;
+                }
+                stats.points += 1;
+                // On the road's surface (within 5 cm of it): the heightfields have it.
+                let probe = world::Ray { t_max: 0.1, ..world::Ray::new([p[0], p[1], p[2] + 0.05], [0.0, 0.0, -1.0]) };
+                if road.cast(&probe).is_some_and(|h| h.class == 11) {
+                    continue;
+                }
+                let key = ((p[0] / CELL).floor() as i64, (p[1] / CELL).floor() as i64, (p[2] / CELL).floor() as i64);
+                let a = cells.entry(key).or_default();
+                let q = [p[0] - key.0 as f64 * CELL, p[1] - key.1 as f64 * CELL, p[2] - key.2 as f64 * CELL];
+                a.n += 1;
+                a.s.iter_mut().zip(q).for_each(|(s, q)| *s += q);
+                for (k, (i, j)) in [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)].iter().enumerate() {
+                    a.ss[k] += q[*i] * q[*j];
+                }
+                *a.classes.entry(pts.class[i]).or_default() += 1;
+            }
+        }
+    }
+    let mut keys: Vec<_> = cells.keys().copied().filter(|k| cells[k].n >= 3).collect();
+    keys.sort_unstable();
+    let mut mb = MeshBuilder::default();
+    for key in keys {
+        let a = &cells[&key];
+        let n = a.n as f64;
+        let c = [a.s[0] / n, a.s[1] / n, a.s[2] / n];
+        let cov = [
+            [a.ss[0] / n - c[0] * c[0], a.ss[3] / n - c[0] * c[1], a.ss[4] / n - c[0] * c[2]],
+            [a.ss[3] / n - c[0] * c[1], a.ss[1] / n - c[1] * c[1], a.ss[5] / n - c[1] * c[2]],
+            [a.ss[4] / n - c[0] * c[2], a.ss[5] / n - c[1] * c[2], a.ss[2] / n - c[2] * c[2]],
+        ];
+        let normal = smallest_eigenvector(cov);
+        let centre = [key.0 as f64 * CELL + c[0], key.1 as f64 * CELL + c[1], key.2 as f64 * CELL + c[2]];
+        // Two directions in the plane, the square 1.2 cells wide.
+        let helper = if normal[2].abs() < 0.9 { [0.0, 0.0, 1.0] } else { [1.0, 0.0, 0.0] };
+        let u = unit(cross(normal, helper));
+        let v = cross(normal, u);
+        let h = 0.6 * CELL;
+        let at = |a: f64, b: f64| {
+            [
+                centre[0] + h * (a * u[0] + b * v[0]),
+                centre[1] + h * (a * u[1] + b * v[1]),
+                centre[2] + h * (a * u[2] + b * v[2]),
+            ]
+        };
+        let class = a.classes.iter().max_by_key(|(c, n)| (**n, std::cmp::Reverse(**c))).map_or(1, |(c, _)| *c);
+        let tag = Tag { material: materials.id_or_first(class_material(class)), class, object: 0 };
+        mb.quad(at(-1.0, -1.0), at(1.0, -1.0), at(1.0, 1.0), at(-1.0, 1.0), tag);
+    }
+    stats.surfels = mb.len() / 2;
+    if mb.len() == 0 {
+        return Ok(None);
+    }
+    Ok(Some(mb.finish()?))
+}
+
+fn cross(a: V3, b: V3) -> V3 {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+
+fn unit(a: V3) -> V3 {
+    let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    if n > 0.0 {
+        [a[0] / n, a[1] / n, a[2] / n]
+    } else {
+        [0.0, 0.0, 1.0]
+    }
+}
+
+/// The unit eigenvector of the smallest eigenvalue of a symmetric 3 x 3 matrix (Jacobi).
+fn smallest_eigenvector(mut a: [[f64; 3]; 3]) -> V3 {
+    let mut v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    for _ in 0..50 {
+        let (mut p, mut q, mut big) = (0, 1, 0.0);
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            if a[i][j].abs() > big {
+                (p, q, big) = (i, j, a[i][j].abs());
+            }
+        }
+        if big < 1e-18 {
+            break;
+        }
+        let theta = 0.5 * (a[q][q] - a[p][p]) / a[p][q];
+        let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+        let t = if theta == 0.0 { 1.0 } else { t };
+        let (c, s) = (1.0 / (t * t + 1.0).sqrt(), 0.0);
+        let s = s + t * c;
+        for row in a.iter_mut() {
+            let (akp, akq) = (row[p], row[q]);
+            row[p] = c * akp - s * akq;
+            row[q] = s * akp + c * akq;
+        }
+        let (rp, rq) = (a[p], a[q]);
+        for k in 0..3 {
+            a[p][k] = c * rp[k] - s * rq[k];
+            a[q][k] = s * rp[k] + c * rq[k];
+        }
+        for row in v.iter_mut() {
+            let (vp, vq) = (row[p], row[q]);
+            row[p] = c * vp - s * vq;
+            row[q] = s * vp + c * vq;
+        }
+    }
+    let k = (0..3).min_by(|&i, &j| a[i][i].total_cmp(&a[j][j])).unwrap_or(2);
+    unit([v[0][k], v[1][k], v[2][k]])
 }
 
 /// A file a road file names, relative to the road file's directory.
@@ -267,4 +468,193 @@ fn voxel_mesh(
         return Ok(None);
     }
     Ok(Some(TriMesh::new(&v, &f, tags, &tag_of).map_err(|e| anyhow!("{}: {e}", csv.display()))?))
+}
+
+/// The designed scene `scene` as a world in its road's file frame: the designed surface at 1 cm
+/// (the survey's truth CRG, heights at the nodes exact, laid `attached0` on the scene's road,
+/// the road's marks painted), level ground beyond it, the building fronts as walls in 0.5 m
+/// panels, and every object (trees, poles, cars, people) as a fine mesh with its own object id
+/// (cylinders of 64 sides and spheres of 48 x 96 facets: within 0.6 mm and 1.3 mm of the true
+/// shapes at the demo's sizes).
+pub fn from_scene(scene: &sim::Scene) -> Result<Loaded> {
+    use sim::ObjectKind;
+    let materials = MaterialTable::standard();
+    let tag = |name: &str, class: u8, object: u32| Tag { material: materials.id_or_first(name), class, object };
+    let road = scene.road();
+    let (s0, s1) = scene.s_range;
+    let (v_right, v_left) = scene.v_range_within(sim::survey::TRUTH_VERGE);
+    let (v_right, v_left) = ((v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
+    let crg = sim::truth::surface_crg(scene, 0.01, 0.01, v_right, v_left);
+    let surf = opencrg::Surface::from_owned(crg, false).context("the scene's truth surface")?;
+    let link =
+        CrgLink { s_start: s0, s_end: s1, same: true, on_surface: false, t_offset: 0.0, z_offset: 0.0, z_scale: 1.0 };
+    let mut hf = Heightfield::new(&road, &link, &surf, tag("asphalt", 11, 0)).context("the scene's truth surface")?;
+    hf.paint(&road, &link, &surf, &opendrive::eval::marks::paint_lines(road.road(), (s0, s1)), tag("paint", 11, 0));
+    let st = hf.stats();
+    let mut stats = WorldStats {
+        crg_tiles: 1,
+        crg_cells: st.cells,
+        crg_holes: st.holes,
+        heightfield_bytes: st.bytes,
+        ..WorldStats::default()
+    };
+    let mut parts = vec![Part::Heightfield(hf)];
+    // Level ground beyond the truth surface's edges, and the building fronts.
+    let mut m = MeshBuilder::default();
+    let n_s = (((s1 - s0) / 0.5).ceil() as usize).max(1);
+    let ground = |s: f64, t: f64| sim::scanner::ground_z(scene, &road, s, t);
+    for i in 0..n_s {
+        let (sa, sb) = (s0 + i as f64 * (s1 - s0) / n_s as f64, s0 + (i + 1) as f64 * (s1 - s0) / n_s as f64);
+        let plan = |s: f64, t: f64| {
+            let p = road.pose(s);
+            let (sn, cs) = p.hdg.sin_cos();
+            [p.x - t * sn, p.y + t * cs]
+        };
+        for (edge, far) in [(v_left, scene.facades.left), (v_right, scene.facades.right)] {
+            let (za, zb) = (ground(sa, edge), ground(sb, edge));
+            let (ea, eb, fa, fb) = (plan(sa, edge), plan(sb, edge), plan(sa, far), plan(sb, far));
+            m.quad([ea[0], ea[1], za], [eb[0], eb[1], zb], [fb[0], fb[1], zb], [fa[0], fa[1], za], tag("gravel", 2, 0));
+            let (ga, gb) = (ground(sa, far), ground(sb, far));
+            let h = scene.facades.height;
+            m.quad(
+                [fa[0], fa[1], ga],
+                [fb[0], fb[1], gb],
+                [fb[0], fb[1], gb + h],
+                [fa[0], fa[1], ga + h],
+                tag("facade", 6, 0),
+            );
+        }
+    }
+    stats.surface_triangles = m.len();
+    for (i, o) in scene.objects.iter().enumerate() {
+        let id = i as u32 + 1;
+        let g = ground(o.s, o.t);
+        let p = road.pose(o.s);
+        let (sn, cs) = p.hdg.sin_cos();
+        let c = [p.x - o.t * sn, p.y + o.t * cs];
+        match o.kind {
+            ObjectKind::Tree { trunk_radius, trunk_height, crown_radius, crown_height } => {
+                m.cylinder(c, trunk_radius, (g, g + trunk_height), tag("foliage", 5, id));
+                m.sphere([c[0], c[1], g + crown_height], crown_radius, tag("foliage", 5, id));
+            }
+            ObjectKind::Pole { radius, height } => m.cylinder(c, radius, (g, g + height), tag("steel", 66, id)),
+            ObjectKind::Person { radius, height } => m.cylinder(c, radius, (g, g + height), tag("cloth", 69, id)),
+            ObjectKind::Car { length, width, height, clearance } => {
+                let (u, v) = ([cs, sn], [-sn, cs]);
+                let corner = |a: f64, b: f64, z: f64| [c[0] + a * u[0] + b * v[0], c[1] + a * u[1] + b * v[1], z];
+                let (l, w, z0, z1) = (length / 2.0, width / 2.0, g + clearance, g + height);
+                let box8 = [
+                    corner(-l, -w, z0),
+                    corner(l, -w, z0),
+                    corner(l, w, z0),
+                    corner(-l, w, z0),
+                    corner(-l, -w, z1),
+                    corner(l, -w, z1),
+                    corner(l, w, z1),
+                    corner(-l, w, z1),
+                ];
+                let t = tag("car paint", 67, id);
+                for [a, b, cc, d] in
+                    [[0, 1, 2, 3], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]]
+                {
+                    m.quad(box8[a], box8[b], box8[cc], box8[d], t);
+                }
+            }
+        }
+    }
+    stats.voxel_triangles = m.len() - stats.surface_triangles;
+    parts.push(Part::Mesh(m.finish()?));
+    Ok(Loaded { world: World::new(parts, materials), odr: scene.odr.clone(), stats })
+}
+
+/// Triangles with their tags, gathered into one mesh.
+#[derive(Default)]
+struct MeshBuilder {
+    v: Vec<V3>,
+    f: Vec<[u32; 3]>,
+    tags: Vec<Tag>,
+    tag_of: Vec<u32>,
+}
+
+impl MeshBuilder {
+    fn len(&self) -> usize {
+        self.f.len()
+    }
+    fn tag(&mut self, t: Tag) -> u32 {
+        match self.tags.iter().position(|x| *x == t) {
+            Some(i) => i as u32,
+            None => {
+                self.tags.push(t);
+                self.tags.len() as u32 - 1
+            }
+        }
+    }
+    fn tri(&mut self, a: V3, b: V3, c: V3, t: Tag) {
+        let k = self.v.len() as u32;
+        let ti = self.tag(t);
+        self.v.extend([a, b, c]);
+        self.f.push([k, k + 1, k + 2]);
+        self.tag_of.push(ti);
+    }
+    fn quad(&mut self, a: V3, b: V3, c: V3, d: V3, t: Tag) {
+        self.tri(a, b, c, t);
+        self.tri(a, c, d, t);
+    }
+    /// A vertical cylinder (sides and top), 64 sides.
+    fn cylinder(&mut self, c: [f64; 2], r: f64, (z0, z1): (f64, f64), t: Tag) {
+        const N: usize = 64;
+        let p = |k: usize, z: f64| {
+            let a = std::f64::consts::TAU * k as f64 / N as f64;
+            [c[0] + r * a.cos(), c[1] + r * a.sin(), z]
+        };
+        for k in 0..N {
+            self.quad(p(k, z0), p(k + 1, z0), p(k + 1, z1), p(k, z1), t);
+            self.tri([c[0], c[1], z1], p(k, z1), p(k + 1, z1), t);
+        }
+    }
+    /// A sphere of 48 x 96 facets.
+    fn sphere(&mut self, c: V3, r: f64, t: Tag) {
+        const LAT: usize = 48;
+        const LON: usize = 96;
+        let p = |i: usize, j: usize| {
+            let (th, ph) =
+                (std::f64::consts::PI * i as f64 / LAT as f64, std::f64::consts::TAU * j as f64 / LON as f64);
+            [c[0] + r * th.sin() * ph.cos(), c[1] + r * th.sin() * ph.sin(), c[2] + r * th.cos()]
+        };
+        for i in 0..LAT {
+            for j in 0..LON {
+                self.quad(p(i, j), p(i + 1, j), p(i + 1, j + 1), p(i, j + 1), t);
+            }
+        }
+    }
+    fn finish(self) -> Result<TriMesh> {
+        TriMesh::new(&self.v, &self.f, self.tags, &self.tag_of).map_err(|e| anyhow!("the scene's meshes: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_smallest_eigenvector_is_the_plane_normal() {
+        // Points spread in a tilted plane with normal n: the covariance has n as its null direction.
+        let n = unit([0.3, -0.2, 0.9]);
+        let u = unit(cross(n, [1.0, 0.0, 0.0]));
+        let v = cross(n, u);
+        let mut cov = [[0.0; 3]; 3];
+        for (a, b) in [(1.0, 0.0), (-1.0, 0.0), (0.0, 2.0), (0.0, -2.0), (0.7, 0.7)] {
+            let p = [a * u[0] + b * v[0], a * u[1] + b * v[1], a * u[2] + b * v[2]];
+            for i in 0..3 {
+                for j in 0..3 {
+                    cov[i][j] += p[i] * p[j];
+                }
+            }
+        }
+        let e = smallest_eigenvector(cov);
+        let dot = (e[0] * n[0] + e[1] * n[1] + e[2] * n[2]).abs();
+        assert!((dot - 1.0).abs() < 1e-9, "{e:?} vs {n:?}");
+        // Already diagonal: the axis of the smallest entry.
+        assert_eq!(smallest_eigenvector([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 2.0]]), [0.0, 1.0, 0.0]);
+    }
 }

@@ -10,8 +10,23 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct LidarArgs {
     /// The output directory of `roadscan build` or `roadscan demo` (road.xodr, crg/, scene.voxels.csv).
+    #[arg(long, required_unless_present = "scene", conflicts_with = "scene")]
+    pub world: Option<PathBuf>,
+    /// The roadside: points (surfels fitted to the build's input points in 10 cm cells), voxels
+    /// (the build's voxels, coarse) or none.
+    #[arg(long, default_value = "points", value_parser = ["points", "voxels", "none"])]
+    pub roadside: String,
+    /// Cast at a designed scene instead: `demo`, or an OpenDRIVE file (its --road): the designed
+    /// surface at 1 cm, building fronts and objects, as `roadscan synth` surveys it.
     #[arg(long)]
-    pub world: PathBuf,
+    pub scene: Option<String>,
+    /// Seed of the --scene (the same seed as its `synth` or `demo`).
+    #[arg(long, default_value_t = 1)]
+    pub scene_seed: u64,
+    /// Drive a lane of this OpenDRIVE file's road (placed in the world by the files' <offset>s),
+    /// e.g. a survey's truth/road.xodr over the world built from the survey.
+    #[arg(long)]
+    pub path_xodr: Option<PathBuf>,
     /// Sensor: hdl32e (Velodyne HDL-32E) or vlp16.
     #[arg(long, default_value = "hdl32e")]
     pub sensor: String,
@@ -54,8 +69,9 @@ pub struct LidarArgs {
     /// Data packets per position packet.
     #[arg(long, default_value_t = 14)]
     pub position_every: usize,
-    /// Write each laser's cast and reported distance (m) to this file: two little-endian f32
-    /// per laser per firing, in firing order, NaN where there is none (for checks against a decoder).
+    /// Write each laser's cast and reported distance (m) and the class it hit to this file: three
+    /// little-endian f32 per laser per firing, in firing order, NaN where there is none (for
+    /// checks against a decoder, and of one world against another).
     #[arg(long)]
     pub ranges: Option<PathBuf>,
     #[command(flatten)]
@@ -98,7 +114,14 @@ impl LiveArgs {
 /// Runs `lidar`.
 pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
     let cfg = LidarConfig {
-        world: a.world.clone(),
+        world: a.world.clone().unwrap_or_default(),
+        roadside: match a.roadside.as_str() {
+            "voxels" => roadscan::world_source::Roadside::Voxels,
+            "none" => roadscan::world_source::Roadside::None,
+            _ => roadscan::world_source::Roadside::Points,
+        },
+        scene: a.scene.clone().map(|n| (n, a.scene_seed)),
+        path_xodr: a.path_xodr.clone(),
         sensor: a.sensor.clone(),
         rate: a.rate,
         path: a.path.clone(),
