@@ -142,6 +142,13 @@ enum Command {
         after_help = "Examples:\n  roadscan replay hdl32e.pcap --udp 127.0.0.1:2368\n  roadscan replay hdl32e.pcap --udp 192.168.1.255:2368 --speed-factor 2"
     )]
     Replay(cmd::lidar::ReplayArgs),
+    /// A world's contents as JSON (heightfields, surfels, triangles, memory); its triangles for
+    /// other ray casters (--export-triangles) and a ray file cast against it (--cast), for the
+    /// benchmark against Open3D/Embree.
+    #[command(
+        after_help = "Examples:\n  roadscan world --world demo\n  roadscan world --world demo --export-triangles tris.bin\n  roadscan lidar --world demo --duration 1 --rays-out rays.bin && roadscan world --world demo --cast rays.bin --hits hits.f32"
+    )]
+    World(cmd::world::WorldArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -352,6 +359,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Ribbons(args) => cmd::ribbons::run(&args, &bars),
         Command::Lidar(args) => cmd::lidar::run(&args, &bars),
         Command::Replay(args) => cmd::lidar::replay(&args, &bars),
+        Command::World(args) => cmd::world::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {

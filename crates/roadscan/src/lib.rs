@@ -42,8 +42,8 @@
 //! Modules: [`config`] (a build's options), [`mod@build`] (the build), [`units`] (a build as work
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
-//! [`synth`] and [`demo`] (virtual surveys), [`world_source`] and [`lidar`] (a virtual LiDAR over
-//! a built world), [`replay`] (a pcap sent again), [`report`] and [`manifest`] (what a build
+//! [`synth`] and [`demo`] (virtual surveys), [`world_source`], [`world_tools`] and [`lidar`] (a virtual
+//! LiDAR over a built world), [`replay`] (a pcap sent again), [`report`] and [`manifest`] (what a build
 //! says about itself), [`staging`] (outputs whole or not at all), [`progress`]; for the file
 //! verbs [`info`], [`check`], [`eval`], [`verbs`] (axis, convert, render) and [`files`]; and
 //! [`messages`] (what the product verbs say they did).
@@ -72,6 +72,7 @@ pub mod synth;
 pub mod units;
 pub mod verbs;
 pub mod world_source;
+pub mod world_tools;
 pub mod xodr;
 
 pub use build::{build, Built};

@@ -57,6 +57,8 @@ pub struct LidarConfig {
     /// little-endian f32 per laser per firing, in firing order (NaN: no hit, or not reported;
     /// class 0: nothing hit).
     pub ranges: Option<PathBuf>,
+    /// Write every ray cast (6 x f32: origin, unit direction; see [`crate::world_tools`]).
+    pub rays_out: Option<PathBuf>,
     /// Send the packets live: data to this address, position packets to its host at
     /// `position_port`.
     pub udp: Option<std::net::SocketAddr>,
@@ -90,6 +92,7 @@ impl Default for LidarConfig {
             pcap: None,
             position_every: 14,
             ranges: None,
+            rays_out: None,
             udp: None,
             position_port: 8308,
             pace: Pace::Factor(1.0),
@@ -292,6 +295,10 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     };
     let sender = live_sender(cfg.udp, cfg.pace)?;
     let position_to = cfg.udp.map(|a| std::net::SocketAddr::new(a.ip(), cfg.position_port));
+    let mut rays_tmp = match &cfg.rays_out {
+        Some(p) => Some(atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?),
+        None => None,
+    };
     let fpp = lidar.beams.firings_per_packet();
     let packet_time = fpp as f64 * lidar.beams.cycle;
     let total_packets = (cfg.duration / packet_time + 1e-9).floor() as u64;
@@ -337,9 +344,26 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
             }
             t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the ranges file".into(), source: e })?;
         }
+        if let Some(t) = rays_tmp.as_mut() {
+            use std::io::Write;
+            let mut buf = Vec::with_capacity(firings.len() * 32 * 24);
+            for f in firings {
+                for j in 0..lidar.beams.lasers.len() {
+                    let (o, d) = lidar.ray(f, j);
+                    for c in o.iter().chain(&d) {
+                        buf.extend_from_slice(&(*c as f32).to_le_bytes());
+                    }
+                }
+            }
+            t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the rays file".into(), source: e })?;
+        }
         progress.advance((firings.len() / fpp) as u64);
         Ok(())
     })?;
+    if let Some(t) = rays_tmp {
+        let target = t.target().display().to_string();
+        t.commit().with_context(|| format!("writing {target}"))?;
+    }
     if let Some(t) = ranges_tmp {
         let target = t.target().display().to_string();
         t.commit().with_context(|| format!("writing {target}"))?;

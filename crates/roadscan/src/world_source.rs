@@ -16,6 +16,9 @@ use opendrive::{OpenDrive, RoadEval};
 use std::path::{Path, PathBuf};
 use world::{CrgLink, Heightfield, MaterialTable, Part, Tag, TriMesh, World, V3};
 
+/// A designed scene (re-exported for callers that make worlds of them).
+pub use sim::Scene;
+
 /// What a loaded world holds.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct WorldStats {

@@ -74,6 +74,9 @@ pub struct LidarArgs {
     /// checks against a decoder, and of one world against another).
     #[arg(long)]
     pub ranges: Option<PathBuf>,
+    /// Write every ray cast (6 x f32: origin, unit direction) to this file, for `world --cast`.
+    #[arg(long)]
+    pub rays_out: Option<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
     /// Print the summary as JSON.
@@ -138,6 +141,7 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
         pcap: a.pcap.clone(),
         position_every: a.position_every,
         ranges: a.ranges.clone(),
+        rays_out: a.rays_out.clone(),
         udp: a.live.udp,
         position_port: a.live.position_port,
         pace: a.live.pace()?,

@@ -15,4 +15,5 @@ pub mod render;
 pub mod ribbons;
 pub mod synth;
 pub mod voxel;
+pub mod world;
 pub mod xodr;
