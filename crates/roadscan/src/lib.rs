@@ -55,6 +55,7 @@ pub mod crg;
 pub mod demo;
 pub mod inputs;
 pub mod lidar;
+pub mod lidar_out;
 pub mod manifest;
 pub mod progress;
 pub mod replay;
