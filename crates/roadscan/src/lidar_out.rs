@@ -371,10 +371,7 @@ impl McapOut {
     /// The two transforms at trajectory time `t`.
     fn transforms(&mut self, t: f64, path: &dyn Trajectory) -> Result<()> {
         let utc = self.epoch.utc(t);
-        let body = path.pose(t);
-        let (s, c) = self.offset.hdg.sin_cos();
-        let turn = |v: V3| [c * v[0] - s * v[1], s * v[0] + c * v[1], v[2]];
-        let in_map = Pose { position: self.offset.placement().to_map(body.position), axes: body.axes.map(turn) };
+        let in_map = in_map(&self.offset, &path.pose(t));
         let frames = [("map", "base_link", in_map), ("base_link", "lidar", self.lidar.mount)];
         for (parent, child, pose) in frames {
             let [x, y, z] = pose.position;
@@ -416,6 +413,13 @@ impl McapOut {
         self.writer.into_inner().commit().with_context(|| what)?;
         Ok(stats)
     }
+}
+
+/// A pose in the world (road.xodr's file frame) as a pose in the map frame.
+fn in_map(offset: &HeaderOffset, pose: &Pose) -> Pose {
+    let (s, c) = offset.hdg.sin_cos();
+    let turn = |v: V3| [c * v[0] - s * v[1], s * v[0] + c * v[1], v[2]];
+    Pose { position: offset.placement().to_map(pose.position), axes: pose.axes.map(turn) }
 }
 
 /// The unit quaternion of the rotation whose columns are `axes` (Shepperd's method).
@@ -473,6 +477,21 @@ mod tests {
                         p.axes[i]
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_pose_in_the_map_frame_places_body_points_where_the_header_offset_does() {
+        let offset = HeaderOffset { x: 650_000.0, y: 240_000.0, z: 100.0, hdg: 0.7 };
+        let pose = Pose::from_ypr([12.0, -3.0, 1.5], 0.4, 0.05, -0.02);
+        let map = in_map(&offset, &pose);
+        let q = quaternion(&map.axes);
+        for v in [[0.0, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 5.0, 2.0], [-3.0, 7.0, -1.0]] {
+            let want = offset.placement().to_map(pose.point(v));
+            let r = rotate(&q, v);
+            for k in 0..3 {
+                assert!((map.position[k] + r[k] - want[k]).abs() < 1e-9, "{v:?}: {k}");
             }
         }
     }

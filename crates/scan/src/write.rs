@@ -108,9 +108,9 @@ pub struct ExtraField {
 }
 
 impl ExtraField {
-    /// The 192-byte descriptor of LAS 1.4 R15 (section 2.6, Extra Bytes): reserved[2],
-    /// data_type, options, name[32], unused[4], no_data (8 + 16 deprecated), min (8 + 16),
-    /// max (8 + 16), scale (8 + 16), offset (8 + 16), description[32]. Only the scale is set
+    /// The 192-byte descriptor of LAS 1.4 R15's Extra Bytes VLR: `reserved[2]`, `data_type`,
+    /// `options`, `name[32]`, `unused[4]`, `no_data` (8 + 16 deprecated), `min` (8 + 16),
+    /// `max` (8 + 16), `scale` (8 + 16), `offset` (8 + 16), `description[32]`. Only the scale is set
     /// (options bit 3); unused fields are zero, as the standard asks.
     pub fn descriptor(&self) -> [u8; 192] {
         let mut d = [0u8; 192];
