@@ -132,7 +132,7 @@ enum Command {
     /// world: each laser cast at its own time and pose against the road at full CRG detail
     /// and the roadside voxels; Velodyne data and position packets written to a pcap file.
     #[command(
-        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json\n  roadscan lidar --world demo --duration 60 --udp 127.0.0.1:2368"
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json\n  roadscan lidar --world demo --duration 60 --udp 127.0.0.1:2368\n  roadscan lidar --world demo --duration 2 --las hdl32e.las --mcap hdl32e.mcap"
     )]
     Lidar(cmd::lidar::LidarArgs),
     /// Send the UDP datagrams of a pcap file again (Velodyne data to --udp, position packets to

@@ -61,6 +61,7 @@ pub mod files;
 pub mod info;
 pub mod inputs;
 pub mod lidar;
+pub mod lidar_out;
 pub mod manifest;
 pub mod messages;
 pub mod progress;

@@ -68,6 +68,10 @@ pub struct LidarConfig {
     pub pace: Pace,
     /// Threads (0: all cores).
     pub threads: usize,
+    /// The returns as LAS 1.4 (LAZ for `.laz`) with extra bytes ([`crate::lidar_out`]).
+    pub las: Option<PathBuf>,
+    /// The returns as MCAP with Foxglove's schemas ([`crate::lidar_out`]).
+    pub mcap: Option<PathBuf>,
 }
 
 impl Default for LidarConfig {
@@ -97,6 +101,8 @@ impl Default for LidarConfig {
             position_port: 8308,
             pace: Pace::Factor(1.0),
             threads: 0,
+            las: None,
+            mcap: None,
         }
     }
 }
@@ -132,6 +138,14 @@ pub struct LidarRun {
     pub pcap: Option<String>,
     /// What was sent live, if anything.
     pub udp: Option<LiveRun>,
+    /// The LAS file written, if any.
+    pub las: Option<String>,
+    /// Points in it.
+    pub las_points: Option<u64>,
+    /// The MCAP file written, if any.
+    pub mcap: Option<String>,
+    /// What went into it.
+    pub mcap_messages: Option<crate::lidar_out::McapStats>,
 }
 
 /// What went out live.
@@ -293,6 +307,7 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         Some(p) => Some(atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?),
         None => None,
     };
+    let (mut las, mut mcap) = crate::lidar_out::open(cfg, &lidar, &loaded.odr.header, progress)?;
     let sender = live_sender(cfg.udp, cfg.pace)?;
     let position_to = cfg.udp.map(|a| std::net::SocketAddr::new(a.ip(), cfg.position_port));
     let mut rays_tmp = match &cfg.rays_out {
@@ -357,6 +372,7 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
             }
             t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the rays file".into(), source: e })?;
         }
+        crate::lidar_out::add(&mut las, &mut mcap, firings, &path)?;
         progress.advance((firings.len() / fpp) as u64);
         Ok(())
     })?;
@@ -371,6 +387,8 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     if let Some(w) = writer {
         w.finish()?;
     }
+    let ((las, las_points), (mcap, mcap_messages)) =
+        crate::lidar_out::finish(las, mcap, summary.packets as f64 * packet_time, &path)?;
     let live = match sender {
         Some(s) => Some(LiveRun::of(&s.finish()?)),
         None => None,
@@ -401,5 +419,9 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         world: loaded.stats,
         pcap,
         udp: live,
+        las,
+        las_points,
+        mcap,
+        mcap_messages,
     })
 }

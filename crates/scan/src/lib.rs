@@ -25,7 +25,7 @@ mod write;
 
 pub use crs::{recognise_wkt, CrsDef, Reprojection, WktCrs, US_FOOT};
 pub use read::{summarize, Crs, Density, Header, IntensityStats, LasReader, Points, Summary, DENSITY_CELLS};
-pub use write::{write_las, LasOptions, LasPoint, LasWriter};
+pub use write::{write_las, ExtraField, ExtraType, LasOptions, LasPoint, LasWriter};
 
 /// OGC WKT of EPSG:23700, HD72 / EOV (Hungary), the virtual survey's CRS.
 pub const EOV_WKT: &str = r#"PROJCS["HD72 / EOV",GEOGCS["HD72",DATUM["Hungarian_Datum_1972",SPHEROID["GRS 1967",6378160,298.247167427,AUTHORITY["EPSG","7036"]],TOWGS84[52.17,-71.82,-14.9,0,0,0,0],AUTHORITY["EPSG","6237"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],AUTHORITY["EPSG","4237"]],PROJECTION["Hotine_Oblique_Mercator_Azimuth_Center"],PARAMETER["latitude_of_center",47.1443937222222],PARAMETER["longitude_of_center",19.0485717777778],PARAMETER["azimuth",90],PARAMETER["rectified_grid_angle",90],PARAMETER["scale_factor",0.99993],PARAMETER["false_easting",650000],PARAMETER["false_northing",200000],UNIT["metre",1,AUTHORITY["EPSG","9001"]],AXIS["Easting",EAST],AXIS["Northing",NORTH],AUTHORITY["EPSG","23700"]]"#;

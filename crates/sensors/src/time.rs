@@ -38,6 +38,17 @@ impl Epoch {
     pub fn utc(&self, t: f64) -> f64 {
         self.0 + t
     }
+    /// GPS time of trajectory time `t`: seconds since 1980-01-06T00:00:00Z on the satellites'
+    /// clock, which counts the leap seconds UTC inserted since (18 since 2017-01-01).
+    pub fn gps(&self, t: f64) -> f64 {
+        let u = self.utc(t);
+        u - GPS_EPOCH_UNIX + LEAP_SECONDS.iter().filter(|&&at| u >= at).count() as f64
+    }
+    /// Adjusted standard GPS time (GPS time minus 10^9 s) of trajectory time `t`, as LAS 1.4
+    /// stores it when bit 0 of the header's global encoding is set.
+    pub fn adjusted_gps(&self, t: f64) -> f64 {
+        self.gps(t) - 1e9
+    }
     /// Microseconds past the UTC hour at trajectory time `t` (what Velodyne packets carry).
     pub fn micros_past_hour(&self, t: f64) -> u32 {
         let s = self.utc(t).rem_euclid(3600.0);
@@ -54,6 +65,32 @@ impl Epoch {
         (y, m, d, h as u32, mi as u32, secs - h * 3600.0 - mi * 60.0)
     }
 }
+
+/// 1980-01-06T00:00:00Z, the start of GPS time, in Unix seconds.
+const GPS_EPOCH_UNIX: f64 = 315_964_800.0;
+
+/// Unix seconds (UTC) from which GPS time runs one more second ahead of UTC: the leap seconds
+/// after 1980 (IERS Bulletin C; none since 2017-01-01).
+const LEAP_SECONDS: [f64; 18] = [
+    362_793_600.0,   // 1981-07-01
+    394_329_600.0,   // 1982-07-01
+    425_865_600.0,   // 1983-07-01
+    489_024_000.0,   // 1985-07-01
+    567_993_600.0,   // 1988-01-01
+    631_152_000.0,   // 1990-01-01
+    662_688_000.0,   // 1991-01-01
+    709_948_800.0,   // 1992-07-01
+    741_484_800.0,   // 1993-07-01
+    773_020_800.0,   // 1994-07-01
+    820_454_400.0,   // 1996-01-01
+    867_715_200.0,   // 1997-07-01
+    915_148_800.0,   // 1999-01-01
+    1_136_073_600.0, // 2006-01-01
+    1_230_768_000.0, // 2009-01-01
+    1_341_100_800.0, // 2012-07-01
+    1_435_708_800.0, // 2015-07-01
+    1_483_228_800.0, // 2017-01-01
+];
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
@@ -91,5 +128,35 @@ mod tests {
         assert_eq!(e.micros_past_hour(3600.25), 250_000);
         assert!(Epoch::parse("2026-13-01T00:00:00Z").is_none());
         assert!(Epoch::parse("yesterday").is_none());
+        // GPS time: 18 leap seconds ahead of UTC since 2017; none on 1980-01-06.
+        assert_eq!(e.gps(0.0), 1_767_225_600.0 - 315_964_800.0 + 18.0);
+        assert_eq!(e.adjusted_gps(0.5), 451_260_818.5);
+        assert_eq!(Epoch::parse("1980-01-06T00:00:00Z").map(|e| e.gps(0.0)), Some(0.0));
+        // The table's dates are the leap seconds' own days.
+        for (at, date) in LEAP_SECONDS.iter().zip([
+            "1981-07-01",
+            "1982-07-01",
+            "1983-07-01",
+            "1985-07-01",
+            "1988-01-01",
+            "1990-01-01",
+            "1991-01-01",
+            "1992-07-01",
+            "1993-07-01",
+            "1994-07-01",
+            "1996-01-01",
+            "1997-07-01",
+            "1999-01-01",
+            "2006-01-01",
+            "2009-01-01",
+            "2012-07-01",
+            "2015-07-01",
+            "2017-01-01",
+        ]) {
+            assert_eq!(Epoch::parse(&format!("{date}T00:00:00Z")).map(|e| e.0), Some(*at), "{date}");
+        }
+        // The second before 2017 is one leap second behind the second after.
+        let before = Epoch(1_483_228_799.0);
+        assert_eq!(before.gps(1.0) - before.gps(0.0), 2.0);
     }
 }

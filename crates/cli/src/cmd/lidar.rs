@@ -77,6 +77,14 @@ pub struct LidarArgs {
     /// Write every ray cast (6 x f32: origin, unit direction) to this file, for `world --cast`.
     #[arg(long)]
     pub rays_out: Option<PathBuf>,
+    /// Write the returns as LAS 1.4 point format 6 (LAZ for .laz) in map coordinates and the road's CRS,
+    /// with extra bytes ring, laser, azimuth, object_id, range and reflectivity.
+    #[arg(long)]
+    pub las: Option<PathBuf>,
+    /// Write the returns as MCAP for Foxglove: a foxglove.PointCloud per revolution on /lidar,
+    /// foxglove.FrameTransform on /tf (map -> base_link -> lidar) at 100 Hz.
+    #[arg(long)]
+    pub mcap: Option<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
     /// Print the summary as JSON.
@@ -146,6 +154,8 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
         position_port: a.live.position_port,
         pace: a.live.pace()?,
         threads: 0,
+        las: a.las.clone(),
+        mcap: a.mcap.clone(),
     };
     let r = roadscan::lidar::run(&cfg, progress)?;
     if a.json {
@@ -164,6 +174,9 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
             r.pcap.as_ref().map(|p| format!(" in {p}")).unwrap_or_default(),
             r.real_time_factor
         );
+        for f in [&r.las, &r.mcap].into_iter().flatten() {
+            eprintln!("roadscan: wrote {f}");
+        }
         if let Some(u) = &r.udp {
             eprintln!("roadscan: sent {} datagrams in {:.2} s ({:.1} a second)", u.datagrams, u.seconds, u.rate);
         }

@@ -71,6 +71,16 @@ impl CrsDef {
         u16::try_from(code).ok().and_then(crs_definitions::from_code).map(|d| d.wkt)
     }
 
+    /// Its OGC WKT from the built-in table: the entry of its EPSG code, or of the one entry with
+    /// its PROJ string's projection, parameters and ellipsoid; None when there is none.
+    pub fn wkt(&self) -> Option<&'static str> {
+        let code = match self.epsg {
+            Some(code) => code,
+            None => recognise::epsg_of_proj(&self.label)?,
+        };
+        CrsDef::wkt_of(code)
+    }
+
     /// The PROJ string (from the built-in table for an EPSG code), for an OpenDRIVE
     /// `<geoReference>`; None for a code only the C PROJ library knows.
     pub fn proj_string(&self) -> Option<String> {
@@ -311,6 +321,13 @@ mod tests {
         let again = CrsDef::parse(&text).unwrap();
         assert!(again.same_as(&eov) && eov.same_as(&again));
         assert!(!again.same_as(&CrsDef::from_epsg(32634).unwrap()));
+        // Its WKT from the table, by the code or by the PROJ string's parameters.
+        assert_eq!(eov.wkt(), CrsDef::wkt_of(23700));
+        assert_eq!(again.wkt(), CrsDef::wkt_of(23700));
+        assert!(again.wkt().is_some_and(|w| w.contains("EOV")));
+        let odd =
+            CrsDef::parse("+proj=tmerc +lat_0=1.234 +lon_0=5.678 +k=1 +x_0=7 +y_0=0 +ellps=GRS80 +units=m").unwrap();
+        assert_eq!(odd.wkt(), None, "no table entry has these parameters");
     }
 
     #[cfg(feature = "proj")]

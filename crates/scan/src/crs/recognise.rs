@@ -275,6 +275,12 @@ fn units_term(unit: f64) -> String {
 /// The codes the built-in table has (projected and geographic) lie below this.
 const TABLE_CODES: std::ops::RangeInclusive<u16> = 1024..=32766;
 
+/// The EPSG code of the built-in table's one entry with the projection, parameters, ellipsoid,
+/// unit and (where several have those) TOWGS84 of a PROJ string.
+pub(crate) fn epsg_of_proj(proj: &str) -> Option<u32> {
+    match_epsg(proj, None, None)
+}
+
 /// The EPSG code of the table entry with the projection, parameters, ellipsoid and unit of
 /// `proj`; where several have them, the one of the datum `datum` (an EPSG datum code), then the
 /// one of the same TOWGS84, then of the same name; None when that leaves more than one.
