@@ -153,7 +153,7 @@ fn live_sender(udp: Option<std::net::SocketAddr>, pace: Pace) -> Result<Option<S
 }
 
 /// The lane a `lane:ID` path names.
-fn lane_of(path: &str) -> Result<i32> {
+pub(crate) fn lane_of(path: &str) -> Result<i32> {
     let id = path.strip_prefix("lane:").ok_or_else(|| {
         anyhow!("--path {path}: expected lane:ID, e.g. lane:-1 (the first lane right of the reference line)")
     })?;

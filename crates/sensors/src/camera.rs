@@ -531,27 +531,35 @@ fn json_str(s: &str) -> String {
     o
 }
 
-/// COCO JSON of `frames` (file name, frame): `images` (ids from 1), `annotations` (one per
-/// object a frame shows: `bbox` [x, y, w, h] of its visible pixels, `area` their count,
-/// `category_id` its class, `iscrowd` 0, and `instance` its object id; ids from 1) and
-/// `categories` (the classes of [`CLASS_NAMES`], and any other class seen as "class N").
-pub fn coco_json(frames: &[(&str, &Frame)]) -> String {
-    let mut images = Vec::new();
-    let mut annotations = Vec::new();
-    let mut classes: std::collections::BTreeSet<u8> = CLASS_NAMES.iter().map(|c| c.0).collect();
-    for (k, (name, f)) in frames.iter().enumerate() {
-        let image = k + 1;
-        images.push(format!(
+/// COCO boxes gathered frame by frame (so frames need not be kept), then written as JSON.
+#[derive(Debug, Clone, Default)]
+pub struct Coco {
+    images: Vec<String>,
+    annotations: Vec<String>,
+    classes: std::collections::BTreeSet<u8>,
+}
+
+impl Coco {
+    /// No frames yet.
+    pub fn new() -> Coco {
+        Coco { classes: CLASS_NAMES.iter().map(|c| c.0).collect(), ..Coco::default() }
+    }
+
+    /// Adds `frame` as the image `file_name`; returns its boxes.
+    pub fn add(&mut self, file_name: &str, frame: &Frame) -> Vec<ObjectBox> {
+        let image = self.images.len() + 1;
+        self.images.push(format!(
             "{{\"id\": {image}, \"file_name\": {}, \"width\": {}, \"height\": {}}}",
-            json_str(name),
-            f.width,
-            f.height
+            json_str(file_name),
+            frame.width,
+            frame.height
         ));
-        for b in boxes(f) {
-            classes.insert(b.class);
-            annotations.push(format!(
+        let found = boxes(frame);
+        for b in &found {
+            self.classes.insert(b.class);
+            self.annotations.push(format!(
                 "{{\"id\": {}, \"image_id\": {image}, \"category_id\": {}, \"bbox\": [{}, {}, {}, {}], \"area\": {}, \"iscrowd\": 0, \"instance\": {}}}",
-                annotations.len() + 1,
+                self.annotations.len() + 1,
                 b.class,
                 b.bbox[0],
                 b.bbox[1],
@@ -561,27 +569,50 @@ pub fn coco_json(frames: &[(&str, &Frame)]) -> String {
                 b.object
             ));
         }
+        found
     }
-    let categories: Vec<String> = classes
-        .iter()
-        .map(|c| {
-            let name = CLASS_NAMES.iter().find(|n| n.0 == *c).map_or(format!("class {c}"), |n| n.1.to_string());
-            format!("{{\"id\": {c}, \"name\": {}, \"supercategory\": \"scene\"}}", json_str(&name))
-        })
-        .collect();
-    let list = |v: &[String]| {
-        if v.is_empty() {
-            "[]".to_string()
-        } else {
-            format!("[\n    {}\n  ]", v.join(",\n    "))
-        }
-    };
-    format!(
-        "{{\n  \"images\": {},\n  \"annotations\": {},\n  \"categories\": {}\n}}\n",
-        list(&images),
-        list(&annotations),
-        list(&categories)
-    )
+
+    /// Annotations so far.
+    pub fn annotations(&self) -> usize {
+        self.annotations.len()
+    }
+
+    /// The JSON (see [`coco_json`]).
+    pub fn json(&self) -> String {
+        let categories: Vec<String> = self
+            .classes
+            .iter()
+            .map(|c| {
+                let name = CLASS_NAMES.iter().find(|n| n.0 == *c).map_or(format!("class {c}"), |n| n.1.to_string());
+                format!("{{\"id\": {c}, \"name\": {}, \"supercategory\": \"scene\"}}", json_str(&name))
+            })
+            .collect();
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "[]".to_string()
+            } else {
+                format!("[\n    {}\n  ]", v.join(",\n    "))
+            }
+        };
+        format!(
+            "{{\n  \"images\": {},\n  \"annotations\": {},\n  \"categories\": {}\n}}\n",
+            list(&self.images),
+            list(&self.annotations),
+            list(&categories)
+        )
+    }
+}
+
+/// COCO JSON of `frames` (file name, frame): `images` (ids from 1), `annotations` (one per
+/// object a frame shows: `bbox` [x, y, w, h] of its visible pixels, `area` their count,
+/// `category_id` its class, `iscrowd` 0, and `instance` its object id; ids from 1) and
+/// `categories` (the classes of [`CLASS_NAMES`], and any other class seen as "class N").
+pub fn coco_json(frames: &[(&str, &Frame)]) -> String {
+    let mut c = Coco::new();
+    for (name, f) in frames {
+        c.add(name, f);
+    }
+    c.json()
 }
 
 /// Writes a PNG.
