@@ -142,6 +142,13 @@ enum Command {
         after_help = "Examples:\n  roadscan replay hdl32e.pcap --udp 127.0.0.1:2368\n  roadscan replay hdl32e.pcap --udp 192.168.1.255:2368 --speed-factor 2"
     )]
     Replay(cmd::lidar::ReplayArgs),
+    /// A virtual camera (pinhole from a field of view or intrinsics, Brown-Conrady or fisheye
+    /// distortion from a camera file) driven along a lane of a built world: colour, depth,
+    /// class and instance images as PNG, COCO boxes of objects, and the camera's record.
+    #[command(
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan camera --world demo --duration 2 --fps 10 --out frames\n  roadscan camera --world build --path lane:1 --speed 15 --hfov 60 --width 1280 --height 720 --out frames --planes\n  roadscan camera --world demo --camera cam.toml --duration 5 --out fisheye --json"
+    )]
+    Camera(cmd::camera::CameraArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -350,6 +357,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Ribbons(args) => cmd::ribbons::run(&args, &bars),
         Command::Lidar(args) => cmd::lidar::run(&args, &bars),
         Command::Replay(args) => cmd::lidar::replay(&args, &bars),
+        Command::Camera(args) => cmd::camera::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {

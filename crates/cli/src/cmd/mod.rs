@@ -6,6 +6,7 @@ use std::path::Path;
 
 pub mod axis;
 pub mod build;
+pub mod camera;
 pub mod check;
 pub mod convert;
 pub mod crg;
