@@ -27,8 +27,8 @@
 //! the hit's class (0: none); instance is the hit's object id (0: static scene or none).
 //!
 //! Files ([`Frame::write_pngs`], [`Frame::write_planes`]):
-//! - `rgb.png` 8-bit RGB; `depth.png` 16-bit grey, depth in millimetres rounded, 0 = none,
-//!   65535 = 65.535 m or farther; `class.png` 8-bit grey; `instance.png` 16-bit grey, object
+//! - `rgb.png` 8-bit RGB; `depth.png` 16-bit grey, depth in millimetres rounded, 0 = none
+//!   (or z <= 0: a fisheye's rays beyond 90 degrees), 65535 = 65.535 m or farther; `class.png` 8-bit grey; `instance.png` 16-bit grey, object
 //!   ids above 65535 written as 65535.
 //! - The seed's MATLAB layout (`--planes`): `rgb.planes` holds the R plane, then the G plane,
 //!   then the B plane, each `w * h` raw bytes column-major (index = col * h + row), as MATLAB
@@ -638,7 +638,8 @@ fn write_png(
 }
 
 impl Frame {
-    /// Depth in millimetres as a 16-bit value (0: none; 65535: that far or farther).
+    /// Depth in millimetres as a 16-bit value (0: none, or not ahead of the camera's plane;
+    /// 65535: that far or farther).
     pub fn depth_mm(d: f32) -> u16 {
         if d.is_finite() && d > 0.0 {
             (f64::from(d) * 1000.0).round().clamp(1.0, 65535.0) as u16
