@@ -149,6 +149,13 @@ enum Command {
         after_help = "Examples:\n  roadscan world --world demo\n  roadscan world --world demo --export-triangles tris.bin\n  roadscan lidar --world demo --duration 1 --rays-out rays.bin && roadscan world --world demo --cast rays.bin --hits hits.f32"
     )]
     World(cmd::world::WorldArgs),
+    /// A virtual camera (pinhole from a field of view or intrinsics, Brown-Conrady or fisheye
+    /// distortion from a camera file) driven along a lane of a built world: colour, depth,
+    /// class and instance images as PNG, COCO boxes of objects, and the camera's record.
+    #[command(
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan camera --world demo --duration 2 --fps 10 --out frames\n  roadscan camera --world build --path lane:1 --speed 15 --hfov 60 --width 1280 --height 720 --out frames --planes\n  roadscan camera --world demo --camera cam.toml --duration 5 --out fisheye --json"
+    )]
+    Camera(cmd::camera::CameraArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -360,6 +367,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Lidar(args) => cmd::lidar::run(&args, &bars),
         Command::Replay(args) => cmd::lidar::replay(&args, &bars),
         Command::World(args) => cmd::world::run(&args, &bars),
+        Command::Camera(args) => cmd::camera::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {

@@ -43,15 +43,17 @@
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
 //! [`synth`] and [`demo`] (virtual surveys), [`world_source`], [`world_tools`] and [`lidar`] (a virtual
-//! LiDAR over a built world), [`replay`] (a pcap sent again), [`report`] and [`manifest`] (what a build
-//! says about itself), [`staging`] (outputs whole or not at all), [`progress`]; for the file
-//! verbs [`info`], [`check`], [`eval`], [`verbs`] (axis, convert, render) and [`files`]; and
-//! [`messages`] (what the product verbs say they did).
+//! LiDAR over a built world), [`camera`] (a virtual camera over it), [`replay`] (a pcap sent
+//! again), [`report`] and [`manifest`] (what a build says about itself), [`staging`] (outputs
+//! whole or not at all), [`progress`]; for the file verbs [`info`], [`check`], [`eval`],
+//! [`verbs`] (axis, convert, render) and [`files`]; and [`messages`] (what the product verbs
+//! say they did).
 
 #![warn(missing_docs)]
 
 pub mod axis;
 pub mod build;
+pub mod camera;
 pub mod check;
 pub mod config;
 pub mod crg;

@@ -210,7 +210,7 @@ fn scene_named(name: &str, road: Option<&str>, seed: u64) -> Result<sim::Scene> 
 }
 
 /// The lane a `lane:ID` path names.
-fn lane_of(path: &str) -> Result<i32> {
+pub(crate) fn lane_of(path: &str) -> Result<i32> {
     let id = path.strip_prefix("lane:").ok_or_else(|| {
         anyhow!("--path {path}: expected lane:ID, e.g. lane:-1 (the first lane right of the reference line)")
     })?;

@@ -9,6 +9,8 @@
 //! - [`packet`]: the 1,206-byte data packet and the 512-byte position packet with `$GPRMC`.
 //! - [`pcap`]: classic libpcap files of those packets as Ethernet/IPv4/UDP frames, and reading
 //!   them back.
+//! - [`camera`]: a pinhole camera with Brown-Conrady or fisheye distortion on a mount: RGB,
+//!   depth, class and instance images, COCO boxes, PNG and the seed's MATLAB planes.
 //! - [`udp`]: datagrams sent live, paced to the sensor's clock (or a factor of it) from a
 //!   thread of their own.
 //!
@@ -20,6 +22,7 @@
 #![warn(missing_docs)]
 
 mod beams;
+pub mod camera;
 mod error;
 mod lidar;
 pub mod packet;
@@ -30,6 +33,7 @@ mod time;
 pub mod udp;
 
 pub use beams::{BeamTable, Laser};
+pub use camera::{Camera, Distortion, Frame, Intrinsics, RayTable};
 pub use error::Error;
 pub use lidar::{Attenuation, Firing, Lidar, Return, Summary};
 pub use time::Epoch;

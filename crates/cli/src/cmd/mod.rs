@@ -3,6 +3,7 @@
 
 pub mod axis;
 pub mod build;
+pub mod camera;
 pub mod check;
 pub mod convert;
 pub mod crg;
