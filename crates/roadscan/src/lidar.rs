@@ -57,6 +57,8 @@ pub struct LidarConfig {
     /// little-endian f32 per laser per firing, in firing order (NaN: no hit, or not reported;
     /// class 0: nothing hit).
     pub ranges: Option<PathBuf>,
+    /// Write the seed's 32-bit word per beam as binary frames ([`sensors::words`]).
+    pub words: Option<PathBuf>,
     /// Write every ray cast (6 x f32: origin, unit direction; see [`crate::world_tools`]).
     pub rays_out: Option<PathBuf>,
     /// Send the packets live: data to this address, position packets to its host at
@@ -97,6 +99,7 @@ impl Default for LidarConfig {
             position_every: 14,
             ranges: None,
             rays_out: None,
+            words: None,
             udp: None,
             position_port: 8308,
             pace: Pace::Factor(1.0),
@@ -310,6 +313,17 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     let (mut las, mut mcap) = crate::lidar_out::open(cfg, &lidar, &loaded.odr.header, progress)?;
     let sender = live_sender(cfg.udp, cfg.pace)?;
     let position_to = cfg.udp.map(|a| std::net::SocketAddr::new(a.ip(), cfg.position_port));
+    let mut words_tmp = match &cfg.words {
+        Some(p) => {
+            let mut t = atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?;
+            use std::io::Write;
+            t.writer()
+                .write_all(&sensors::words::header(lidar.beams.lasers.len() as u32, lidar.rate_hz))
+                .with_context(|| format!("writing {}", p.display()))?;
+            Some(t)
+        }
+        None => None,
+    };
     let mut rays_tmp = match &cfg.rays_out {
         Some(p) => Some(atomic::TempFile::beside(p).with_context(|| format!("creating {}", p.display()))?),
         None => None,
@@ -372,10 +386,20 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
             }
             t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the rays file".into(), source: e })?;
         }
+        if let Some(t) = words_tmp.as_mut() {
+            use std::io::Write;
+            let mut buf = Vec::with_capacity(firings.len() * (12 + 4 * lidar.beams.lasers.len()));
+            firings.iter().for_each(|f| sensors::words::record(f, &mut buf));
+            t.writer().write_all(&buf).map_err(|e| sensors::Error::Io { what: "the words file".into(), source: e })?;
+        }
         crate::lidar_out::add(&mut las, &mut mcap, firings, &path)?;
         progress.advance((firings.len() / fpp) as u64);
         Ok(())
     })?;
+    if let Some(t) = words_tmp {
+        let target = t.target().display().to_string();
+        t.commit().with_context(|| format!("writing {target}"))?;
+    }
     if let Some(t) = rays_tmp {
         let target = t.target().display().to_string();
         t.commit().with_context(|| format!("writing {target}"))?;

@@ -11,6 +11,7 @@
 //!   them back.
 //! - [`camera`]: a pinhole camera with Brown-Conrady or fisheye distortion on a mount: RGB,
 //!   depth, class and instance images, COCO boxes, PNG and the seed's MATLAB planes.
+//! - [`words`]: the seed's 32-bit word per beam (range and reflectivity) as binary frames.
 //! - [`udp`]: datagrams sent live, paced to the sensor's clock (or a factor of it) from a
 //!   thread of their own.
 //!
@@ -31,6 +32,7 @@ pub mod reflect;
 mod rng;
 mod time;
 pub mod udp;
+pub mod words;
 
 pub use beams::{BeamTable, Laser};
 pub use camera::{Camera, Distortion, Frame, Intrinsics, RayTable};

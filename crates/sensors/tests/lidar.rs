@@ -158,3 +158,28 @@ fn each_firing_sees_from_where_the_sensor_is_then() {
     }
     assert!(n >= 3, "{n} firings looked at the wall");
 }
+
+#[test]
+fn words_frames_round_trip() {
+    let l = Lidar::hdl32e();
+    let (firings, _) = run(&l, &ground(), &Still, 0.05, 2);
+    let mut bytes = sensors::words::header(32, 10.0).to_vec();
+    firings.iter().for_each(|f| sensors::words::record(f, &mut bytes));
+    assert_eq!(bytes.len(), 20 + firings.len() * 140, "140 bytes an HDL-32E firing");
+    let (lasers, rate, back) = sensors::words::read(&bytes).expect("a words file");
+    assert_eq!((lasers, rate, back.len()), (32, 10.0, firings.len()));
+    for (f, (t, az, words)) in firings.iter().zip(&back) {
+        assert_eq!((*t, *az), (f.time, packet::azimuth_units(f.azimuth)));
+        for (r, w) in f.returns.iter().zip(words) {
+            match w {
+                Some((range, refl)) => {
+                    assert!((range - r.range).abs() <= 0.001 + 1e-12, "{range} vs {}", r.range);
+                    assert!((refl - r.reflectivity.min(1.0)).abs() <= 0.5 / 4095.0 + 1e-12);
+                }
+                None => assert!(!r.is_some()),
+            }
+        }
+    }
+    assert!(sensors::words::read(&bytes[..bytes.len() - 1]).is_none(), "a cut file is refused");
+    assert!(sensors::words::read(b"RSWX").is_none());
+}

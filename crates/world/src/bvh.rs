@@ -77,7 +77,7 @@ impl Node {
     }
 }
 
-/// A BVH over items with boxes; the leaves name ranges of [`Bvh::order`].
+/// A BVH over items with boxes; the leaves name ranges of its item order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Bvh {
     pub(crate) nodes: Vec<Node>,

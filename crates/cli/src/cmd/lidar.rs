@@ -74,6 +74,10 @@ pub struct LidarArgs {
     /// checks against a decoder, and of one world against another).
     #[arg(long)]
     pub ranges: Option<PathBuf>,
+    /// Write the seed's 32-bit word per beam (20 bits of 2 mm range, 12 of reflectivity) as
+    /// binary frames: `RSWD`, version, lasers, rate, then per firing time, azimuth and the words.
+    #[arg(long)]
+    pub words: Option<PathBuf>,
     /// Write every ray cast (6 x f32: origin, unit direction) to this file, for `world --cast`.
     #[arg(long)]
     pub rays_out: Option<PathBuf>,
@@ -150,6 +154,7 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
         position_every: a.position_every,
         ranges: a.ranges.clone(),
         rays_out: a.rays_out.clone(),
+        words: a.words.clone(),
         udp: a.live.udp,
         position_port: a.live.position_port,
         pace: a.live.pace()?,
