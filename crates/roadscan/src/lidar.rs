@@ -417,6 +417,12 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         Some(s) => Some(LiveRun::of(&s.finish()?)),
         None => None,
     };
+    if let Some(l) = live.as_ref().filter(|l| l.worst_lateness > 0.05) {
+        progress.note(&crate::progress::Note::Warning(format!(
+            "casting fell behind the sensor's clock: packets went out up to {:.2} s late; a lighter world (--roadside voxels) or a lower --speed-factor keeps up",
+            l.worst_lateness
+        )));
+    }
     let pcap = match tmp {
         Some(t) => {
             let target = t.target().display().to_string();
