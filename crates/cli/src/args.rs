@@ -56,3 +56,20 @@ impl RoadArgs {
         self.src.road_inputs(self.buffer, self.s_range)
     }
 }
+
+/// Where a virtual sensor drives (`lidar`, `camera`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct DriveArgs {
+    /// The path: lane:ID, the centre of that lane (negative ids drive with s, positive against it).
+    #[arg(long, default_value = "lane:-1", allow_hyphen_values = true)]
+    pub path: String,
+    /// The road of road.xodr to drive (default: the first).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// Speed, m/s.
+    #[arg(long, default_value_t = 10.0)]
+    pub speed: f64,
+    /// Start station, m (default: the lane's start in its driving direction).
+    #[arg(long)]
+    pub start: Option<f64>,
+}

@@ -515,20 +515,9 @@ pub const CLASS_NAMES: [(u8, &str); 10] = [
     (69, "person"),
 ];
 
-/// A JSON string literal.
+/// A JSON string literal (quotes, backslashes and control characters escaped).
 fn json_str(s: &str) -> String {
-    let mut o = String::with_capacity(s.len() + 2);
-    o.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
+    serde_json::Value::from(s).to_string()
 }
 
 /// COCO boxes gathered frame by frame (so frames need not be kept), then written as JSON.

@@ -59,21 +59,26 @@ impl Node {
     /// Entry distance of the ray within `[t0, t1]`.
     #[inline(always)]
     fn enter(&self, r: &SlabRay, t0: f64, t1: f64) -> Option<f64> {
-        let mut near = t0;
-        let mut far = t1;
+        let (mut near, mut far) = (t0, t1);
         for a in 0..3 {
             let ta = (self.b[a] as f64 - r.o[a]) * r.inv[a];
             let tb = (self.b[a + 3] as f64 - r.o[a]) * r.inv[a];
-            // NaN (a zero direction on a face) compares false and leaves the range as it is.
-            let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
-            if lo > near {
-                near = lo;
-            }
-            if hi < far {
-                far = hi;
-            }
+            clip(ta, tb, &mut near, &mut far);
         }
         (near <= far).then_some(near)
+    }
+}
+
+/// Narrows `[near, far]` to the slab a ray crosses between distances `ta` and `tb` (either
+/// order). NaN (a zero direction on a face) compares false and leaves the range as it is.
+#[inline(always)]
+pub(crate) fn clip(ta: f64, tb: f64, near: &mut f64, far: &mut f64) {
+    let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
+    if lo > *near {
+        *near = lo;
+    }
+    if hi < *far {
+        *far = hi;
     }
 }
 

@@ -104,18 +104,11 @@ impl Chunk {
 impl QNode {
     #[inline(always)]
     fn enter(&self, r: &StepRay, t0: f64, t1: f64) -> Option<f64> {
-        let mut near = t0;
-        let mut far = t1;
+        let (mut near, mut far) = (t0, t1);
         for a in 0..3 {
             let ta = self.b[a] as f64 * r.k[a] + r.c[a];
             let tb = self.b[a + 3] as f64 * r.k[a] + r.c[a];
-            let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
-            if lo > near {
-                near = lo;
-            }
-            if hi < far {
-                far = hi;
-            }
+            crate::bvh::clip(ta, tb, &mut near, &mut far);
         }
         (near <= far).then_some(near)
     }

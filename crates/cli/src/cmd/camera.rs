@@ -13,18 +13,8 @@ pub struct CameraArgs {
     /// The output directory of `roadscan build` or `roadscan demo` (road.xodr, crg/, scene.voxels.csv).
     #[arg(long)]
     pub world: PathBuf,
-    /// Where the camera drives: lane:ID, the centre of that lane (negative ids with s, positive against it).
-    #[arg(long, default_value = "lane:-1", allow_hyphen_values = true)]
-    pub path: String,
-    /// The road of road.xodr to drive (default: the first).
-    #[arg(long)]
-    pub road: Option<String>,
-    /// Speed, m/s.
-    #[arg(long, default_value_t = 10.0)]
-    pub speed: f64,
-    /// Start station, m (default: the lane's start in its driving direction).
-    #[arg(long)]
-    pub start: Option<f64>,
+    #[command(flatten)]
+    pub drive: crate::args::DriveArgs,
     /// Seconds to drive (frames at 0, 1/fps, ... before the end).
     #[arg(long, default_value_t = 2.0)]
     pub duration: f64,
@@ -67,10 +57,10 @@ pub struct CameraArgs {
 pub fn run(a: &CameraArgs, progress: &Bars) -> Result<u8> {
     let cfg = CameraConfig {
         world: a.world.clone(),
-        path: a.path.clone(),
-        road: a.road.clone(),
-        speed: a.speed,
-        start: a.start,
+        path: a.drive.path.clone(),
+        road: a.drive.road.clone(),
+        speed: a.drive.speed,
+        start: a.drive.start,
         duration: a.duration,
         fps: a.fps,
         camera: a.camera.clone(),

@@ -33,18 +33,8 @@ pub struct LidarArgs {
     /// Revolutions a second (the HDL-32E spins at 5 to 20).
     #[arg(long, default_value_t = 10.0)]
     pub rate: f64,
-    /// Where the sensor drives: lane:ID, the centre of that lane (negative ids with s, positive against it).
-    #[arg(long, default_value = "lane:-1", allow_hyphen_values = true)]
-    pub path: String,
-    /// The road of road.xodr to drive (default: the first).
-    #[arg(long)]
-    pub road: Option<String>,
-    /// Speed, m/s.
-    #[arg(long, default_value_t = 10.0)]
-    pub speed: f64,
-    /// Start station, m (default: the lane's start in its driving direction).
-    #[arg(long)]
-    pub start: Option<f64>,
+    #[command(flatten)]
+    pub drive: crate::args::DriveArgs,
     /// Seconds of sensor time to cast.
     #[arg(long, default_value_t = 10.0)]
     pub duration: f64,
@@ -139,10 +129,10 @@ pub fn run(a: &LidarArgs, progress: &Bars) -> Result<u8> {
         path_xodr: a.path_xodr.clone(),
         sensor: a.sensor.clone(),
         rate: a.rate,
-        path: a.path.clone(),
-        road: a.road.clone(),
-        speed: a.speed,
-        start: a.start,
+        path: a.drive.path.clone(),
+        road: a.drive.road.clone(),
+        speed: a.drive.speed,
+        start: a.drive.start,
         duration: a.duration,
         mount_height: a.height,
         range_noise: a.range_noise,
