@@ -155,16 +155,8 @@ impl Bvh {
     pub(crate) fn traverse(&self, r: &SlabRay, t_min: f64, best: &mut f64, mut leaf: impl FnMut(u32, u32, &mut f64)) {
         let Some(root) = self.nodes.get(self.root as usize) else { return };
         let Some(t) = root.enter(r, t_min, *best) else { return };
-        let mut stack = [(0u32, 0f64); MAX_DEPTH + 4];
-        let mut sp = 0usize;
-        stack[sp] = (self.root, t);
-        sp += 1;
-        while sp > 0 {
-            sp -= 1;
-            let (mut at, t_in) = stack[sp];
-            if t_in > *best {
-                continue;
-            }
+        let mut stack = Stack::new(self.root, t);
+        while let Some(mut at) = stack.pop(*best) {
             loop {
                 let n = &self.nodes[at as usize];
                 if n.count > 0 {
@@ -174,20 +166,59 @@ impl Bvh {
                 let (a, b) = (n.first, n.first + 1);
                 let ta = self.nodes[a as usize].enter(r, t_min, *best);
                 let tb = self.nodes[b as usize].enter(r, t_min, *best);
-                match (ta, tb) {
-                    (Some(x), Some(y)) => {
-                        let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };
-                        if sp < stack.len() {
-                            stack[sp] = (far, tf);
-                            sp += 1;
-                        }
-                        at = near;
-                    }
-                    (Some(_), None) => at = a,
-                    (None, Some(_)) => at = b,
-                    (None, None) => break,
+                match stack.descend((a, ta), (b, tb)) {
+                    Some(next) => at = next,
+                    None => break,
                 }
             }
+        }
+    }
+}
+
+/// The stack of a nearest-first traversal: (node, entry distance), at most one entry a level.
+pub(crate) struct Stack {
+    items: [(u32, f64); MAX_DEPTH + 4],
+    len: usize,
+}
+
+impl Stack {
+    /// A stack holding the root `root`, entered at `t`.
+    #[inline(always)]
+    pub(crate) fn new(root: u32, t: f64) -> Stack {
+        let mut items = [(0u32, 0f64); MAX_DEPTH + 4];
+        items[0] = (root, t);
+        Stack { items, len: 1 }
+    }
+
+    /// The next node to visit, skipping those entered beyond `best`.
+    #[inline(always)]
+    pub(crate) fn pop(&mut self, best: f64) -> Option<u32> {
+        while self.len > 0 {
+            self.len -= 1;
+            let (at, t_in) = self.items[self.len];
+            if t_in <= best {
+                return Some(at);
+            }
+        }
+        None
+    }
+
+    /// The child to descend into of two with entry distances `ta`, `tb` (None: missed): the
+    /// nearer one, the other kept for later; None when the ray misses both.
+    #[inline(always)]
+    pub(crate) fn descend(&mut self, (a, ta): (u32, Option<f64>), (b, tb): (u32, Option<f64>)) -> Option<u32> {
+        match (ta, tb) {
+            (Some(x), Some(y)) => {
+                let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };
+                if self.len < self.items.len() {
+                    self.items[self.len] = (far, tf);
+                    self.len += 1;
+                }
+                Some(near)
+            }
+            (Some(_), None) => Some(a),
+            (None, Some(_)) => Some(b),
+            (None, None) => None,
         }
     }
 }

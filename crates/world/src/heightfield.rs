@@ -17,7 +17,7 @@
 //! vertical plane, or all above or all below the ray within that plane; the rest are
 //! Möller-Trumbore tests (so hits are exactly the triangles').
 
-use crate::bvh::{Bvh, SlabRay, MAX_DEPTH};
+use crate::bvh::{Bvh, SlabRay, Stack};
 use crate::geom::{cross, sub, Aabb, Hit, Ray, V3};
 use crate::material::Tag;
 use crate::mesh::triangle;
@@ -437,16 +437,8 @@ impl Heightfield {
         let r = c.ray(&ray.origin, &ray.dir);
         let Some(root) = self.nodes.get(c.root as usize) else { return };
         let Some(t) = root.enter(&r, ray.t_min, *best) else { return };
-        let mut stack = [(0u32, 0f64); MAX_DEPTH + 4];
-        let mut sp = 0usize;
-        stack[sp] = (c.root, t);
-        sp += 1;
-        while sp > 0 {
-            sp -= 1;
-            let (mut at, t_in) = stack[sp];
-            if t_in > *best {
-                continue;
-            }
+        let mut stack = Stack::new(c.root, t);
+        while let Some(mut at) = stack.pop(*best) {
             while let Some(n) = self.nodes.get(at as usize) {
                 if n.child & LEAF_BIT != 0 {
                     let block = (n.child & !LEAF_BIT) as usize;
@@ -460,18 +452,9 @@ impl Heightfield {
                 let (Some(na), Some(nb)) = (self.nodes.get(a as usize), self.nodes.get(b as usize)) else { break };
                 let ta = na.enter(&r, ray.t_min, *best);
                 let tb = nb.enter(&r, ray.t_min, *best);
-                match (ta, tb) {
-                    (Some(x), Some(y)) => {
-                        let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };
-                        if sp < stack.len() {
-                            stack[sp] = (far, tf);
-                            sp += 1;
-                        }
-                        at = near;
-                    }
-                    (Some(_), None) => at = a,
-                    (None, Some(_)) => at = b,
-                    (None, None) => break,
+                match stack.descend((a, ta), (b, tb)) {
+                    Some(next) => at = next,
+                    None => break,
                 }
             }
         }
