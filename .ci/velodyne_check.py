@@ -12,15 +12,10 @@ import sys
 import numpy as np
 import velodyne_decoder as vd
 
+from checks import check, done
+
 pcap_path, ranges_path, summary_path = sys.argv[1:4]
 summary = json.load(open(summary_path))
-fail = []
-
-
-def check(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        fail.append(what)
 
 
 # 1. The raw frames: every data packet well formed, position packets with valid $GPRMC.
@@ -82,4 +77,4 @@ if len(reported) == len(pts):
     r = np.sqrt(x * x + y * y + z * z)
     err = np.abs(r - reported[:, 0].astype(np.float64))
     check(err.max() <= 0.002, f"every decoded range within 2 mm of the cast range (worst {err.max() * 1000:.3f} mm, mean {err.mean() * 1000:.3f} mm)")
-sys.exit(1 if fail else 0)
+done()
