@@ -244,3 +244,30 @@ fn vertical_curves_and_superelevation_ramps_are_followed_within_millimetres() {
     }
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_banked_track_steeper_than_the_facade_limit_keeps_its_surface() {
+    // esmini's velodrome, s 600..660: the curve banked at 60 degrees (1.047 rad), beyond the
+    // 0.8 rad that marks a row as a facade. The axis declares the bank, so the surface line is
+    // judged against it: every surveyed row keeps a surface and the superelevation is read
+    // back. Before, all 122 rows were "too steep" and the survey found no road.
+    let odr = sample("velodrome.xodr");
+    let range = (600.0, 660.0);
+    let scene = Scene::from_road(&odr, "1", Some(range), 1).unwrap();
+    let p = survey(&scene);
+    let (out, report) = surveyed(&scene, &p);
+    assert_eq!(report.steep_rows, 0, "{:?}", report.findings);
+    assert!(
+        report.rows.with_surface as f64 >= 0.9 * ((range.1 - range.0) / 0.5),
+        "{} rows with a surface",
+        report.rows.with_surface
+    );
+    let (design, got) = (scene.road(), RoadEval::new(&out.roads[0]));
+    let (ez, ex, _) = profile_errors(&design, &got, (range.0 + 2.0, range.1 - 2.0));
+    eprintln!("elevation within {:.2} mm, superelevation within {ex:.5} rad", ez * 1e3);
+    // On a 60 degree bank a plan error of 1 cm (half a 2 cm section cell) is 1.7 cm of height,
+    // so the elevation is held to 1 cm here, the flat roads' 5 mm doubled.
+    assert!(ez < 0.010, "elevation off by {ez} m");
+    assert!(ex < 0.005, "superelevation off by {ex} rad");
+}

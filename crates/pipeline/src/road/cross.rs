@@ -10,7 +10,7 @@ use crate::section::SectionGrid;
 /// whose heights spread more than `max_spread` (a branch over the road, an echo below it) are
 /// left out, and the cells the line keeps must span at least 1 m across (a handful of cells at
 /// one place, a pole's foot, fixes no crossfall).
-pub(super) fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64) -> Option<[f64; 2]> {
+pub(super) fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64, prior: f64) -> Option<[f64; 2]> {
     let pts: Vec<(f64, f64)> = (0..g.cols)
         .filter(|&c| g.t_of(c).abs() <= half)
         .filter(|&c| g.spread_h(r, c).is_some_and(|v| v <= max_spread))
@@ -20,15 +20,16 @@ pub(super) fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64
         return None;
     }
     // Cells count once each (a car roof holds many more points than the road beside it);
-    // the start is the median height, level, so the road's majority wins.
+    // the start is the median height on the axis's own crossfall (`prior`), so the road's
+    // majority wins.
     let mut w: Vec<f64> = vec![1.0; pts.len()];
-    let mut line = [median(&mut pts.iter().map(|p| p.1).collect::<Vec<_>>())?, 0.0];
+    let mut line = [median(&mut pts.iter().map(|p| p.1 - prior * p.0).collect::<Vec<_>>())?, prior];
     for it in 0..10 {
         if it == 0 {
-            let mut res: Vec<f64> = pts.iter().map(|p| (p.1 - line[0]).abs()).collect();
+            let mut res: Vec<f64> = pts.iter().map(|p| (p.1 - line[0] - prior * p.0).abs()).collect();
             let c = 4.685 * (1.4826 * median(&mut res)?).max(0.002);
             for (p, wi) in pts.iter().zip(w.iter_mut()) {
-                let u = (p.1 - line[0]) / c;
+                let u = (p.1 - line[0] - prior * p.0) / c;
                 *wi = if u.abs() < 1.0 { (1.0 - u * u).powi(2) } else { 0.0 };
             }
         }

@@ -48,9 +48,10 @@ pub struct SurveyOptions {
     pub carriageway: f64,
     /// A marking cell's intensity over the local median.
     pub contrast: f64,
-    /// A row's surface line steeper than this across is no road surface (a facade seen by a
-    /// tilted scanner, a slope, the side of a car), rad: 0.8 (46°) is beyond any banked road
-    /// but a velodrome's.
+    /// A row's surface line whose angle across differs from the axis's own crossfall (its
+    /// superelevation, 0 where it declares none) by more than this is no road surface (a
+    /// facade seen by a tilted scanner, a slope, the side of a car), rad: 0.8 (46°) is beyond
+    /// any banked road but a velodrome's, which only an axis declaring the bank keeps.
     pub max_crossfall: f64,
     /// Cells whose heights spread more than this (standard deviation) hold more than the road
     /// surface (a branch above it, an echo below it) and are left out of the surface line, m.
@@ -190,12 +191,14 @@ pub fn survey_road(
 ) -> Result<(OpenDrive, SurveyReport), crate::Error> {
     let eval = RoadEval::new(road);
     let mut findings = Vec::new();
-    // 1. The surface line per row (a row too steep to be a road has none).
-    let steep = (opts.max_crossfall.tan(), std::cell::Cell::new(0usize));
+    // 1. The surface line per row (a row too steep against the axis's crossfall has none).
+    let steep = std::cell::Cell::new(0usize);
+    let prior: Vec<f64> = (0..grid.rows).map(|r| eval.planar_cross_slope(grid.s_of(r))).collect();
     let line_of = |r: usize, half: f64| -> Option<[f64; 2]> {
-        let l = surface_line(grid, r, half, opts.max_spread)?;
-        if l[1].abs() > steep.0 {
-            steep.1.set(steep.1.get() + 1);
+        let p = prior.get(r).copied().filter(|p| p.is_finite()).unwrap_or(0.0);
+        let l = surface_line(grid, r, half, opts.max_spread, p)?;
+        if (l[1].atan() - p.atan()).abs() > opts.max_crossfall {
+            steep.set(steep.get() + 1);
             return None;
         }
         Some(l)
@@ -203,7 +206,7 @@ pub fn survey_road(
     let lines: Vec<Option<[f64; 2]>> = (0..grid.rows).map(|r| line_of(r, opts.carriageway)).collect();
     // 2. Curbs, then the surface again between them.
     let curbs = [find_curb(grid, &lines, 1.0), find_curb(grid, &lines, -1.0)];
-    steep.1.set(0);
+    steep.set(0);
     let lines: Vec<Option<[f64; 2]>> = (0..grid.rows)
         .map(|r| {
             let inner = |c: &Option<Curb>| c.as_ref().map_or(opts.carriageway, |c| (c.t.abs() - 0.3).max(0.5));
@@ -212,7 +215,7 @@ pub fn survey_road(
         })
         .collect();
     let rows_with = lines.iter().filter(|l| l.is_some()).count();
-    let steep_rows = steep.1.get();
+    let steep_rows = steep.get();
     if rows_with == 0 {
         return Err(crate::Error::NoRoadSurface { rows: grid.rows, steep: steep_rows });
     }
@@ -220,7 +223,7 @@ pub fn survey_road(
         findings.push(Finding {
             check: "a road surface in every row",
             detail: format!(
-                "{steep_rows} of {} rows hold a surface steeper than {:.2} rad across (a facade, a slope): left out",
+                "{steep_rows} of {} rows hold a surface more than {:.2} rad steeper across than the axis's crossfall (a facade, a slope): left out",
                 grid.rows, opts.max_crossfall
             ),
         });
