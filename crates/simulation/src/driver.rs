@@ -16,12 +16,13 @@
 //! Target speed: the least of the cruise speed, sqrt(lateral limit / |κ|) over the stretch
 //! needed to brake from the current speed (plus the lookahead), the speed from which the
 //! vehicle can brake to rest at the comfortable deceleration within the distance left
-//! (sqrt(2 b d)). The acceleration asked is gain (target - v), limited, and the model's
+//! (sqrt(2 b d), d from the front bumper). The acceleration asked is gain (target - v), limited, and the model's
 //! pedals for it.
 //!
 //! # Events
 //! `Arrived` when the progress point passes the end of a leg; `RouteComplete` once, when
-//! within `arrive_distance` of the route's end at rest (or past its last waypoint); from then
+//! the front bumper is within `arrive_distance` of the route's end at rest (or the rear axle
+//! is past its last waypoint); from then
 //! on the driver holds the brake.
 
 use crate::vehicle::{Longitudinal, VehicleParams, VehicleState};
@@ -264,9 +265,12 @@ impl DriverState {
             }
         }
         self.progress = i;
+        // Distance from the front bumper to the route's end: where the driver stops.
+        let left = route.length() - w[i].distance - along(w, i, here) - (vp.length - vp.rear_overhang);
         while self.legs_done < route.leg_ends.len() {
             let end = route.leg_ends[self.legs_done];
-            if i >= end || (end == last && self.at_end(route, p, v)) {
+            let at_end = left <= p.arrive_distance && v.speed <= 0.05;
+            if (end < last && i >= end) || (end == last && (at_end || i >= last)) {
                 events.push(DriverEvent::Arrived { leg: self.legs_done });
                 self.legs_done += 1;
             } else {
@@ -299,7 +303,7 @@ impl DriverState {
         let delta = if d > 1e-6 { (2.0 * vp.wheelbase * (by / d) / d).atan() } else { 0.0 };
         v.steering = (delta / vp.max_steering).clamp(-1.0, 1.0);
         // Speed.
-        let left = (route.length() - w[i].distance - along(w, i, here)).max(0.0);
+        let left = left.max(0.0);
         let brake_dist = v.speed * v.speed / (2.0 * p.decel.max(0.1)) + look;
         let mut target_speed = p.cruise_speed;
         for wj in w.iter().skip(i) {
@@ -317,10 +321,6 @@ impl DriverState {
         v.throttle = th;
         v.brake = if target_speed <= 0.0 { 100.0 } else { b };
         events
-    }
-
-    fn at_end(&self, route: &Route, p: &DriverParams, v: &VehicleState) -> bool {
-        route.waypoints.last().is_some_and(|w| dist([v.x, v.y], w.xy) <= p.arrive_distance && v.speed <= 0.05)
     }
 }
 

@@ -230,8 +230,8 @@ impl<'a> Simulation<'a> {
     }
 
     /// The state as JSON (numbers in the shortest form that reads back to the same bits).
-    pub fn save(&self) -> String {
-        serde_json::to_string(&self.state).unwrap_or_default()
+    pub fn save(&self) -> Result<String, Error> {
+        serde_json::to_string(&self.state).map_err(|e| Error::State(e.to_string()))
     }
 
     /// Continues from a state [`Simulation::save`] wrote (for this scenario and world).
