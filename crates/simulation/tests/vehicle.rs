@@ -191,3 +191,23 @@ fn roll_and_pitch_follow_the_grade_and_crossfall() {
         assert!((v.roll - sign * phi).abs() < 0.001, "roll {} vs the superelevation {phi}", v.roll);
     }
 }
+
+/// The surface's (x, y) -> planar (s, t) inverts the CRG's placement `P(s) + t N(s)` on the
+/// demo road (superelevated and graded from s = 70 m) within 1e-9 m, where the road frame's t
+/// differs by t (1 - cos φ) (over a millimetre).
+#[test]
+fn planar_st_inverts_the_crg_placement_on_a_superelevated_road() {
+    let odr = demo_road();
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let mut worst_frame: f64 = 0.0;
+    for i in 0..200 {
+        let s = 1.0 + i as f64 * 0.74;
+        let t = -4.0 + (i as f64 * 0.37).sin().abs() * 8.0;
+        let xy = surface.st_to_xy(s, t);
+        let (s2, t2) = surface.planar_st(xy[0], xy[1]).expect("on the road");
+        assert!((s2 - s).abs() < 1e-9 && (t2 - t).abs() < 1e-9, "({s}, {t}) -> ({s2}, {t2})");
+        let frame = surface.road().xy_to_st(xy[0], xy[1], 50.0).expect("on the road");
+        worst_frame = worst_frame.max((frame.t - t).abs());
+    }
+    assert!(worst_frame > 1e-3, "the road frame's t differs there ({worst_frame} m)");
+}
