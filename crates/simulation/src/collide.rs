@@ -1,0 +1,137 @@
+//! Collisions: oriented boxes with vertical sides, tested by separating axes.
+//!
+//! A body is a rectangle in plan (centre, heading, half length and half width) extruded from
+//! its bottom z to its top. Two bodies touch when their height intervals overlap and no edge
+//! normal of either rectangle separates them (the separating axis theorem: for rectangles the
+//! four edge normals are all the axes there are). Touching counts as contact (closed boxes).
+//!
+//! Static scene boxes are the road's `<object>`s that stand up: those with a height (or a
+//! radius: a square of the diameter), at (s, t, zOffset) on the road, heading the road's plus
+//! the object's `hdg`; objects of the road surface (`roadSurface`, `roadMark`, `crosswalk`,
+//! `parkingSpace`: potholes, manholes, paint) are not obstacles. Repeats and outlines are
+//! not read yet.
+
+use crate::surface::RoadSurface;
+use serde::{Deserialize, Serialize};
+
+/// A box with vertical sides.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Body {
+    /// Who it is (`ego`, an actor's id, `object:ID`).
+    pub id: String,
+    /// Centre in plan, m.
+    pub centre: [f64; 2],
+    /// rad counter-clockwise from x.
+    pub heading: f64,
+    /// Half length (along the heading) and half width, m.
+    pub half: [f64; 2],
+    /// Bottom and top, m.
+    pub z: [f64; 2],
+    /// Velocity in plan, m/s.
+    pub velocity: [f64; 2],
+}
+
+impl Body {
+    /// The four corners in plan.
+    pub fn corners(&self) -> [[f64; 2]; 4] {
+        let (sn, cs) = self.heading.sin_cos();
+        let [a, b] = self.half;
+        let at = |u: f64, v: f64| [self.centre[0] + u * cs - v * sn, self.centre[1] + u * sn + v * cs];
+        [at(a, b), at(-a, b), at(-a, -b), at(a, -b)]
+    }
+
+    fn axes(&self) -> [[f64; 2]; 2] {
+        let (sn, cs) = self.heading.sin_cos();
+        [[cs, sn], [-sn, cs]]
+    }
+
+    /// Whether a plan point lies in the rectangle.
+    pub fn contains(&self, p: [f64; 2]) -> bool {
+        let d = [p[0] - self.centre[0], p[1] - self.centre[1]];
+        let [ax, ay] = self.axes();
+        (d[0] * ax[0] + d[1] * ax[1]).abs() <= self.half[0] && (d[0] * ay[0] + d[1] * ay[1]).abs() <= self.half[1]
+    }
+}
+
+/// Whether two bodies overlap (separating axis test in plan, intervals in height).
+pub fn overlap(a: &Body, b: &Body) -> bool {
+    if a.z[1] < b.z[0] || b.z[1] < a.z[0] {
+        return false;
+    }
+    let (ca, cb) = (a.corners(), b.corners());
+    for axis in a.axes().into_iter().chain(b.axes()) {
+        let proj = |c: &[[f64; 2]; 4]| {
+            c.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                let d = p[0] * axis[0] + p[1] * axis[1];
+                (lo.min(d), hi.max(d))
+            })
+        };
+        let ((a0, a1), (b0, b1)) = (proj(&ca), proj(&cb));
+        if a1 < b0 || b1 < a0 {
+            return false;
+        }
+    }
+    true
+}
+
+/// A place for the contact: the mean of the corners of each box inside the other, else the
+/// midpoint of the centres.
+pub fn contact_point(a: &Body, b: &Body) -> [f64; 2] {
+    let inside: Vec<[f64; 2]> = a
+        .corners()
+        .into_iter()
+        .filter(|p| b.contains(*p))
+        .chain(b.corners().into_iter().filter(|p| a.contains(*p)))
+        .collect();
+    if inside.is_empty() {
+        [0.5 * (a.centre[0] + b.centre[0]), 0.5 * (a.centre[1] + b.centre[1])]
+    } else {
+        let n = inside.len() as f64;
+        [inside.iter().map(|p| p[0]).sum::<f64>() / n, inside.iter().map(|p| p[1]).sum::<f64>() / n]
+    }
+}
+
+/// A contact's start.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactReport {
+    /// The tick at whose end the bodies first overlap.
+    pub tick: u64,
+    /// Its time, s.
+    pub time: f64,
+    /// The two bodies' ids (the ego first, else in order of the bodies).
+    pub ids: [String; 2],
+    /// Where, plan, file frame, m (see [`contact_point`]); z the higher bottom.
+    pub position: [f64; 3],
+    /// Speed of one body relative to the other, m/s.
+    pub relative_speed: f64,
+}
+
+/// The standing objects of the road as static bodies (see the module).
+pub fn scene_bodies(surface: &RoadSurface) -> Vec<Body> {
+    let road = surface.road();
+    let mut out = Vec::new();
+    for o in &road.road().objects.objects {
+        let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
+        let size = match (o.length, o.width, o.radius) {
+            (Some(l), Some(w), _) if l > 0.0 && w > 0.0 => [0.5 * l, 0.5 * w],
+            (_, _, Some(r)) if r > 0.0 => [r, r],
+            _ => continue,
+        };
+        let Some(h) = o.height.filter(|h| *h > 0.0 && h.is_finite()) else { continue };
+        if flat || !(o.s.is_finite() && o.t.is_finite() && size.iter().all(|v| v.is_finite())) {
+            continue;
+        }
+        let s = o.s.clamp(0.0, road.length());
+        let p = road.sth_to_xyz(s, o.t, 0.0);
+        let z = surface.height(p[0], p[1]).unwrap_or(p[2]) + if o.z_offset.is_finite() { o.z_offset } else { 0.0 };
+        out.push(Body {
+            id: format!("object:{}", o.id),
+            centre: [p[0], p[1]],
+            heading: road.pose(s).hdg + o.hdg.filter(|h| h.is_finite()).unwrap_or(0.0),
+            half: size,
+            z: [z, z + h],
+            velocity: [0.0, 0.0],
+        });
+    }
+    out
+}

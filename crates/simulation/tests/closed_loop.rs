@@ -1,0 +1,284 @@
+//! The closed loop: route following, collisions, ids, GPS, saving and resuming.
+
+mod common;
+
+use common::*;
+use simulation::actors::Variable;
+use simulation::driver::lane_centre_t;
+use simulation::gps::{civil_from_days, nmea_checksum, GpsConfig};
+use simulation::scenario::Command;
+use simulation::{Error, Event, RoadSurface, Scenario, Simulation, Spawn};
+
+/// Drives `route` with the AI driver until the route is complete; returns the RMS and the
+/// largest lateral deviation of the body centre from the lane centre, and the events.
+fn follow(odr: &opendrive::OpenDrive, lane: i32, seconds: f64) -> (f64, f64, Vec<Event>) {
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let sc = Scenario { duration: seconds, route: vec![format!("lane:{lane}")], ..Scenario::default() };
+    let mut sim = Simulation::new(&surface, sc).expect("scenario");
+    let mut events = Vec::new();
+    let (mut sum, mut n, mut worst) = (0.0, 0usize, 0.0f64);
+    while !sim.finished() {
+        let ev = sim.step();
+        let done = ev.iter().any(|e| matches!(e, Event::RouteComplete { .. }));
+        events.extend(ev);
+        let r = sim.ego_record();
+        let st = r.st.expect("on the road");
+        // The planar t of the lane centre (the road frame's t times the roll's cosine).
+        let road = surface.road();
+        let centre = lane_centre_t(road, lane, st[0]).expect("lane") * road.superelevation(st[0]).cos();
+        let dev = st[1] - centre;
+        sum += dev * dev;
+        n += 1;
+        worst = worst.max(dev.abs());
+        assert_eq!(r.lane, Some(lane), "t = {}: left the lane at s = {}", r.time, st[0]);
+        if done {
+            break;
+        }
+    }
+    eprintln!("lane {lane}: RMS {:.4} m, largest {worst:.4} m over {n} ticks", (sum / n as f64).sqrt());
+    ((sum / n as f64).sqrt(), worst, events)
+}
+
+fn completed(events: &[Event]) -> usize {
+    events.iter().filter(|e| matches!(e, Event::RouteComplete { .. })).count()
+}
+
+/// Lane -1 of a road with a 60 m arc (a curvature step at both ends): RMS deviation <= 0.2 m,
+/// the body never more than 0.8 m off the centre (it stays in its lane), one arrival and one
+/// route completion.
+#[test]
+fn the_driver_follows_lane_minus_one_of_an_arc() {
+    let (rms, worst, events) = follow(&arc_road(), -1, 60.0);
+    assert!(rms <= 0.2, "RMS {rms} m");
+    assert!(worst < 0.8, "largest deviation {worst} m");
+    assert_eq!(completed(&events), 1, "{events:?}");
+    assert_eq!(events.iter().filter(|e| matches!(e, Event::Arrived { leg: 0, .. })).count(), 1);
+}
+
+/// Both lanes of the demo road (clothoids, arc, grade, crossfall).
+#[test]
+fn the_driver_follows_both_lanes_of_the_demo_road() {
+    for lane in [-1, 1] {
+        let (rms, worst, events) = follow(&demo_road(), lane, 60.0);
+        assert!(rms <= 0.2, "lane {lane}: RMS {rms} m");
+        assert!(worst < 0.8, "lane {lane}: largest deviation {worst} m");
+        assert_eq!(completed(&events), 1, "lane {lane}");
+    }
+}
+
+/// curves.xodr of the shared esmini samples, lane -1 of its first road.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn the_driver_follows_lane_minus_one_of_esmini_curves() {
+    let path = roadscan_tests::shared_data().join("opendrive/esmini/curves.xodr");
+    let odr = opendrive::read_file(&path).expect("curves.xodr");
+    let (rms, worst, events) = follow(&odr, -1, 120.0);
+    assert!(rms <= 0.2, "RMS {rms} m");
+    assert!(worst < 0.8, "largest deviation {worst} m");
+    assert_eq!(completed(&events), 1);
+}
+
+/// The ego rolls at 10 m/s (no pedals: the regression's drag slows it) into a parked 1 m box
+/// on its lane: one collision, at the first tick whose closed-form position puts the front
+/// bumper at the box's face, with the ids, place and relative speed of that tick.
+#[test]
+fn a_scripted_drive_into_a_parked_box_reports_one_collision() {
+    let odr = straight(200.0, 0.0, 0.0, "");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let dt = 0.01;
+    let mut sc = Scenario { tick: dt, duration: 8.0, ..Scenario::default() };
+    sc.ego.s = 10.0;
+    sc.ego.speed = 10.0;
+    let box_x = 60.123;
+    sc.actors = vec![Spawn { id: "parked".into(), prefab: "box".into(), x: box_x, y: -1.75, heading: 0.0, speed: 0.0 }];
+    let mut sim = Simulation::new(&surface, sc.clone()).expect("scenario");
+    let p = sc.vehicle;
+    let front = 10.0 + p.length - p.rear_overhang;
+    let gap = box_x - 0.5 - front;
+    let a = -0.190 / 3.6;
+    let d = |n: u64| {
+        let t = n as f64 * dt;
+        10.0 * t + 0.5 * a * t * t
+    };
+    let want = (1..).find(|&n| d(n) >= gap).expect("reaches the box");
+    let events = sim.run();
+    let hits: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Collision(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let c = hits[0];
+    assert_eq!(c.tick, want, "collision tick");
+    assert_eq!(c.ids, ["ego".to_string(), "parked".to_string()]);
+    assert!((c.time - want as f64 * dt).abs() < 1e-12);
+    let v = 10.0 + a * want as f64 * dt;
+    assert!((c.relative_speed - v).abs() < 1e-9, "relative speed {} vs {v}", c.relative_speed);
+    // The contact lies on the box's face, across the overlap of the two widths.
+    assert!(c.position[0] >= box_x - 0.5 - 1e-9 && c.position[0] <= box_x - 0.5 + v * dt, "x {}", c.position[0]);
+    assert!((c.position[1] + 1.75).abs() <= 0.5, "y {}", c.position[1]);
+}
+
+/// A pole among the road's objects is an obstacle; a pothole (roadSurface) is not.
+#[test]
+fn standing_objects_of_the_road_are_obstacles() {
+    let objects = r#"<object id="7" s="50" t="-1.75" zOffset="0" type="pole" height="3" radius="0.2"/>
+<object id="8" s="30" t="-1.75" zOffset="0" type="roadSurface" subtype="pothole" length="1" width="1" height="0.05"/>"#;
+    let odr = straight(200.0, 0.0, 0.0, objects);
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let mut sc = Scenario { duration: 6.0, ..Scenario::default() };
+    sc.ego.s = 10.0;
+    sc.ego.speed = 10.0;
+    let mut sim = Simulation::new(&surface, sc).expect("scenario");
+    assert_eq!(sim.scene_bodies().len(), 1, "only the pole");
+    let hits: Vec<_> = sim
+        .run()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Collision(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].ids[1], "object:7");
+}
+
+/// Ids: a second actor with an id in use, an actor with the ego's id and an unknown prefab
+/// are refused; variables out of range are refused.
+#[test]
+fn duplicate_ids_and_bad_values_are_refused() {
+    let odr = straight(200.0, 0.0, 0.0, "");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let spawn = |id: &str, prefab: &str| Spawn {
+        id: id.into(),
+        prefab: prefab.into(),
+        x: 50.0,
+        y: 1.75,
+        heading: 0.0,
+        speed: 0.0,
+    };
+    let mut sc = Scenario { actors: vec![spawn("a", "car"), spawn("a", "pedestrian")], ..Scenario::default() };
+    assert!(matches!(Simulation::new(&surface, sc.clone()), Err(Error::DuplicateId { what: "actor", .. })));
+    sc.actors = vec![spawn("ego", "car")];
+    assert!(matches!(Simulation::new(&surface, sc.clone()), Err(Error::DuplicateId { .. })));
+    sc.actors = vec![spawn("b", "truck")];
+    assert!(matches!(Simulation::new(&surface, sc.clone()), Err(Error::UnknownId { what: "prefab", .. })));
+    sc.actors = vec![spawn("b", "car")];
+    let mut sim = Simulation::new(&surface, sc).expect("scenario");
+    assert!(matches!(sim.spawn(&spawn("b", "box")), Err(Error::DuplicateId { .. })));
+    assert!(matches!(sim.spawn(&Spawn { y: 500.0, ..spawn("c", "box") }), Err(Error::OffRoad { .. })));
+    assert!(sim.set("b", Variable::Steering, 1.5).is_err());
+    assert!(sim.set("b", Variable::Speed, f64::NAN).is_err());
+    assert!(sim.set("nobody", Variable::Speed, 1.0).is_err());
+    sim.set("b", Variable::Speed, 3.0).expect("set");
+    sim.step();
+    let b = sim.state().actors.get("b").expect("b");
+    assert!((b.x - 50.03).abs() < 1e-12, "the actor moved 3 m/s for 10 ms: {}", b.x);
+}
+
+/// A run with the driver, moving actors and GPS noise: N ticks in one go equal k ticks, a
+/// save, a fresh simulation resumed from it and N - k ticks (the states' JSON, every f64 to
+/// the bit, and the events after the save).
+#[test]
+fn save_and_resume_continue_identically() {
+    let odr = arc_road();
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let mut sc = Scenario { duration: 30.0, route: vec!["lane:-1".into()], ..Scenario::default() };
+    sc.gps = GpsConfig { sigma_xy: 0.02, sigma_z: 0.03, sigma_speed: 0.05, seed: 99, ..GpsConfig::default() };
+    sc.actors = vec![
+        Spawn { id: "walker".into(), prefab: "pedestrian".into(), x: 20.0, y: 3.0, heading: 1.0, speed: 1.2 },
+        Spawn { id: "car2".into(), prefab: "car".into(), x: 5.0, y: 1.75, heading: 0.0, speed: 6.0 },
+    ];
+    sc.script = vec![
+        Command { time: 1.0, target: "car2".into(), variable: Variable::Steering, value: 0.1 },
+        Command { time: 2.5, target: "car2".into(), variable: Variable::Throttle, value: 30.0 },
+        Command { time: 4.0, target: "walker".into(), variable: Variable::Steering, value: -0.5 },
+    ];
+    let (n, k) = (700, 333);
+    let mut whole = Simulation::new(&surface, sc.clone()).expect("scenario");
+    let mut tail = Vec::new();
+    for i in 0..n {
+        let ev = whole.step();
+        if i >= k {
+            tail.extend(ev);
+        }
+    }
+    let mut first = Simulation::new(&surface, sc.clone()).expect("scenario");
+    for _ in 0..k {
+        first.step();
+    }
+    let saved = first.save().expect("save");
+    let mut second = Simulation::new(&surface, sc).expect("scenario");
+    second.resume(&saved).expect("resume");
+    assert_eq!(second.save().expect("save"), saved, "the state reads back to the same JSON");
+    let mut resumed_tail = Vec::new();
+    for _ in k..n {
+        resumed_tail.extend(second.step());
+    }
+    assert_eq!(second.save().expect("save"), whole.save().expect("save"), "states after N ticks");
+    assert_eq!(second.state(), whole.state());
+    assert_eq!(resumed_tail, tail, "events after the save");
+    assert!(tail.iter().any(|e| matches!(e, Event::Gps(_))), "the GPS ran");
+    assert!(whole.ego().odometer > 20.0, "the ego drove {}", whole.ego().odometer);
+    assert!(matches!(second.resume("{\"tick\": 1"), Err(Error::State(_))));
+}
+
+/// GPS: fixes at its rate, map = file + header offset, speed from the change of position,
+/// latitude/longitude through the caller's conversion; NMEA checksums and formats.
+#[test]
+fn gps_fixes_and_nmea() {
+    let odr = straight(300.0, 0.0, 0.0, "");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let offset = odr.header.offset.expect("offset");
+    let mut sc = Scenario { duration: 2.0, ..Scenario::default() };
+    sc.ego.speed = 10.0;
+    sc.ego.s = 5.0;
+    let to_deg = |m: [f64; 3]| Some([47.0 + (m[1] - 240_000.0) / 111_000.0, 19.0 + (m[0] - 650_000.0) / 76_000.0]);
+    let mut sim = Simulation::new(&surface, sc).expect("scenario").with_offset(offset).with_wgs84(to_deg);
+    let fixes: Vec<_> = sim
+        .run()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Gps(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(fixes.len(), 20, "10 Hz for 2 s");
+    let f = fixes[9];
+    assert!((f.time - 1.0).abs() < 1e-12);
+    assert_eq!(f.map, [f.file[0] + 650_000.0, f.file[1] + 240_000.0, f.file[2] + 100.0]);
+    assert_eq!(f.wgs84, to_deg(f.map));
+    let v = 10.0 - 0.190 / 3.6 * 1.0;
+    assert!((f.speed - v).abs() < 1e-3, "speed {} vs {v}", f.speed);
+    assert!((f.course_deg() - 90.0).abs() < 1e-9, "east is 90 degrees");
+    // The textbook sentences' checksums.
+    assert_eq!(nmea_checksum("GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"), 0x47);
+    assert_eq!(nmea_checksum("GPRMC,123519,A,4807.038,N,01131.000,E,022.4,084.4,230394,003.1,W"), 0x6A);
+    let gga = f.gga().expect("gga");
+    let rmc = f.rmc().expect("rmc");
+    for s in [&gga, &rmc] {
+        let (body, sum) = s[1..].split_once('*').expect("checksum");
+        assert_eq!(format!("{:02X}", nmea_checksum(body)), sum, "{s}");
+    }
+    // utc_start 1_700_000_000 = 2023-11-14 22:13:20 UTC; the fix is 1 s later.
+    assert!(gga.starts_with("$GPGGA,221321.00,4659.999"), "{gga}");
+    assert!(rmc.contains(",141123,"), "{rmc}");
+    assert_eq!(civil_from_days(0), (1970, 1, 1));
+    assert_eq!(civil_from_days(11_017), (2000, 3, 1));
+}
+
+/// A scenario file with no keys is the default one; an unknown key is refused.
+#[test]
+fn scenario_keys_have_defaults() {
+    let sc: Scenario = serde_json::from_str("{}").expect("empty scenario");
+    assert_eq!(sc, Scenario::default());
+    let sc: Scenario =
+        serde_json::from_str(r#"{"tick": 0.02, "route": ["lane:1"], "model": {"kind": "drag", "k": 0.001}}"#)
+            .expect("scenario");
+    assert_eq!((sc.tick, sc.route.len(), sc.model.k), (0.02, 1, 0.001));
+    assert!(serde_json::from_str::<Scenario>(r#"{"tock": 1}"#).is_err());
+    assert!("lane:0".parse::<simulation::RouteLeg>().is_err());
+    assert!("road:1".parse::<simulation::RouteLeg>().is_err());
+}
