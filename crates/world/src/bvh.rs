@@ -176,18 +176,25 @@ impl Bvh {
 }
 
 /// The stack of a nearest-first traversal: (node, entry distance), at most one entry a level.
+/// Nodes and distances are kept in two plain arrays, which start zeroed by a few wide stores
+/// (an array of pairs with padding took a store per field).
 pub(crate) struct Stack {
-    items: [(u32, f64); MAX_DEPTH + 4],
+    nodes: [u32; STACK],
+    ts: [f64; STACK],
     len: usize,
 }
+
+/// Entries a stack holds.
+const STACK: usize = MAX_DEPTH + 4;
 
 impl Stack {
     /// A stack holding the root `root`, entered at `t`.
     #[inline(always)]
     pub(crate) fn new(root: u32, t: f64) -> Stack {
-        let mut items = [(0u32, 0f64); MAX_DEPTH + 4];
-        items[0] = (root, t);
-        Stack { items, len: 1 }
+        let mut s = Stack { nodes: [0; STACK], ts: [0.0; STACK], len: 1 };
+        s.nodes[0] = root;
+        s.ts[0] = t;
+        s
     }
 
     /// The next node to visit, skipping those entered beyond `best`.
@@ -195,9 +202,8 @@ impl Stack {
     pub(crate) fn pop(&mut self, best: f64) -> Option<u32> {
         while self.len > 0 {
             self.len -= 1;
-            let (at, t_in) = self.items[self.len];
-            if t_in <= best {
-                return Some(at);
+            if self.ts[self.len] <= best {
+                return Some(self.nodes[self.len]);
             }
         }
         None
@@ -210,8 +216,9 @@ impl Stack {
         match (ta, tb) {
             (Some(x), Some(y)) => {
                 let ((near, _), (far, tf)) = if x <= y { ((a, x), (b, y)) } else { ((b, y), (a, x)) };
-                if self.len < self.items.len() {
-                    self.items[self.len] = (far, tf);
+                if self.len < STACK {
+                    self.nodes[self.len] = far;
+                    self.ts[self.len] = tf;
                     self.len += 1;
                 }
                 Some(near)
