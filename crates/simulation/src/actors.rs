@@ -91,6 +91,9 @@ pub struct Actor {
     pub brake: f64,
     /// m/s².
     pub acceleration: f64,
+    /// Motion imposed by external dynamics; while set, the pedals and steering are not used.
+    #[serde(default)]
+    pub external: Option<crate::vehicle::External>,
 }
 
 /// Sets a variable; NaN or infinite values are refused.
@@ -130,6 +133,16 @@ impl Actor {
 
     /// One tick of `dt` s.
     pub fn step(&mut self, model: &dyn Longitudinal, surface: &RoadSurface, dt: f64) {
+        if let Some(ext) = self.external {
+            let ([x, y], h, v) = ext.advance([self.x, self.y], self.heading, 0.0, dt);
+            (self.x, self.y, self.heading, self.speed) = (x, y, h, v);
+            match (surface.height(x, y), ext) {
+                (Some(z), _) => self.z = z,
+                (None, crate::vehicle::External::Pose(p)) => self.z = p[2],
+                (None, crate::vehicle::External::Velocity(v)) => self.z += v[2] * dt,
+            }
+            return;
+        }
         let pedals = if self.throttle > 0.0 || self.brake > 0.0 {
             model.acceleration(self.speed, self.throttle, self.brake)
         } else {
@@ -251,6 +264,7 @@ impl Actors {
             throttle: 0.0,
             brake: 0.0,
             acceleration: 0.0,
+            external: None,
         };
         self.actors.push(actor);
         self.actors.last().ok_or_else(|| Error::UnknownId { what: "actor", id: s.id.clone() })

@@ -31,7 +31,7 @@ pub use gps::{GpsFix, ToWgs84};
 pub use scenario::Scenario;
 pub use sim::{EgoRecord, Event, SimState, Simulation};
 pub use surface::RoadSurface;
-pub use vehicle::{Longitudinal, VehicleParams, VehicleState};
+pub use vehicle::{External, Longitudinal, VehicleParams, VehicleState};
 
 /// `value` if it is positive and finite.
 pub(crate) fn positive(what: &str, value: f64) -> Result<f64, Error> {

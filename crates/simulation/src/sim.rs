@@ -16,7 +16,7 @@ use crate::driver::{lane_centre_t, DriverEvent, DriverState, Route, RouteLeg};
 use crate::gps::{normal, GpsFix, GpsState, ToWgs84};
 use crate::scenario::Scenario;
 use crate::surface::RoadSurface;
-use crate::vehicle::{Longitudinal, VehicleState};
+use crate::vehicle::{External, Longitudinal, VehicleState};
 use crate::Error;
 use opendrive::model::HeaderOffset;
 use serde::{Deserialize, Serialize};
@@ -269,6 +269,18 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// Imposes motion from external dynamics on the ego or an actor (None hands it back to its
+    /// model, the ego's to its driver too).
+    pub fn impose(&mut self, id: &str, motion: Option<External>) -> Result<(), Error> {
+        let motion = motion.map(External::checked).transpose()?;
+        if id == self.scenario.ego.id {
+            self.state.ego.external = motion;
+        } else {
+            self.state.actors.get_mut(id)?.external = motion;
+        }
+        Ok(())
+    }
+
     /// Spawns an actor now.
     pub fn spawn(&mut self, s: &Spawn) -> Result<(), Error> {
         let ego = self.scenario.ego.id.clone();
@@ -300,8 +312,8 @@ impl<'a> Simulation<'a> {
             // Checked at setup; an actor the script names exists from the start.
             let _ = self.set(&target, var, value);
         }
-        // 2. The driver.
-        if let Some(route) = &self.route {
+        // 2. The driver (not while external dynamics move the ego).
+        if let Some(route) = self.route.as_ref().filter(|_| self.state.ego.external.is_none()) {
             let ev = self.state.driver.drive(
                 route,
                 &self.scenario.driver,

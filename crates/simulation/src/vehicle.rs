@@ -340,6 +340,54 @@ pub struct VehicleState {
     pub wheels: [f64; 4],
     /// Distance driven, m.
     pub odometer: f64,
+    /// Motion imposed by external dynamics (a co-simulation bridge); while set, the model,
+    /// the pedals, the steering and the driver are not used.
+    pub external: Option<External>,
+}
+
+/// Motion imposed on a body by external dynamics, held until replaced or cleared.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum External {
+    /// Velocity (vx, vy, vz), file frame, m/s: each tick the body moves by it in plan, its
+    /// heading along it (kept while the plan speed is 0); z follows the surface.
+    Velocity([f64; 3]),
+    /// The body's pose (x, y, z, m; roll, pitch, heading, rad), file frame: the body's centre is
+    /// placed at (x, y) with that heading; on the road its height, pitch and roll come from the
+    /// surface under its wheels, off it from the pose.
+    Pose([f64; 6]),
+}
+
+impl External {
+    /// Checks that every value is finite.
+    pub fn checked(self) -> Result<External, crate::Error> {
+        let v: &[f64] = match &self {
+            External::Velocity(v) => v,
+            External::Pose(p) => p,
+        };
+        match v.iter().find(|x| !x.is_finite()) {
+            Some(&x) => Err(crate::Error::Range { what: "external motion".into(), value: x, range: "finite" }),
+            None => Ok(self),
+        }
+    }
+
+    /// Where a body at plan `at` with `heading` goes in `dt` (its new plan position of the same
+    /// point, heading, and plan speed), `centre_ahead` being how far the point the pose names
+    /// lies ahead of `at`.
+    pub fn advance(self, at: [f64; 2], heading: f64, centre_ahead: f64, dt: f64) -> ([f64; 2], f64, f64) {
+        match self {
+            External::Velocity([vx, vy, _]) => {
+                let v = vx.hypot(vy);
+                let h = if v > 0.0 { vy.atan2(vx) } else { heading };
+                ([at[0] + vx * dt, at[1] + vy * dt], h, v)
+            }
+            External::Pose([x, y, _, _, _, h]) => {
+                let (sn, cs) = h.sin_cos();
+                let to = [x - centre_ahead * cs, y - centre_ahead * sn];
+                let v = if dt > 0.0 { (to[0] - at[0]).hypot(to[1] - at[1]) / dt } else { 0.0 };
+                (to, h, v)
+            }
+        }
+    }
 }
 
 /// The plan positions of the four contacts (front left, front right, rear left, rear right).
@@ -392,6 +440,21 @@ impl VehicleState {
     /// One tick of `dt` s with the inputs held: speed by `model`, plan motion by the bicycle,
     /// then the wheels set on `surface`.
     pub fn step(&mut self, p: &VehicleParams, model: &dyn Longitudinal, surface: &RoadSurface, dt: f64) {
+        if let Some(ext) = self.external {
+            let ([x, y], h, v) = ext.advance([self.x, self.y], self.heading, p.centre_ahead(), dt);
+            self.odometer += (x - self.x).hypot(y - self.y);
+            (self.x, self.y, self.heading, self.speed) = (x, y, h, v);
+            let on_road = wheel_positions(p, x, y, h).iter().any(|w| surface.height(w[0], w[1]).is_some());
+            if on_road {
+                self.settle(p, surface);
+            } else {
+                match ext {
+                    External::Pose([_, _, z, roll, pitch, _]) => (self.z, self.roll, self.pitch) = (z, roll, pitch),
+                    External::Velocity([_, _, vz]) => self.z += vz * dt,
+                }
+            }
+            return;
+        }
         let (v1, d) = model.advance(self.speed, self.throttle, self.brake, dt);
         let kappa = self.wheel_angle(p).tan() / p.wheelbase;
         let (dx, dy, h1) = arc(self.heading, kappa, d);
