@@ -305,7 +305,7 @@ fn external_velocity_and_pose_move_the_ego() {
         surface.height(e.centre(&sim.scenario().vehicle)[0], e.centre(&sim.scenario().vehicle)[1]).expect("on road");
     assert!((e.z - z).abs() < 0.05, "heave {} vs surface {z}", e.z);
     // A pose places the body centre.
-    let params = sim.scenario().vehicle.clone();
+    let params = sim.scenario().vehicle;
     let c = sim.ego().centre(&params);
     let (cx, cy) = (c[0] + 3.0, c[1] + 0.5);
     sim.impose(&ego, Some(simulation::External::Pose([cx, cy, 0.0, 0.0, 0.0, 0.1]))).expect("pose");
