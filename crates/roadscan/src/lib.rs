@@ -56,6 +56,7 @@ pub mod build;
 pub mod camera;
 pub mod check;
 pub mod config;
+pub mod cosim;
 pub mod crg;
 pub mod demo;
 pub mod eval;

@@ -1,0 +1,416 @@
+//! `roadscan sim --zmq-connect | --zmq-bind | --udp-in | --udp-out | --shm`: the co-simulation
+//! bridges of docs/bridges.md on a running simulation. Before each tick they take what other
+//! processes sent (instructions, velocities or poses, controls); after it they publish the
+//! tick (frames, pose updates and contact reports, state segments).
+//!
+//! Ids on the wire are u16: instance 0 is the ego, an actor's id is its decimal instance
+//! number (actors of a scenario whose ids are not numbers are sent as 65535). Prefabs 1, 2 and
+//! 3 are `car`, `pedestrian` and `box`.
+
+use anyhow::{anyhow, bail, Context, Result};
+use bridges::shm::{Element, Kind, Layout, Meta, Segment};
+use bridges::udp::{self, Format, Input};
+use bridges::wire::{variable, ContactState, Frame, Instruction, ObjectState, Reply};
+use bridges::zmq;
+use simulation::{Event, External, Simulation, Spawn, Variable};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which bridges run, from the flags or the scenario.
+#[derive(Debug, Clone, Default)]
+pub struct CosimConfig {
+    /// `--zmq-connect tcp://HOST:PORT`: send each tick's frame to a REP server, wait for its reply.
+    pub zmq_connect: Option<String>,
+    /// `--zmq-bind tcp://HOST:PORT`: serve REQ clients' instructions.
+    pub zmq_bind: Option<String>,
+    /// How long to wait for a ZeroMQ peer before giving up.
+    pub zmq_timeout: Option<Duration>,
+    /// `--udp-in HOST:PORT[=ID]`: velocity or pose of the ego (or actor ID) in.
+    pub udp_in: Vec<String>,
+    /// `--udp-out HOST:PORT`: pose updates and contact reports out.
+    pub udp_out: Vec<String>,
+    /// `--udp-format`.
+    pub udp_format: Format,
+    /// `--shm NAME`: segments NAME.state and NAME.control.
+    pub shm: Option<String>,
+    /// Where segments live (/dev/shm unless a test says otherwise).
+    pub shm_dir: Option<PathBuf>,
+    /// Where the save instruction writes the state (its path argument is a file name beside it).
+    pub state_file: Option<PathBuf>,
+}
+
+impl CosimConfig {
+    /// True when any bridge is configured.
+    pub fn any(&self) -> bool {
+        self.zmq_connect.is_some()
+            || self.zmq_bind.is_some()
+            || !self.udp_in.is_empty()
+            || !self.udp_out.is_empty()
+            || self.shm.is_some()
+    }
+}
+
+/// What the bridges say about the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Run the next tick.
+    Continue,
+    /// A peer asked to stop.
+    Stop,
+}
+
+/// Values of the state segment, in this order (f64 each).
+pub const STATE_FIELDS: [&str; 16] = [
+    "tick", "time", "x", "y", "z", "roll", "pitch", "heading", "speed", "s", "t", "lane", "steering", "throttle",
+    "brake", "odometer",
+];
+
+/// The bridges of one run.
+#[derive(Debug)]
+pub struct Cosim {
+    client: Option<zmq::Client>,
+    server: Option<zmq::Server>,
+    timeout: Duration,
+    /// Ticks still to run before the server's tick reply.
+    pending: u32,
+    /// The client's peer said END.
+    ended: bool,
+    udp_in: Vec<(udp::Receiver, String)>,
+    udp_out: Vec<udp::Sender>,
+    state: Option<Segment>,
+    control: Option<(Segment, u64)>,
+    state_file: Option<PathBuf>,
+    contacts: Vec<ContactState>,
+    /// Messages refused (bad instructions, datagrams), for the summary.
+    pub refused: u64,
+}
+
+fn instance_id(id: &str, ego: &str) -> u16 {
+    if id == ego {
+        0
+    } else {
+        id.parse().unwrap_or(u16::MAX)
+    }
+}
+
+fn prefab_number(prefab: &str) -> u16 {
+    match prefab {
+        "car" => 1,
+        "pedestrian" => 2,
+        "box" => 3,
+        _ => 0,
+    }
+}
+
+impl Cosim {
+    /// Opens every configured bridge.
+    pub fn open(cfg: &CosimConfig) -> Result<Cosim> {
+        let timeout = cfg.zmq_timeout.unwrap_or(Duration::from_secs(60));
+        let client = match &cfg.zmq_connect {
+            Some(e) => Some(zmq::Client::connect(e, timeout)?),
+            None => None,
+        };
+        let server = match &cfg.zmq_bind {
+            Some(e) => Some(zmq::Server::bind(e)?),
+            None => None,
+        };
+        let mut udp_in = Vec::new();
+        for spec in &cfg.udp_in {
+            let (addr, id) = spec.split_once('=').map_or((spec.as_str(), None), |(a, i)| (a, Some(i)));
+            udp_in.push((udp::Receiver::bind(addr, cfg.udp_format)?, id.unwrap_or("").to_string()));
+        }
+        let udp_out = cfg.udp_out.iter().map(|t| udp::Sender::to(t, cfg.udp_format)).collect::<Result<Vec<_>, _>>()?;
+        let (state, control) = match &cfg.shm {
+            Some(name) => {
+                let dir = cfg.shm_dir.clone().unwrap_or_else(bridges::shm::default_dir);
+                let s = Segment::create(&dir, &format!("{name}.state"), Kind::State, 8 * STATE_FIELDS.len())?;
+                let c = Segment::create(&dir, &format!("{name}.control"), Kind::Control, 8 * 3)?;
+                (Some(s), Some((c, 0)))
+            }
+            None => (None, None),
+        };
+        Ok(Cosim {
+            client,
+            server,
+            timeout,
+            pending: 0,
+            ended: false,
+            udp_in,
+            udp_out,
+            state,
+            control,
+            state_file: cfg.state_file.clone(),
+            contacts: Vec::new(),
+            refused: 0,
+        })
+    }
+
+    /// The server's bound endpoint (with the port it chose), when serving.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.server.as_ref().map(|s| s.endpoint())
+    }
+
+    /// Takes what peers sent before a tick; with a ZeroMQ server, waits for a tick instruction
+    /// and answers every other one.
+    pub fn before_tick(&mut self, sim: &mut Simulation) -> Result<Flow> {
+        if self.ended {
+            return Ok(Flow::Stop);
+        }
+        let ego = sim.scenario().ego.id.clone();
+        for (rx, id) in &mut self.udp_in {
+            let target = if id.is_empty() { ego.as_str() } else { id.as_str() };
+            let before = rx.rejected.0;
+            if let Some(last) = rx.drain().pop() {
+                let motion = match last {
+                    Input::Velocity(v) => External::Velocity(v),
+                    Input::Pose(p) => External::Pose(p),
+                };
+                if sim.impose(target, Some(motion)).is_err() {
+                    self.refused += 1;
+                }
+            }
+            self.refused += rx.rejected.0 - before;
+        }
+        if let Some((seg, seen)) = &mut self.control {
+            if let Some(snap) = seg.read(1000)? {
+                if snap.sequence != *seen {
+                    *seen = snap.sequence;
+                    let v = bridges::shm::f64_values(&snap.payload);
+                    if let [throttle, brake, steering, ..] = v[..] {
+                        let ok = sim.set(&ego, Variable::Throttle, throttle).is_ok()
+                            & sim.set(&ego, Variable::Brake, brake).is_ok()
+                            & sim.set(&ego, Variable::Steering, steering).is_ok();
+                        if !ok {
+                            self.refused += 1;
+                        }
+                    }
+                }
+            }
+        }
+        if self.server.is_some() && self.pending == 0 {
+            return self.serve(sim);
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Answers requests until one asks for ticks (or to stop).
+    fn serve(&mut self, sim: &mut Simulation) -> Result<Flow> {
+        loop {
+            let Some(server) = self.server.as_mut() else { return Ok(Flow::Continue) };
+            let msg = server
+                .receive(self.timeout)?
+                .ok_or_else(|| anyhow!("no ZeroMQ request within {:?} on {}", self.timeout, server.endpoint()))?;
+            let reply = match msg.map_err(anyhow::Error::from).and_then(|m| Ok(Instruction::decode(&m)?)) {
+                Ok(Instruction::Tick(n)) => {
+                    self.pending = n;
+                    return Ok(Flow::Continue);
+                }
+                Ok(Instruction::Stop) => {
+                    let r = Reply::Ok(self.frame(sim)).encode();
+                    if let Some(server) = self.server.as_mut() {
+                        server.reply(r)?;
+                    }
+                    return Ok(Flow::Stop);
+                }
+                Ok(i) => match self.apply(sim, i) {
+                    Ok(()) => Reply::Ok(self.frame(sim)),
+                    Err(e) => {
+                        self.refused += 1;
+                        Reply::Error(format!("{e:#}"))
+                    }
+                },
+                Err(e) => {
+                    self.refused += 1;
+                    Reply::Error(format!("{e:#}"))
+                }
+            };
+            if let Some(server) = self.server.as_mut() {
+                server.reply(reply.encode())?;
+            }
+        }
+    }
+
+    /// Applies a spawn, set or save instruction.
+    fn apply(&mut self, sim: &mut Simulation, i: Instruction) -> Result<()> {
+        let ego = sim.scenario().ego.id.clone();
+        match i {
+            Instruction::Spawn { prefab, instance, x, y } => {
+                let prefab = match prefab {
+                    1 => "car",
+                    2 => "pedestrian",
+                    3 => "box",
+                    other => bail!("unknown prefab {other} (1 car, 2 pedestrian, 3 box)"),
+                };
+                if instance == 0 {
+                    bail!("instance 0 is the ego");
+                }
+                let s = Spawn { id: instance.to_string(), prefab: prefab.into(), x, y, heading: 0.0, speed: 0.0 };
+                sim.spawn(&s)?;
+            }
+            Instruction::Set { instance, values } => {
+                let id = if instance == 0 { ego } else { instance.to_string() };
+                for (var, value) in values {
+                    let v = match var {
+                        variable::STEERING => Variable::Steering,
+                        variable::ACCELERATION => Variable::Acceleration,
+                        variable::THROTTLE => Variable::Throttle,
+                        variable::BRAKE => Variable::Brake,
+                        variable::SPEED => Variable::Speed,
+                        other => bail!("unknown variable {other} (1 steering .. 5 speed)"),
+                    };
+                    sim.set(&id, v, value)?;
+                }
+            }
+            Instruction::Save(name) => {
+                let base = self.state_file.clone().ok_or_else(|| anyhow!("no --state file to save to"))?;
+                let path = match name {
+                    None => base,
+                    Some(n) if !n.is_empty() && !n.contains(['/', '\\']) && n != "." && n != ".." => {
+                        base.parent().unwrap_or(std::path::Path::new(".")).join(n)
+                    }
+                    Some(n) => bail!("save name {n:?}: a file name beside the --state file, without directories"),
+                };
+                let json = sim.save()?;
+                atomic::write_bytes_atomic(&path, json.as_bytes())
+                    .with_context(|| format!("saving the state to {}", path.display()))?;
+            }
+            Instruction::Tick(_) | Instruction::Stop => {}
+        }
+        Ok(())
+    }
+
+    /// The frame of the simulation's current tick.
+    pub fn frame(&self, sim: &Simulation) -> Frame {
+        let ego_id = sim.scenario().ego.id.as_str();
+        let e = sim.ego();
+        let c = e.centre(&sim.scenario().vehicle);
+        let mut objects = vec![ObjectState {
+            id: 0,
+            prefab: 1,
+            position: [c[0], c[1], e.z],
+            attitude: [e.roll, e.pitch, e.heading],
+            speed: e.speed,
+        }];
+        for a in &sim.state().actors.actors {
+            objects.push(ObjectState {
+                id: instance_id(&a.id, ego_id),
+                prefab: prefab_number(&a.prefab),
+                position: [a.x, a.y, a.z],
+                attitude: [0.0, 0.0, a.heading],
+                speed: a.speed,
+            });
+        }
+        Frame { tick: sim.tick(), time: sim.time(), objects, contacts: self.contacts.clone(), payload: Vec::new() }
+    }
+
+    /// Publishes a tick: the server's reply when its ticks are done, the client's frame, UDP
+    /// updates and the state segment.
+    pub fn after_tick(&mut self, sim: &mut Simulation, events: &[Event]) -> Result<()> {
+        let ego_id = sim.scenario().ego.id.clone();
+        self.contacts = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Collision(c) => Some(ContactState {
+                    ids: [instance_id(&c.ids[0], &ego_id), instance_id(&c.ids[1], &ego_id)],
+                    position: [c.position[0], c.position[1]],
+                    relative_speed: c.relative_speed,
+                }),
+                _ => None,
+            })
+            .collect();
+        if self.server.is_some() && self.pending > 0 {
+            self.pending -= 1;
+            if self.pending == 0 {
+                let r = Reply::Ok(self.frame(sim)).encode();
+                if let Some(s) = self.server.as_mut() {
+                    s.reply(r)?;
+                }
+            }
+        }
+        if self.client.is_some() {
+            let frame = self.frame(sim).encode();
+            let reply = self.client.as_mut().map(|c| c.request(frame)).transpose()?.unwrap_or_default();
+            match Instruction::decode(&reply) {
+                Ok(Instruction::Stop) => self.ended = true,
+                Ok(Instruction::Tick(_)) => {}
+                Ok(i) => {
+                    if self.apply(sim, i).is_err() {
+                        self.refused += 1;
+                    }
+                }
+                Err(_) => self.refused += 1,
+            }
+        }
+        if !self.udp_out.is_empty() {
+            let f = self.frame(sim);
+            let mut msgs: Vec<Vec<f64>> = f
+                .objects
+                .iter()
+                .map(|o| {
+                    let [x, y, z] = o.position;
+                    let [r, p, h] = o.attitude;
+                    udp::pose_values(o.id, f.tick, f.time, [x, y, z, r, p, h], o.speed)
+                })
+                .collect();
+            msgs.extend(
+                f.contacts.iter().map(|c| udp::contact_values(c.ids, f.tick, f.time, c.position, c.relative_speed)),
+            );
+            for tx in &self.udp_out {
+                for m in &msgs {
+                    tx.send(m)?;
+                }
+            }
+        }
+        if let Some(seg) = self.state.as_mut() {
+            let r = sim.ego_record();
+            let e = sim.ego();
+            let c = e.centre(&sim.scenario().vehicle);
+            let [s, t] = r.st.unwrap_or([f64::NAN; 2]);
+            let v = [
+                sim.tick() as f64,
+                sim.time(),
+                c[0],
+                c[1],
+                e.z,
+                e.roll,
+                e.pitch,
+                e.heading,
+                e.speed,
+                s,
+                t,
+                r.lane.map_or(f64::NAN, f64::from),
+                e.steering,
+                e.throttle,
+                e.brake,
+                e.odometer,
+            ];
+            let meta = Meta {
+                tick: sim.tick(),
+                time: sim.time(),
+                element: Element::F64,
+                layout: Layout::RowMajor,
+                shape: [STATE_FIELDS.len() as u32, 1, 1, 1],
+            };
+            seg.write(&meta, &bridges::shm::f64_bytes(&v))?;
+        }
+        Ok(())
+    }
+
+    /// Ends the run: a tick request still open gets the last frame (so no peer waits on a
+    /// simulation that has stopped), and the segments are removed.
+    pub fn finish(mut self, sim: &Simulation) -> Result<()> {
+        if self.pending > 0 {
+            let r = Reply::Ok(self.frame(sim)).encode();
+            if let Some(s) = self.server.as_mut() {
+                s.reply(r)?;
+            }
+        }
+        if let Some(s) = self.state.take() {
+            s.remove()?;
+        }
+        if let Some((c, _)) = self.control.take() {
+            c.remove()?;
+        }
+        Ok(())
+    }
+}
