@@ -2,6 +2,8 @@
 //! heightfield (150 m x 7.43 m), a voxel-like mesh of unit cubes and a ground mesh.
 //!
 //! Plain timing, one thread, the median of 5 runs. Run with `cargo bench -p world --bench cast`.
+//! With `CAST_BENCH_QUICK=1`: one run of one revolution (for cachegrind, whose counts are
+//! steadier than timings on a busy machine).
 //! Besides the speeds it prints the hit count and the sum of hit distances of each pass, so a
 //! change that alters any result shows.
 
@@ -41,6 +43,15 @@ fn cpu_seconds(wall: Instant) -> f64 {
         .map_or_else(|| wall.elapsed().as_secs_f64(), |ns| ns * 1e-9)
 }
 
+/// Runs per pass: 5, or 1 with `CAST_BENCH_QUICK` set.
+fn run_count() -> usize {
+    if std::env::var_os("CAST_BENCH_QUICK").is_some() {
+        1
+    } else {
+        5
+    }
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -50,7 +61,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 fn time(what: &str, rays: &[Ray], mut cast: impl FnMut(&Ray) -> Option<f64>) -> f64 {
     let mut runs = Vec::new();
     let mut check = (0usize, 0.0f64);
-    for _ in 0..5 {
+    for _ in 0..run_count() {
         let wall = Instant::now();
         let t0 = cpu_seconds(wall);
         let (mut n, mut sum) = (0usize, 0.0f64);
@@ -153,7 +164,7 @@ fn main() {
     let lane = LanePath::new(opendrive::RoadEval::new(&odr.roads[0]), -1, 5.0, 14.0, 10.0).expect("lane -1");
     let mut rays = Vec::new();
     let firings = (360.0f64 / 0.166).round() as usize;
-    for k in 0..10 {
+    for k in 0..if run_count() == 1 { 1 } else { 10 } {
         for j in 0..firings {
             let time = k as f64 + j as f64 * 46.08e-6;
             let pose = lane.pose(time);

@@ -40,6 +40,27 @@ fn nearest(o: V3, d: V3, tris: &[[V3; 3]]) -> Option<f64> {
     tris.iter().filter_map(|t| brute(o, d, t)).min_by(f64::total_cmp)
 }
 
+/// [`nearest`] with the casts' barycentric slack of 1e-9 (a ray along an edge hits it).
+fn nearest_with_slack(o: V3, d: V3, tris: &[[V3; 3]]) -> Option<f64> {
+    let sub = |a: V3, b: V3| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let cross = |a: V3, b: V3| [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+    let dot = |a: V3, b: V3| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let hit = |tri: &[V3; 3]| {
+        let (e1, e2) = (sub(tri[1], tri[0]), sub(tri[2], tri[0]));
+        let p = cross(d, e2);
+        let det = dot(e1, p);
+        if det.abs() < 1e-300 {
+            return None;
+        }
+        let s = sub(o, tri[0]);
+        let (u, q) = (dot(s, p) / det, cross(s, e1));
+        let (v, t) = (dot(d, q) / det, dot(e2, q) / det);
+        let e = 1e-9;
+        (u >= -e && v >= -e && u + v <= 1.0 + e && t > 0.0).then_some(t)
+    };
+    tris.iter().filter_map(hit).min_by(f64::total_cmp)
+}
+
 fn random_soup(rng: &mut Rng, n: usize) -> (Vec<V3>, Vec<[u32; 3]>) {
     let mut v = Vec::new();
     let mut f = Vec::new();
@@ -368,6 +389,51 @@ fn rays_through_nodes_edges_and_diagonals_find_no_crack() {
         }
     }
     assert!(checked > 3000, "{checked} rays");
+}
+
+#[test]
+fn rays_grazing_along_cell_and_leaf_edges_equal_brute_force() {
+    // Rays whose vertical plane holds a grid line (a row's or a column's edges, across leaf
+    // seams at multiples of 4 and the chunk seam at 256), skimming the surface at a fraction of
+    // a degree: the leaf's tests of which side of that plane the nodes lie must keep every cell
+    // the ray can hit.
+    let (hf, _) = odd_heightfield(true);
+    let st = hf.stats();
+    let tris: Vec<[V3; 3]> = hf.triangles().collect();
+    let (mut hits, mut rays) = (0, 0);
+    for &iu in &[0usize, 3, 4, 7, 8, 252, 254, 255, 256, 257, 260, 515] {
+        for iv in [0usize, 3, 4, 5, 8, 12, 16, 27, 29, 30] {
+            for (du, dv) in [(4usize, 0usize), (0, 4), (6, 0), (0, 6)] {
+                let (Some(a), Some(b)) = (hf.node(iu, iv), hf.node(iu + du, (iv + dv).min(st.columns - 1))) else {
+                    continue;
+                };
+                for (lift, drop) in [(0.004, 0.0), (0.002, 0.003), (0.0005, 0.0005), (0.01, 0.02)] {
+                    // From just above node a towards just below node b, and back; the plan
+                    // line passes through both nodes (an edge shared by two cells).
+                    for (p, q) in [(a, b), (b, a)] {
+                        let from = [p[0], p[1], p[2] + lift];
+                        let to = [q[0], q[1], q[2] - drop];
+                        let r = Ray::new(from, [to[0] - from[0], to[1] - from[1], to[2] - from[2]]);
+                        let mut best = f64::INFINITY;
+                        let got = hf.cast(&r, &mut best).map(|h| h.t);
+                        rays += 1;
+                        match (nearest_with_slack(r.origin, r.dir, &tris), got) {
+                            (Some(x), Some(y)) => {
+                                hits += 1;
+                                assert!(
+                                    (x - y).abs() < 1e-9,
+                                    "({iu}, {iv}) +({du}, {dv}): brute force {x} m, heightfield {y} m"
+                                );
+                            }
+                            (None, None) => {}
+                            (x, y) => panic!("({iu}, {iv}) +({du}, {dv}): brute force {x:?}, heightfield {y:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(rays > 1000 && hits > rays / 2, "{hits} of {rays} rays hit");
 }
 
 #[test]
