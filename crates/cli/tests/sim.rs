@@ -351,3 +351,30 @@ fn a_wheel_in_the_surveyed_pothole_drops_by_its_truth_depth() {
     );
     assert!((drop - pothole.depth).abs() <= 0.002, "drop {drop} m vs depth {} m", pothole.depth);
 }
+
+/// Bad input: one error line naming the problem, exit code 2, nothing written.
+#[test]
+fn bad_input_is_one_error_line_and_nothing_written() {
+    let d = Scratch::new("cli-sim-bad");
+    let csv = d.join("ego.csv");
+    let bad = d.join("bad.toml");
+    std::fs::write(&bad, "duration = 2\n[gps]\nrat = 5\n").expect("write");
+    let cases: [(&[&str], &str); 6] = [
+        (&["--scene", "demo", "--set", "durration=3"], "durration"),
+        (&["--scene", "demo", "--route", "lane:-7"], "no lane -7"),
+        (&["--world", "/nonexistent-roadscan"], "no road.xodr"),
+        (&["--scene", "demo", "--tick", "-1"], "tick"),
+        (&["--scene", "demo", "--duration", "1", "--save-at", "101", "--state", "s.json"], "--save-at 101"),
+        (&[s(&bad), "--scene", "demo"], "rat"),
+    ];
+    for (args, want) in cases {
+        let o = roadscan(&[&["sim", "-q", "--csv", s(&csv)], args].concat(), &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("roadscan: error: ") && err.contains(want), "{args:?}: {err}");
+        assert!(!csv.exists(), "{args:?} wrote the CSV");
+    }
+    let help = ok(&["sim", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("roadscan sim --scene demo --route lane:-1"));
+}

@@ -371,9 +371,18 @@ pub fn scenario(file: Option<&Path>, overrides: &[Override]) -> Result<Scenario>
     let mut table = match file {
         Some(p) => {
             let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            // Read typed first, so a bad key or value is reported with its line.
-            toml::from_str::<Scenario>(&text).with_context(|| format!("{}: not a scenario", p.display()))?;
-            toml::from_str::<toml::Table>(&text).with_context(|| format!("{}: not TOML", p.display()))?
+            // Read typed first, so a bad key or value is reported at its line and column.
+            let at = |e: toml::de::Error| {
+                let place = e.span().map_or(String::new(), |r| {
+                    let before = &text.as_bytes()[..r.start.min(text.len())];
+                    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+                    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+                    format!(":{line}:{column}")
+                });
+                anyhow!("{}{place}: {}", p.display(), e.message().trim_end().replace('\n', " "))
+            };
+            toml::from_str::<Scenario>(&text).map_err(at)?;
+            toml::from_str::<toml::Table>(&text).map_err(at)?
         }
         None => toml::Table::new(),
     };
@@ -440,7 +449,13 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
     }
 
     let first_tick = sim.tick();
-    let total = ((cfg.scenario.duration / cfg.scenario.tick).round() as u64).saturating_sub(first_tick);
+    let end = (cfg.scenario.duration / cfg.scenario.tick).round() as u64;
+    let total = end.saturating_sub(first_tick);
+    if let Some(at) = cfg.save_at {
+        if at < first_tick || at > end {
+            bail!("--save-at {at}: the run goes from tick {first_tick} to {end}");
+        }
+    }
     let stage = Stage { index: 2, of: 2, what: "simulating", len: Some(total) };
     progress.stage(&stage);
     let t0 = std::time::Instant::now();

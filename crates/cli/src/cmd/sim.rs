@@ -9,9 +9,10 @@ use std::path::PathBuf;
 /// `sim --help`'s examples.
 pub const EXAMPLES: &str = "Examples:
   roadscan sim --scene demo --route lane:-1 --duration 20 --tick 0.01 --csv ego.csv --mcap sim.mcap
-  roadscan demo --out demo && roadscan sim data/sim/demo.toml --world demo --csv ego.csv --events events.jsonl
+  roadscan sim data/sim/demo.toml --scene demo --csv ego.csv --events events.jsonl --gps-nmea gps.nmea
+  roadscan demo --out demo && roadscan sim --world demo --route lane:-1 --duration 15 --gps-csv gps.csv --json
   roadscan sim --xodr curves.xodr --route lane:-1 --duration 60 --stop-at-route-end --csv ego.csv
-  roadscan sim --scene demo --route lane:-1 --set driver.cruise_speed=8 --set gps.sigma_xy=0.02 --gps-nmea gps.nmea
+  roadscan sim --scene demo --route lane:-1 --set driver.cruise_speed=8 --set gps.sigma_xy=0.02 --set scene_objects=false --gps-nmea gps.nmea
   roadscan sim --scene demo --route lane:-1 --save-at 500 --state at500.json --csv a.csv
   roadscan sim --scene demo --route lane:-1 --resume at500.json --csv b.csv
 
