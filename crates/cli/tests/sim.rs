@@ -378,3 +378,46 @@ fn bad_input_is_one_error_line_and_nothing_written() {
     let help = ok(&["sim", "--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("roadscan sim --scene demo --route lane:-1"));
 }
+
+/// A link (as a co-simulation bridge is) sees every tick, sets the ego's throttle before tick
+/// 10 and stops the run before tick 50; the CSV log, a link too, has the rows of ticks 0..=50.
+#[test]
+fn a_link_drives_the_ego_and_stops_the_run() {
+    use roadscan::simulate::{Flow, Link, SimConfig};
+    struct Pedal {
+        seen: Vec<u64>,
+        events: usize,
+    }
+    impl Link for Pedal {
+        fn before_tick(&mut self, sim: &mut roadscan::simulate::Simulation) -> anyhow::Result<Flow> {
+            if sim.tick() == 10 {
+                sim.set("ego", simulation::Variable::Throttle, 40.0)?;
+            }
+            Ok(if sim.tick() == 50 { Flow::Stop } else { Flow::Continue })
+        }
+        fn after_tick(
+            &mut self,
+            sim: &roadscan::simulate::Simulation,
+            events: &[roadscan::simulate::Event],
+        ) -> anyhow::Result<()> {
+            self.seen.push(sim.tick());
+            self.events += events.len();
+            Ok(())
+        }
+    }
+    let d = Scratch::new("cli-sim-link");
+    let csv = d.join("ego.csv");
+    let mut sc = Scenario { duration: 5.0, ..Scenario::default() };
+    sc.ego.s = 10.0;
+    let cfg = SimConfig { scenario: sc, csv: Some(csv.clone()), ..SimConfig::default() };
+    let mut pedal = Pedal { seen: Vec::new(), events: 0 };
+    let r = roadscan::simulate::run(&cfg, &mut [&mut pedal], &roadscan::Silent).expect("run");
+    assert!(r.stopped_by_link);
+    assert_eq!((r.ticks, r.last_tick), (50, 50));
+    assert_eq!(pedal.seen, (1..=50).collect::<Vec<u64>>());
+    assert_eq!(pedal.events as u64, r.gps_fixes, "the GPS's 5 fixes are the only events");
+    let rows = rows(&csv);
+    assert_eq!(rows.len(), 51);
+    assert_eq!((rows[10].x, rows[10].y), (rows[0].x, rows[0].y), "at rest before the throttle");
+    assert!(rows[50].x != rows[10].x, "the throttle moved the ego");
+}
