@@ -156,6 +156,11 @@ enum Command {
         after_help = "Examples:\n  roadscan demo --out demo && roadscan camera --world demo --duration 2 --fps 10 --out frames\n  roadscan camera --world build --path lane:1 --speed 15 --hfov 60 --width 1280 --height 720 --out frames --planes\n  roadscan camera --world demo --camera cam.toml --duration 5 --out fisheye --json"
     )]
     Camera(cmd::camera::CameraArgs),
+    /// Closed-loop simulation on a world: an ego vehicle (regression or drag model, kinematic
+    /// bicycle, wheels on the CRG surface), an AI driver on a route of lanes, actors, GPS,
+    /// collisions; the ego's CSV, MCAP (Foxglove), NMEA and events written; state saved and resumed.
+    #[command(after_help = cmd::sim::EXAMPLES)]
+    Sim(cmd::sim::SimArgs),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has
@@ -368,6 +373,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Replay(args) => cmd::lidar::replay(&args, &bars),
         Command::World(args) => cmd::world::run(&args, &bars),
         Command::Camera(args) => cmd::camera::run(&args, &bars),
+        Command::Sim(args) => cmd::sim::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
         Command::Convert { input, output, version, format } => {

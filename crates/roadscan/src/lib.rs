@@ -71,6 +71,7 @@ pub mod progress;
 pub mod replay;
 pub mod report;
 pub mod roadside;
+pub mod simulate;
 pub mod staging;
 pub mod synth;
 pub mod units;

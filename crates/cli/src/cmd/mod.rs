@@ -14,6 +14,7 @@ pub mod info;
 pub mod lidar;
 pub mod render;
 pub mod ribbons;
+pub mod sim;
 pub mod synth;
 pub mod voxel;
 pub mod world;

@@ -1,0 +1,52 @@
+//! Ticks a second of `roadscan sim`'s loop: the ego on lane -1 of the demo scene with its
+//! driver and 20 actors (cars on both lanes, pedestrians on the sidewalks), no sensors (GPS
+//! off), 100 Hz, no outputs. Prints ticks/s and the factor over real time.
+//!
+//! `cargo bench -p cli --bench sim [-- SECONDS]` (simulated seconds, default 60).
+
+use roadscan::simulate::{Scenario, SimWorld, WorldSource, DEFAULT_SCENE_GRID};
+use simulation::Spawn;
+
+fn main() {
+    let seconds: f64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(60.0);
+    let world = SimWorld::load(&WorldSource::Scene { name: "demo".into(), seed: 1, grid: DEFAULT_SCENE_GRID }, None)
+        .expect("the demo scene");
+    let surface = world.surface().expect("surface");
+    let road = surface.road();
+    let mut sc = Scenario { tick: 0.01, duration: seconds, route: vec!["lane:-1".into()], ..Scenario::default() };
+    sc.gps.enabled = false;
+    for i in 0..20 {
+        let s = 5.0 + 7.0 * i as f64;
+        let (t, prefab, speed) = match i % 4 {
+            0 => (1.6, "car", 6.0),
+            1 => (-1.6, "car", 4.0),
+            2 => (4.2, "pedestrian", 1.3),
+            _ => (-4.2, "pedestrian", 1.1),
+        };
+        let p = road.pose(s);
+        let (sn, cs) = p.hdg.sin_cos();
+        let heading = if t > 0.0 { p.hdg + std::f64::consts::PI } else { p.hdg };
+        sc.actors.push(Spawn {
+            id: format!("actor{i}"),
+            prefab: prefab.into(),
+            x: p.x - t * sn,
+            y: p.y + t * cs,
+            heading,
+            speed,
+        });
+    }
+    let mut sim = world.simulation(&surface, sc).expect("scenario");
+    let t0 = std::time::Instant::now();
+    let mut ticks = 0u64;
+    let mut collisions = 0usize;
+    while !sim.finished() {
+        collisions += sim.step().iter().filter(|e| matches!(e, simulation::Event::Collision(_))).count();
+        ticks += 1;
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let rate = ticks as f64 / wall;
+    println!(
+        "sim: ego + 20 actors, no sensors, 100 Hz: {ticks} ticks in {wall:.3} s = {rate:.0} ticks/s = {:.0}x real time ({collisions} collisions)",
+        rate * 0.01
+    );
+}

@@ -1,0 +1,176 @@
+//! `roadscan sim`: the closed-loop simulation on a world, its logs written.
+
+use crate::exit;
+use crate::progress::Bars;
+use anyhow::{bail, Result};
+use roadscan::simulate::{Override, SimConfig, WorldSource, DEFAULT_SCENE_GRID};
+use std::path::PathBuf;
+
+/// `sim --help`'s examples.
+pub const EXAMPLES: &str = "Examples:
+  roadscan sim --scene demo --route lane:-1 --duration 20 --tick 0.01 --csv ego.csv --mcap sim.mcap
+  roadscan sim data/sim/demo.toml --scene demo --csv ego.csv --events events.jsonl --gps-nmea gps.nmea
+  roadscan demo --out demo && roadscan sim --world demo --route lane:-1 --duration 15 --gps-csv gps.csv --json
+  roadscan sim --xodr curves.xodr --route lane:-1 --duration 60 --stop-at-route-end --csv ego.csv
+  roadscan sim --scene demo --route lane:-1 --set driver.cruise_speed=8 --set gps.sigma_xy=0.02 --set scene_objects=false --gps-nmea gps.nmea
+  roadscan sim --scene demo --route lane:-1 --save-at 500 --state at500.json --csv a.csv
+  roadscan sim --scene demo --route lane:-1 --resume at500.json --csv b.csv
+
+Every key of the scenario file is also a flag: --set KEY=VALUE (dotted keys, TOML values); flags win over the file.";
+
+/// The arguments of `sim`.
+#[derive(clap::Args, Debug)]
+pub struct SimArgs {
+    /// The scenario (TOML: tick, duration, vehicle, model, ego, route, driver, script, prefabs,
+    /// actors, gps, scene_objects; every key optional).
+    pub scenario: Option<PathBuf>,
+    /// The output directory of `roadscan build` or `roadscan demo` (road.xodr and its CRG tiles).
+    #[arg(long, conflicts_with_all = ["scene", "xodr"], required_unless_present_any = ["scene", "xodr"])]
+    pub world: Option<PathBuf>,
+    /// A designed scene: `demo`, or an OpenDRIVE file (its --road): the designed surface as a
+    /// CRG, the scene's poles, trees and parked car as obstacles.
+    #[arg(long, conflicts_with = "xodr")]
+    pub scene: Option<String>,
+    /// Seed of the --scene (the same as its `synth` or `demo`).
+    #[arg(long, default_value_t = 1)]
+    pub scene_seed: u64,
+    /// Node spacing of the --scene's surface, m.
+    #[arg(long, default_value_t = DEFAULT_SCENE_GRID)]
+    pub scene_grid: f64,
+    /// An OpenDRIVE file alone (its <surface><CRG> files read beside it).
+    #[arg(long)]
+    pub xodr: Option<PathBuf>,
+    /// The road to drive (default: the first).
+    #[arg(long)]
+    pub road: Option<String>,
+    /// Tick length, s (scenario key `tick`).
+    #[arg(long)]
+    pub tick: Option<f64>,
+    /// Seconds to simulate (`duration`).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// The route: lane:ID legs, in order (`route`; repeat the flag for more legs).
+    #[arg(long, allow_hyphen_values = true)]
+    pub route: Vec<String>,
+    /// The ego's initial speed, m/s (`ego.speed`).
+    #[arg(long)]
+    pub speed: Option<f64>,
+    /// The driver's cruise speed, m/s (`driver.cruise_speed`).
+    #[arg(long)]
+    pub cruise_speed: Option<f64>,
+    /// GPS fixes a second (`gps.rate`).
+    #[arg(long)]
+    pub gps_rate: Option<f64>,
+    /// Any scenario key: KEY=VALUE with a dotted key and a TOML value (`gps.sigma_xy=0.02`,
+    /// `ego.lane=1`, `scene_objects=false`); repeatable, applied in order.
+    #[arg(long = "set", value_name = "KEY=VALUE", allow_hyphen_values = true)]
+    pub set: Vec<String>,
+    /// The ego's state per tick as CSV: time,x,y,z,roll,pitch,heading,speed,s,t,lane (map frame).
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// MCAP with Foxglove schemas: FrameTransforms on /tf, LocationFix on /gps, Log on /collisions.
+    #[arg(long)]
+    pub mcap: Option<PathBuf>,
+    /// The GPS's NMEA sentences ($GPGGA and $GPRMC a fix).
+    #[arg(long)]
+    pub gps_nmea: Option<PathBuf>,
+    /// The GPS's fixes as CSV: time,utc,x,y,z,latitude,longitude,speed,heading (map frame).
+    #[arg(long)]
+    pub gps_csv: Option<PathBuf>,
+    /// The events (collisions, arrivals, route completion) as JSON lines.
+    #[arg(long)]
+    pub events: Option<PathBuf>,
+    /// Save the state at this tick (to --state).
+    #[arg(long, requires = "state")]
+    pub save_at: Option<u64>,
+    /// The file the state is saved to.
+    #[arg(long, requires = "save_at")]
+    pub state: Option<PathBuf>,
+    /// Resume from a state saved by --save-at (same scenario and world).
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// End when the route is complete.
+    #[arg(long)]
+    pub stop_at_route_end: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The configuration of these arguments.
+pub fn config(a: &SimArgs) -> Result<SimConfig> {
+    let world = match (&a.world, &a.scene, &a.xodr) {
+        (Some(w), None, None) => WorldSource::Build(w.clone()),
+        (None, Some(s), None) => WorldSource::Scene { name: s.clone(), seed: a.scene_seed, grid: a.scene_grid },
+        (None, None, Some(x)) => WorldSource::Xodr(x.clone()),
+        _ => bail!("give one of --world DIR, --scene NAME or --xodr FILE"),
+    };
+    let mut o = Vec::new();
+    if let Some(v) = a.tick {
+        o.push(Override::new("tick", v));
+    }
+    if let Some(v) = a.duration {
+        o.push(Override::new("duration", v));
+    }
+    if !a.route.is_empty() {
+        o.push(Override::new("route", a.route.clone()));
+    }
+    if let Some(v) = a.speed {
+        o.push(Override::new("ego.speed", v));
+    }
+    if let Some(v) = a.cruise_speed {
+        o.push(Override::new("driver.cruise_speed", v));
+    }
+    if let Some(v) = a.gps_rate {
+        o.push(Override::new("gps.rate", v));
+    }
+    for s in &a.set {
+        o.push(Override::parse(s)?);
+    }
+    let scenario = roadscan::simulate::scenario(a.scenario.as_deref(), &o)?;
+    Ok(SimConfig {
+        world,
+        road: a.road.clone(),
+        scenario,
+        csv: a.csv.clone(),
+        mcap: a.mcap.clone(),
+        gps_nmea: a.gps_nmea.clone(),
+        gps_csv: a.gps_csv.clone(),
+        events: a.events.clone(),
+        save_at: a.save_at,
+        state: a.state.clone(),
+        resume: a.resume.clone(),
+        stop_at_route_end: a.stop_at_route_end,
+    })
+}
+
+/// Runs `sim`.
+pub fn run(a: &SimArgs, progress: &Bars) -> Result<u8> {
+    let cfg = config(a)?;
+    let r = roadscan::simulate::run(&cfg, &mut [], progress)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else if !progress.quiet() {
+        eprintln!(
+            "roadscan: simulated {:.2} s in {} ticks (from tick {}) at {:.0}x real time; the ego drove {:.1} m{}; {} collision(s), {} GPS fixes",
+            r.sim_seconds,
+            r.ticks,
+            r.first_tick,
+            r.real_time_factor,
+            r.odometer,
+            r.route_complete.map(|t| format!(", route complete at {t:.2} s")).unwrap_or_default(),
+            r.collisions.len(),
+            r.gps_fixes
+        );
+        for c in &r.collisions {
+            eprintln!(
+                "roadscan: collision at {:.2} s (tick {}): {} and {} at ({:.2}, {:.2}), {:.2} m/s",
+                c.time, c.tick, c.ids[0], c.ids[1], c.position[0], c.position[1], c.relative_speed
+            );
+        }
+        for f in &r.written {
+            eprintln!("roadscan: wrote {f}");
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,423 @@
+//! `roadscan sim`: route following on the demo scene and on esmini's curves (lateral deviation
+//! from the CSV), a wheel in the surveyed pothole of the world built from the demo survey, the
+//! same bytes on every run and thread count, save and resume, the parked car's collision, and
+//! the MCAP read back.
+
+use foxglove::messages::{FrameTransform, LocationFix, Log};
+use foxglove::Decode;
+use roadscan::simulate::{Scenario, SimWorld, WorldSource};
+use roadscan_tests::Scratch;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn roadscan(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_roadscan"));
+    c.args(args).stdin(Stdio::null());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run roadscan")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let o = roadscan(args, &[]);
+    assert!(o.status.success(), "roadscan {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// A CSV row of the ego log.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    time: f64,
+    x: f64,
+    y: f64,
+    heading: f64,
+    s: Option<f64>,
+    t: Option<f64>,
+    lane: Option<i32>,
+}
+
+fn rows(path: &Path) -> Vec<Row> {
+    let text = std::fs::read_to_string(path).expect("CSV");
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("time,x,y,z,roll,pitch,heading,speed,s,t,lane"));
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            assert_eq!(f.len(), 11, "{l}");
+            let num = |i: usize| f[i].parse::<f64>().expect("number");
+            let opt = |i: usize| (!f[i].is_empty()).then(|| num(i));
+            Row {
+                time: num(0),
+                x: num(1),
+                y: num(2),
+                heading: num(6),
+                s: opt(8),
+                t: opt(9),
+                lane: (!f[10].is_empty()).then(|| f[10].parse().expect("lane")),
+            }
+        })
+        .collect()
+}
+
+/// RMS and largest deviation of the CSV's planar t from the centre of `lane` of `road`, and
+/// whether every row is in that lane.
+fn deviation(csv: &Path, road: &opendrive::Road, lane: i32) -> (f64, f64, usize) {
+    let eval = opendrive::RoadEval::new(road);
+    let rows = rows(csv);
+    let (mut sum, mut worst) = (0.0, 0.0f64);
+    for r in &rows {
+        let (st, tt) = (r.s.expect("on the road"), r.t.expect("on the road"));
+        assert_eq!(r.lane, Some(lane), "t = {}: left the lane at s = {st}", r.time);
+        let centre = simulation::driver::lane_centre_t(&eval, lane, st).expect("lane") * eval.superelevation(st).cos();
+        sum += (tt - centre).powi(2);
+        worst = worst.max((tt - centre).abs());
+    }
+    ((sum / rows.len() as f64).sqrt(), worst, rows.len())
+}
+
+fn events(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("events")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// Lane -1 of the demo scene (its designed surface, the parked car and poles as obstacles):
+/// the route completes, the body stays in its lane, RMS deviation <= 0.2 m.
+#[test]
+fn the_ego_completes_lane_minus_one_of_the_demo_scene() {
+    let d = Scratch::new("cli-sim-demo");
+    let (csv, ev) = (d.join("ego.csv"), d.join("events.jsonl"));
+    let args =
+        ["sim", "-q", "--scene", "demo", "--route", "lane:-1", "--duration", "40", "--stop-at-route-end", "--csv"];
+    ok(&[&args[..], &[s(&csv), "--events", s(&ev)]].concat());
+    let odr = opendrive::read_file(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/opendrive/demo.xodr"))
+        .expect("demo.xodr");
+    let (rms, worst, n) = deviation(&csv, &odr.roads[0], -1);
+    eprintln!("demo lane -1: RMS {rms:.4} m, largest {worst:.4} m over {n} rows");
+    assert!(rms <= 0.2, "RMS {rms} m");
+    let e = events(&ev);
+    assert_eq!(e.iter().filter(|e| e["event"] == "route_complete").count(), 1, "{e:?}");
+}
+
+/// esmini's curves.xodr through --xodr: lane -1 of its first road completed, RMS <= 0.2 m.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn the_ego_completes_lane_minus_one_of_esmini_curves() {
+    let d = Scratch::new("cli-sim-curves");
+    let xodr = roadscan_tests::shared_data().join("opendrive/esmini/curves.xodr");
+    let (csv, ev) = (d.join("ego.csv"), d.join("events.jsonl"));
+    ok(&[
+        "sim",
+        "-q",
+        "--xodr",
+        s(&xodr),
+        "--route",
+        "lane:-1",
+        "--duration",
+        "120",
+        "--stop-at-route-end",
+        "--csv",
+        s(&csv),
+        "--events",
+        s(&ev),
+    ]);
+    let odr = opendrive::read_file(&xodr).expect("curves.xodr");
+    let (rms, worst, n) = deviation(&csv, &odr.roads[0], -1);
+    eprintln!("curves lane -1: RMS {rms:.4} m, largest {worst:.4} m over {n} rows");
+    assert!(rms <= 0.2, "RMS {rms} m");
+    assert_eq!(events(&ev).iter().filter(|e| e["event"] == "route_complete").count(), 1);
+}
+
+/// The oriented rectangle of a body: centre, heading, half length and width.
+fn overlap(a: ([f64; 2], f64, [f64; 2]), b: ([f64; 2], f64, [f64; 2])) -> bool {
+    let corners = |(c, h, half): ([f64; 2], f64, [f64; 2])| {
+        let (sn, cs) = f64::sin_cos(h);
+        [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
+            .map(|(u, v)| [c[0] + u * half[0] * cs - v * half[1] * sn, c[1] + u * half[0] * sn + v * half[1] * cs])
+    };
+    let (ca, cb) = (corners(a), corners(b));
+    for h in [a.1, b.1] {
+        for axis in [[h.cos(), h.sin()], [-h.sin(), h.cos()]] {
+            let proj = |c: &[[f64; 2]; 4]| {
+                let d: Vec<f64> = c.iter().map(|p| p[0] * axis[0] + p[1] * axis[1]).collect();
+                (d.iter().copied().fold(f64::INFINITY, f64::min), d.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+            };
+            let ((a0, a1), (b0, b1)) = (proj(&ca), proj(&cb));
+            if a1 < b0 || b1 < a0 {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The drive along lane -1 of the demo scene passes the car parked at s = 128 m, t = -3.1 m
+/// half a metre into its lane: one collision with it, at the first tick whose CSV pose puts
+/// the ego's box (4.6 x 1.8 m about its centre) over the car's (4.5 x 1.8 m), at a place in
+/// both boxes.
+#[test]
+fn the_drive_into_the_parked_car_reports_one_collision_at_its_tick_and_place() {
+    let d = Scratch::new("cli-sim-car");
+    let (csv, ev, json) = (d.join("ego.csv"), d.join("events.jsonl"), d.join("summary.json"));
+    let o = ok(&[
+        "sim",
+        "--scene",
+        "demo",
+        "--route",
+        "lane:-1",
+        "--duration",
+        "40",
+        "--csv",
+        s(&csv),
+        "--events",
+        s(&ev),
+        "--json",
+        "-q",
+    ]);
+    std::fs::write(&json, &o.stdout).expect("summary");
+    let hits: Vec<_> = events(&ev).into_iter().filter(|e| e["event"] == "collision").collect();
+    let car: Vec<_> =
+        hits.iter().filter(|e| e["ids"][1].as_str().is_some_and(|i| i.starts_with("object:car"))).collect();
+    assert_eq!(car.len(), 1, "{hits:?}");
+    assert_eq!(hits.len(), 1, "only the car: {hits:?}");
+    let c = car[0];
+    assert_eq!(c["ids"][0], "ego");
+    // The car's box in the map frame, from the scene's road.
+    let scene = sim::Scene::demo(1);
+    let road = scene.road();
+    let off = scene.odr.header.offset.expect("offset");
+    let p = road.pose(128.0);
+    let (sn, cs) = p.hdg.sin_cos();
+    let centre = off.placement().to_map([p.x + 3.1 * sn, p.y - 3.1 * cs, 0.0]);
+    let car_box = ([centre[0], centre[1]], p.hdg + off.hdg, [2.25, 0.9]);
+    let v = simulation::VehicleParams::default();
+    let rows = rows(&csv);
+    // The CSV's position is midway between the axles; the box's centre lies ahead of it.
+    let ahead = v.centre_ahead() - 0.5 * v.wheelbase;
+    let ego_box = |r: &Row| {
+        ([r.x + ahead * r.heading.cos(), r.y + ahead * r.heading.sin()], r.heading, [0.5 * v.length, 0.5 * v.width])
+    };
+    let first = rows.iter().position(|r| overlap(ego_box(r), car_box)).expect("the ego reaches the car");
+    assert_eq!(c["tick"].as_u64(), Some(first as u64), "collision tick (row {first} at {} s)", rows[first].time);
+    let at = [c["position"][0].as_f64().expect("x"), c["position"][1].as_f64().expect("y")];
+    let r = &rows[first];
+    let grow = |b: ([f64; 2], f64, [f64; 2])| (b.0, b.1, [b.2[0] + 0.01, b.2[1] + 0.01]);
+    let point = (at, 0.0, [0.0, 0.0]);
+    assert!(overlap(grow(car_box), point), "contact {at:?} off the car");
+    assert!(overlap(grow(ego_box(r)), point), "contact {at:?} off the ego");
+    eprintln!("collision at tick {first} ({} s) at {at:?}", r.time);
+}
+
+/// The same scenario (GPS noise, a walking actor) gives the same CSV and MCAP bytes on two runs
+/// and with RAYON_NUM_THREADS 1 and 2; saving at tick 700 and resuming gives the rows of the
+/// uninterrupted run from that tick on. The MCAP has its three channels and Foxglove schemas.
+#[test]
+fn runs_are_byte_identical_and_resume_continues_the_same_rows() {
+    let d = Scratch::new("cli-sim-determinism");
+    let scenario = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sim/demo.toml");
+    let run = |tag: &str, threads: &str, extra: &[&str]| -> (Vec<u8>, Vec<u8>) {
+        let (csv, mcap) = (d.join(format!("{tag}.csv")), d.join(format!("{tag}.mcap")));
+        let mut args = vec!["sim", "-q", scenario, "--scene", "demo", "--csv", s(&csv), "--mcap", s(&mcap)];
+        args.extend_from_slice(extra);
+        let o = roadscan(&args, &[("RAYON_NUM_THREADS", threads)]);
+        assert!(o.status.success(), "{tag}: {}", String::from_utf8_lossy(&o.stderr));
+        (std::fs::read(&csv).expect("csv"), std::fs::read(&mcap).expect("mcap"))
+    };
+    let a = run("a", "2", &[]);
+    let b = run("b", "2", &[]);
+    let one = run("one", "1", &[]);
+    assert!(a == b, "two runs differ");
+    assert!(a == one, "1 and 2 threads differ");
+
+    let state = d.join("state.json");
+    let saved = run("saved", "2", &["--save-at", "700", "--state", s(&state)]);
+    assert_eq!(saved, a, "saving changes nothing");
+    let (tail, _) = run("resumed", "2", &["--resume", s(&state)]);
+    let full = String::from_utf8(a.0.clone()).expect("utf-8");
+    let tail = String::from_utf8(tail).expect("utf-8");
+    let full: Vec<&str> = full.lines().collect();
+    let tail: Vec<&str> = tail.lines().collect();
+    assert_eq!(full.len(), 2001 + 1, "header and ticks 0..=2000");
+    assert_eq!(tail[0], full[0]);
+    assert_eq!(&tail[1..], &full[701..], "resumed rows");
+
+    // The MCAP read back (the reader checks the CRCs).
+    let mut per: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut children = BTreeMap::<String, usize>::new();
+    let mut fixes = 0;
+    let mut last = 0;
+    for m in mcap::MessageStream::new(&a.1).expect("MCAP stream") {
+        let m = m.expect("message");
+        let schema = m.channel.schema.as_ref().expect("schema");
+        assert_eq!((schema.encoding.as_str(), m.channel.message_encoding.as_str()), ("protobuf", "protobuf"));
+        assert!(m.log_time >= last, "messages in time order");
+        last = m.log_time;
+        *per.entry((m.channel.topic.clone(), schema.name.clone())).or_default() += 1;
+        match m.channel.topic.as_str() {
+            "/tf" => {
+                let f = FrameTransform::decode(&m.data[..]).expect("FrameTransform");
+                assert_eq!(f.parent_frame_id, "map");
+                *children.entry(f.child_frame_id).or_default() += 1;
+            }
+            "/gps" => {
+                let f = LocationFix::decode(&m.data[..]).expect("LocationFix");
+                assert!((f.latitude - 47.0).abs() < 1.0 && (f.longitude - 19.0).abs() < 1.5, "{f:?}");
+                fixes += 1;
+            }
+            "/collisions" => {
+                Log::decode(&m.data[..]).expect("Log");
+            }
+            other => panic!("unexpected topic {other}"),
+        }
+    }
+    assert_eq!(per.get(&("/tf".into(), "foxglove.FrameTransform".into())), Some(&(2 * 2001)), "{per:?}");
+    assert_eq!(children.get("ego"), Some(&2001));
+    assert_eq!(children.get("walker"), Some(&2001));
+    assert_eq!(fixes, 200, "10 Hz over 20 s");
+    let summary = mcap::read::Summary::read(&a.1).expect("summary").expect("a summary section");
+    let topics: BTreeMap<String, String> = summary
+        .channels
+        .values()
+        .map(|c| (c.topic.clone(), c.schema.as_ref().map(|s| s.name.clone()).unwrap_or_default()))
+        .collect();
+    let want: BTreeMap<String, String> =
+        roadscan::simulate::MCAP_CHANNELS.iter().map(|(t, s)| (t.to_string(), s.to_string())).collect();
+    assert_eq!(topics, want);
+}
+
+/// The world built from the demo survey: the ego stands with its front left wheel over the
+/// truth pothole (s = 75 m, t = 1.6 m of the truth road, 5 cm deep, flat-bottomed within 0.7
+/// of its radii): the wheel stands the truth depth (within 2 mm) below the surface around the
+/// pothole (the mean of four points 1.2 of its radii from its centre, along s and t).
+#[test]
+fn a_wheel_in_the_surveyed_pothole_drops_by_its_truth_depth() {
+    let d = Scratch::new("cli-sim-pothole");
+    let out = d.join("demo");
+    ok(&["demo", "--out", s(&out), "-q"]);
+    let world = SimWorld::load(&WorldSource::Build(out.clone()), None).expect("the built world");
+    assert!(world.crg_count() >= 1, "CRG tiles");
+    let surface = world.surface().expect("surface");
+    let truth = opendrive::read_file(out.join("survey/truth/road.xodr")).expect("truth road");
+    let truth_road = opendrive::RoadEval::new(&truth.roads[0]);
+    let (to, bo) = (truth.header.offset.unwrap_or_default(), world.offset());
+    // Truth planar (s, t) -> the built road's file frame.
+    let at = |s: f64, t: f64| {
+        let p = truth_road.pose(s);
+        let (sn, cs) = p.hdg.sin_cos();
+        let m = to.placement().to_map([p.x - t * sn, p.y + t * cs, 0.0]);
+        bo.placement().to_file(m)
+    };
+    let scene = sim::Scene::demo(1);
+    let pothole = scene.surface.potholes[0];
+    let centre = at(pothole.s, pothole.t);
+    let heading = truth_road.pose(pothole.s).hdg + to.hdg - bo.hdg;
+    let v = simulation::VehicleParams::default();
+    let (sn, cs) = heading.sin_cos();
+    // The front left wheel is wheelbase ahead and half a track left of the rear axle.
+    let (x, y) = (centre[0] - v.wheelbase * cs + 0.5 * v.track * sn, centre[1] - v.wheelbase * sn - 0.5 * v.track * cs);
+    let mut sc = Scenario { duration: 0.1, ..Scenario::default() };
+    (sc.ego.x, sc.ego.y, sc.ego.heading) = (Some(x), Some(y), Some(heading));
+    let mut sim = world.simulation(&surface, sc).expect("scenario");
+    sim.step();
+    let wheel = sim.ego().wheels[0];
+    let rim: Vec<f64> = [(0.8, 0.0), (-0.8, 0.0), (0.0, 0.8), (0.0, -0.8)]
+        .iter()
+        .map(|(a, b)| {
+            let p = at(pothole.s + a * pothole.radius_s * 1.2, pothole.t + b * pothole.radius_t * 1.2);
+            surface.height(p[0], p[1]).expect("on the road")
+        })
+        .collect();
+    let drop = rim.iter().sum::<f64>() / 4.0 - wheel;
+    // The same measure on the designed surface.
+    let troad = scene.road();
+    let tz = |s: f64, t: f64| scene.z(&troad, s, t).expect("designed");
+    let truth_drop = [(0.8, 0.0), (-0.8, 0.0), (0.0, 0.8), (0.0, -0.8)]
+        .iter()
+        .map(|(a, b)| tz(pothole.s + a * pothole.radius_s * 1.2, pothole.t + b * pothole.radius_t * 1.2))
+        .sum::<f64>()
+        / 4.0
+        - tz(pothole.s, pothole.t);
+    eprintln!(
+        "pothole: wheel drop {drop:.4} m in the built world, {truth_drop:.4} m on the designed surface, depth {}",
+        pothole.depth
+    );
+    assert!((drop - pothole.depth).abs() <= 0.002, "drop {drop} m vs depth {} m", pothole.depth);
+}
+
+/// Bad input: one error line naming the problem, exit code 2, nothing written.
+#[test]
+fn bad_input_is_one_error_line_and_nothing_written() {
+    let d = Scratch::new("cli-sim-bad");
+    let csv = d.join("ego.csv");
+    let bad = d.join("bad.toml");
+    std::fs::write(&bad, "duration = 2\n[gps]\nrat = 5\n").expect("write");
+    let cases: [(&[&str], &str); 6] = [
+        (&["--scene", "demo", "--set", "durration=3"], "durration"),
+        (&["--scene", "demo", "--route", "lane:-7"], "no lane -7"),
+        (&["--world", "/nonexistent-roadscan"], "no road.xodr"),
+        (&["--scene", "demo", "--tick", "-1"], "tick"),
+        (&["--scene", "demo", "--duration", "1", "--save-at", "101", "--state", "s.json"], "--save-at 101"),
+        (&[s(&bad), "--scene", "demo"], "rat"),
+    ];
+    for (args, want) in cases {
+        let o = roadscan(&[&["sim", "-q", "--csv", s(&csv)], args].concat(), &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("roadscan: error: ") && err.contains(want), "{args:?}: {err}");
+        assert!(!csv.exists(), "{args:?} wrote the CSV");
+    }
+    let help = ok(&["sim", "--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("roadscan sim --scene demo --route lane:-1"));
+}
+
+/// A link (as a co-simulation bridge is) sees every tick, sets the ego's throttle before tick
+/// 10 and stops the run before tick 50; the CSV log, a link too, has the rows of ticks 0..=50.
+#[test]
+fn a_link_drives_the_ego_and_stops_the_run() {
+    use roadscan::simulate::{Flow, Link, SimConfig};
+    struct Pedal {
+        seen: Vec<u64>,
+        events: usize,
+    }
+    impl Link for Pedal {
+        fn before_tick(&mut self, sim: &mut roadscan::simulate::Simulation) -> anyhow::Result<Flow> {
+            if sim.tick() == 10 {
+                sim.set("ego", simulation::Variable::Throttle, 40.0)?;
+            }
+            Ok(if sim.tick() == 50 { Flow::Stop } else { Flow::Continue })
+        }
+        fn after_tick(
+            &mut self,
+            sim: &roadscan::simulate::Simulation,
+            events: &[roadscan::simulate::Event],
+        ) -> anyhow::Result<()> {
+            self.seen.push(sim.tick());
+            self.events += events.len();
+            Ok(())
+        }
+    }
+    let d = Scratch::new("cli-sim-link");
+    let csv = d.join("ego.csv");
+    let mut sc = Scenario { duration: 5.0, ..Scenario::default() };
+    sc.ego.s = 10.0;
+    let cfg = SimConfig { scenario: sc, csv: Some(csv.clone()), ..SimConfig::default() };
+    let mut pedal = Pedal { seen: Vec::new(), events: 0 };
+    let r = roadscan::simulate::run(&cfg, &mut [&mut pedal], &roadscan::Silent).expect("run");
+    assert!(r.stopped_by_link);
+    assert_eq!((r.ticks, r.last_tick), (50, 50));
+    assert_eq!(pedal.seen, (1..=50).collect::<Vec<u64>>());
+    assert_eq!(pedal.events as u64, r.gps_fixes, "the GPS's 5 fixes are the only events");
+    let rows = rows(&csv);
+    assert_eq!(rows.len(), 51);
+    assert_eq!((rows[10].x, rows[10].y), (rows[0].x, rows[0].y), "at rest before the throttle");
+    assert!(rows[50].x != rows[10].x, "the throttle moved the ego");
+}
