@@ -12,6 +12,7 @@ use bridges::shm::{Element, Kind, Layout, Meta, Segment};
 use bridges::udp::{self, Format, Input};
 use bridges::wire::{variable, ContactState, Frame, Instruction, ObjectState, Reply};
 use bridges::zmq;
+use crate::simulate::{Flow, Link};
 use simulation::{Event, External, Simulation, Spawn, Variable};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -37,6 +38,9 @@ pub struct CosimConfig {
     pub shm_dir: Option<PathBuf>,
     /// Where the save instruction writes the state (its path argument is a file name beside it).
     pub state_file: Option<PathBuf>,
+    /// `--pace X`: simulated time runs X times as fast as the wall clock (1 = real time), so
+    /// peers sending at their own rate meet the ticks they mean; None runs unpaced.
+    pub pace: Option<f64>,
 }
 
 impl CosimConfig {
@@ -47,16 +51,8 @@ impl CosimConfig {
             || !self.udp_in.is_empty()
             || !self.udp_out.is_empty()
             || self.shm.is_some()
+            || self.pace.is_some()
     }
-}
-
-/// What the bridges say about the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    /// Run the next tick.
-    Continue,
-    /// A peer asked to stop.
-    Stop,
 }
 
 /// Values of the state segment, in this order (f64 each).
@@ -81,6 +77,9 @@ pub struct Cosim {
     control: Option<(Segment, u64)>,
     state_file: Option<PathBuf>,
     contacts: Vec<ContactState>,
+    /// Instructions the client's peer sent in a reply, applied before the next tick.
+    queued: Vec<Instruction>,
+    pace: Option<(f64, std::time::Instant, f64)>,
     /// Messages refused (bad instructions, datagrams), for the summary.
     pub refused: u64,
 }
@@ -141,6 +140,8 @@ impl Cosim {
             control,
             state_file: cfg.state_file.clone(),
             contacts: Vec::new(),
+            queued: Vec::new(),
+            pace: cfg.pace.filter(|p| p.is_finite() && *p > 0.0).map(|p| (p, std::time::Instant::now(), f64::NAN)),
             refused: 0,
         })
     }
@@ -155,6 +156,22 @@ impl Cosim {
     pub fn before_tick(&mut self, sim: &mut Simulation) -> Result<Flow> {
         if self.ended {
             return Ok(Flow::Stop);
+        }
+        if let Some((factor, start, t0)) = &mut self.pace {
+            // Wall time of the tick's start: the first tick sets the origin.
+            if t0.is_nan() {
+                (*start, *t0) = (std::time::Instant::now(), sim.time());
+            }
+            let due = (sim.time() - *t0) / *factor;
+            let now = start.elapsed().as_secs_f64();
+            if due > now {
+                std::thread::sleep(Duration::from_secs_f64(due - now));
+            }
+        }
+        for i in std::mem::take(&mut self.queued) {
+            if self.apply(sim, i).is_err() {
+                self.refused += 1;
+            }
         }
         let ego = sim.scenario().ego.id.clone();
         for (rx, id) in &mut self.udp_in {
@@ -305,7 +322,7 @@ impl Cosim {
 
     /// Publishes a tick: the server's reply when its ticks are done, the client's frame, UDP
     /// updates and the state segment.
-    pub fn after_tick(&mut self, sim: &mut Simulation, events: &[Event]) -> Result<()> {
+    pub fn after_tick(&mut self, sim: &Simulation, events: &[Event]) -> Result<()> {
         let ego_id = sim.scenario().ego.id.clone();
         self.contacts = events
             .iter()
@@ -333,11 +350,7 @@ impl Cosim {
             match Instruction::decode(&reply) {
                 Ok(Instruction::Stop) => self.ended = true,
                 Ok(Instruction::Tick(_)) => {}
-                Ok(i) => {
-                    if self.apply(sim, i).is_err() {
-                        self.refused += 1;
-                    }
-                }
+                Ok(i) => self.queued.push(i),
                 Err(_) => self.refused += 1,
             }
         }
@@ -398,12 +411,13 @@ impl Cosim {
 
     /// Ends the run: a tick request still open gets the last frame (so no peer waits on a
     /// simulation that has stopped), and the segments are removed.
-    pub fn finish(mut self, sim: &Simulation) -> Result<()> {
+    pub fn finish(&mut self, sim: &Simulation) -> Result<()> {
         if self.pending > 0 {
             let r = Reply::Ok(self.frame(sim)).encode();
             if let Some(s) = self.server.as_mut() {
                 s.reply(r)?;
             }
+            self.pending = 0;
         }
         if let Some(s) = self.state.take() {
             s.remove()?;
@@ -412,5 +426,17 @@ impl Cosim {
             c.remove()?;
         }
         Ok(())
+    }
+}
+
+impl Link for Cosim {
+    fn before_tick(&mut self, sim: &mut Simulation) -> Result<Flow> {
+        Cosim::before_tick(self, sim)
+    }
+    fn after_tick(&mut self, sim: &Simulation, events: &[Event]) -> Result<()> {
+        Cosim::after_tick(self, sim, events)
+    }
+    fn finish(&mut self, sim: &Simulation) -> Result<()> {
+        Cosim::finish(self, sim)
     }
 }

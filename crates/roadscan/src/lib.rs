@@ -56,6 +56,8 @@ pub mod build;
 pub mod camera;
 pub mod check;
 pub mod config;
+/// The co-simulation wire formats (re-exported for the CLI's flags).
+pub use bridges;
 pub mod cosim;
 pub mod crg;
 pub mod demo;

@@ -6,7 +6,8 @@
 
 use bridges::udp::{self, Format};
 use bridges::wire::{Instruction, Reply};
-use roadscan::cosim::{Cosim, CosimConfig, Flow, STATE_FIELDS};
+use roadscan::cosim::{Cosim, CosimConfig, STATE_FIELDS};
+use roadscan::simulate::Flow;
 use simulation::{RoadSurface, Scenario, Simulation};
 use std::time::Duration;
 
@@ -138,7 +139,7 @@ fn udp_velocity_moves_the_ego_and_udp_out_and_the_state_segment_carry_each_tick(
     while !sim.finished() {
         cs.before_tick(&mut sim).unwrap();
         let ev = sim.step();
-        cs.after_tick(&mut sim, &ev).unwrap();
+        cs.after_tick(&sim, &ev).unwrap();
         ticks += 1;
         let snap = state.read(100).unwrap().unwrap();
         let v = bridges::shm::f64_values(&snap.payload);

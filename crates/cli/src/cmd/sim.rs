@@ -15,8 +15,14 @@ pub const EXAMPLES: &str = "Examples:
   roadscan sim --scene demo --route lane:-1 --set driver.cruise_speed=8 --set gps.sigma_xy=0.02 --set scene_objects=false --gps-nmea gps.nmea
   roadscan sim --scene demo --route lane:-1 --save-at 500 --state at500.json --csv a.csv
   roadscan sim --scene demo --route lane:-1 --resume at500.json --csv b.csv
+  roadscan sim --scene demo --route lane:-1 --zmq-connect tcp://127.0.0.1:5555     (a REP server replies Ack or END to each frame)
+  roadscan sim --scene demo --duration 600 --zmq-bind tcp://127.0.0.1:5556 --state saved.json
+  roadscan sim --scene demo --pace 1 --udp-in 127.0.0.1:8000 --udp-out 127.0.0.1:8001 --udp-format f64le
+  roadscan sim --scene demo --pace 1 --shm car1     (segments /dev/shm/car1.state and car1.control)
 
-Every key of the scenario file is also a flag: --set KEY=VALUE (dotted keys, TOML values); flags win over the file.";
+Every key of the scenario file is also a flag: --set KEY=VALUE (dotted keys, TOML values); flags win over the file.
+The bridges' wire formats (ZeroMQ instructions and frames, UDP values, shared-memory header) are in docs/bridges.md;
+python/roadscan_bridges.py is a client of each.";
 
 /// The arguments of `sim`.
 #[derive(clap::Args, Debug)]
@@ -83,8 +89,8 @@ pub struct SimArgs {
     /// Save the state at this tick (to --state).
     #[arg(long, requires = "state")]
     pub save_at: Option<u64>,
-    /// The file the state is saved to.
-    #[arg(long, requires = "save_at")]
+    /// The file the state is saved to (by --save-at, or by a ZeroMQ save instruction).
+    #[arg(long)]
     pub state: Option<PathBuf>,
     /// Resume from a state saved by --save-at (same scenario and world).
     #[arg(long)]
@@ -95,6 +101,63 @@ pub struct SimArgs {
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
+    /// ZeroMQ, the seed's layout: send each tick's frame to this REP server and wait for its
+    /// reply (`Ack` runs the next tick, `END` stops, an instruction is applied first).
+    #[arg(long, value_name = "tcp://HOST:PORT", conflicts_with = "zmq_bind")]
+    pub zmq_connect: Option<String>,
+    /// ZeroMQ, as a REP server: REQ clients send instructions (tick, spawn, set, save, stop),
+    /// each answered with the current frame or an error.
+    #[arg(long, value_name = "tcp://HOST:PORT")]
+    pub zmq_bind: Option<String>,
+    /// Seconds to wait for a ZeroMQ peer before giving up.
+    #[arg(long, default_value_t = 60.0)]
+    pub zmq_timeout: f64,
+    /// UDP in: velocity (3 values) or pose (6 values) of the ego, or of actor ID with
+    /// HOST:PORT=ID; repeatable, one socket each.
+    #[arg(long, value_name = "HOST:PORT[=ID]")]
+    pub udp_in: Vec<String>,
+    /// UDP out: a pose update per object and a report per contact, each tick; repeatable.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub udp_out: Vec<String>,
+    /// The UDP values: text (comma-separated), f32le, f32be, f64le or f64be.
+    #[arg(long, default_value = "text")]
+    pub udp_format: String,
+    /// Shared memory: segments NAME.state (written each tick) and NAME.control (throttle,
+    /// brake, steering; written by a client) under /dev/shm.
+    #[arg(long, value_name = "NAME")]
+    pub shm: Option<String>,
+    /// Run the simulated clock at this multiple of the wall clock (1 = real time).
+    #[arg(long, value_name = "FACTOR")]
+    pub pace: Option<f64>,
+}
+
+/// The bridges of these arguments.
+pub fn cosim(a: &SimArgs) -> Result<roadscan::cosim::CosimConfig> {
+    let udp_format = roadscan::bridges::udp::Format::parse(&a.udp_format)
+        .ok_or_else(|| anyhow::anyhow!("--udp-format {}: use text, f32le, f32be, f64le or f64be", a.udp_format))?;
+    if let Some(p) = a.pace {
+        if !(p.is_finite() && p > 0.0) {
+            bail!("--pace {p}: give a positive factor (1 = real time)");
+        }
+    }
+    if !(a.zmq_timeout.is_finite() && a.zmq_timeout > 0.0 && a.zmq_timeout <= 86_400.0) {
+        bail!("--zmq-timeout {}: give seconds in (0, 86400]", a.zmq_timeout);
+    }
+    if a.state.is_some() && a.save_at.is_none() && a.zmq_bind.is_none() && a.zmq_connect.is_none() {
+        bail!("--state is written by --save-at or by a ZeroMQ save instruction: give one of them");
+    }
+    Ok(roadscan::cosim::CosimConfig {
+        zmq_connect: a.zmq_connect.clone(),
+        zmq_bind: a.zmq_bind.clone(),
+        zmq_timeout: Some(std::time::Duration::from_secs_f64(a.zmq_timeout)),
+        udp_in: a.udp_in.clone(),
+        udp_out: a.udp_out.clone(),
+        udp_format,
+        shm: a.shm.clone(),
+        shm_dir: None,
+        state_file: a.state.clone(),
+        pace: a.pace,
+    })
 }
 
 /// The configuration of these arguments.
@@ -138,7 +201,7 @@ pub fn config(a: &SimArgs) -> Result<SimConfig> {
         gps_csv: a.gps_csv.clone(),
         events: a.events.clone(),
         save_at: a.save_at,
-        state: a.state.clone(),
+        state: a.save_at.and(a.state.clone()),
         resume: a.resume.clone(),
         stop_at_route_end: a.stop_at_route_end,
     })
@@ -147,7 +210,13 @@ pub fn config(a: &SimArgs) -> Result<SimConfig> {
 /// Runs `sim`.
 pub fn run(a: &SimArgs, progress: &Bars) -> Result<u8> {
     let cfg = config(a)?;
-    let r = roadscan::simulate::run(&cfg, &mut [], progress)?;
+    let bridges = cosim(a)?;
+    let r = if bridges.any() {
+        let mut link = roadscan::cosim::Cosim::open(&bridges)?;
+        roadscan::simulate::run(&cfg, &mut [&mut link], progress)?
+    } else {
+        roadscan::simulate::run(&cfg, &mut [], progress)?
+    };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else if !progress.quiet() {
