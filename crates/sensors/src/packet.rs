@@ -31,7 +31,7 @@ pub fn azimuth_units(azimuth: f64) -> u16 {
 /// not fit the layout.
 pub fn data_packet(table: &BeamTable, firings: &[Firing], epoch: &Epoch) -> Option<[u8; DATA_BYTES]> {
     let per_block = table.firings_per_block;
-    if firings.len() != 12 * per_block || table.lasers.len() * per_block != 32 {
+    if firings.len() != 12 * per_block || !table.has_32_channel_blocks() {
         return None;
     }
     let mut p = [0u8; DATA_BYTES];
