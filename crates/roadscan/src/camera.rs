@@ -16,7 +16,7 @@
 //! OpenCV (see [`sensors::camera`]).
 
 use crate::progress::{Progress, Stage};
-use crate::sensor_path::{path_spec, CsvTrajectory, PathSpec, SensorPath, Shifted};
+use crate::sensor_path::{path_spec, PathSpec, SensorPath, Shifted};
 use crate::world_source::{self, WorldStats};
 use anyhow::{anyhow, bail, Context, Result};
 use sensors::camera::{render, Coco};
@@ -325,12 +325,12 @@ pub fn run(cfg: &CameraConfig, progress: &dyn Progress) -> Result<CameraRun> {
         bail!("--duration {} at --fps {} asks for {frames} frames (at most 1,000,000)", cfg.duration, cfg.fps);
     }
     let path_spec = path_spec(&cfg.path)?;
-    if matches!(path_spec, PathSpec::Csv(_)) && cfg.start.is_some() {
+    if matches!(path_spec, PathSpec::Csv(..)) && cfg.start.is_some() {
         bail!("--path {}: --start applies to a lane:ID path, not a trajectory file", cfg.path);
     }
     let mut inputs = vec![cfg.world.join("road.xodr")];
     inputs.extend(cfg.camera.iter().cloned());
-    if let PathSpec::Csv(f) = &path_spec {
+    if let PathSpec::Csv(f, _) = &path_spec {
         inputs.push(f.clone());
     }
     let outputs = crate::staging::Outputs::new(&inputs);
@@ -353,17 +353,17 @@ pub fn run(cfg: &CameraConfig, progress: &dyn Progress) -> Result<CameraRun> {
             .ok_or_else(|| anyhow!("{}: no road {id} in road.xodr", cfg.world.display()))?,
         None => loaded.odr.roads.first().ok_or_else(|| anyhow!("{}: no road in road.xodr", cfg.world.display()))?,
     };
-    let (path, start) = match &path_spec {
-        PathSpec::Csv(file) => {
-            let csv = CsvTrajectory::read(file, loaded.odr.header.offset.unwrap_or_default())?;
-            let duration = crate::lidar::clip_duration(cfg.duration, &csv, file, progress);
+    let (path, start) = match path_spec {
+        PathSpec::Csv(file, csv) => {
+            let csv = csv.placed(loaded.odr.header.offset.unwrap_or_default());
+            let duration = crate::lidar::clip_duration(cfg.duration, &csv, &file, progress);
             frames = frames.min((duration * cfg.fps + 1e-9).floor() as usize + 1);
             (SensorPath::Csv(csv), None)
         }
         PathSpec::Lane(lane) => {
             let eval = opendrive::RoadEval::new(road);
-            let start = cfg.start.unwrap_or(if *lane < 0 { 0.0 } else { eval.length() });
-            let lane_path = LanePath::new(eval, *lane, start, cfg.speed, cfg.duration)
+            let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
+            let lane_path = LanePath::new(eval, lane, start, cfg.speed, cfg.duration)
                 .with_context(|| format!("--path {}", cfg.path))?;
             (SensorPath::Lane(Shifted { inner: lane_path, by: [0.0; 3] }), Some(start))
         }

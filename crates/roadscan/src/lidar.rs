@@ -213,7 +213,7 @@ pub(crate) fn clip_duration(duration: f64, csv: &CsvTrajectory, file: &Path, pro
     let span = csv.length();
     if duration > span {
         progress.note(&crate::progress::Note::Warning(format!(
-            "--duration {duration}: {} covers {span} s; the run stops there",
+            "--duration {duration}: {} covers {span:.3} s; the run stops there",
             file.display()
         )));
         return span;
@@ -236,7 +236,7 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         bail!("--position-every must be at least 1");
     }
     let spec = path_spec(&cfg.path)?;
-    if matches!(spec, PathSpec::Csv(_)) && (cfg.start.is_some() || cfg.path_xodr.is_some()) {
+    if matches!(spec, PathSpec::Csv(..)) && (cfg.start.is_some() || cfg.path_xodr.is_some()) {
         bail!("--path {}: --start and --path-xodr apply to a lane:ID path, not a trajectory file", cfg.path);
     }
     let started = std::time::Instant::now();
@@ -252,14 +252,13 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         Some(p) => Some(opendrive::read_file(p).with_context(|| format!("reading {}", p.display()))?),
         None => None,
     };
-    let (path, duration) = match &spec {
-        PathSpec::Csv(file) => {
-            let csv = CsvTrajectory::read(file, loaded.odr.header.offset.unwrap_or_default())?;
-            let duration = clip_duration(cfg.duration, &csv, file, progress);
+    let (path, duration) = match spec {
+        PathSpec::Csv(file, csv) => {
+            let csv = csv.placed(loaded.odr.header.offset.unwrap_or_default());
+            let duration = clip_duration(cfg.duration, &csv, &file, progress);
             (SensorPath::Csv(csv), duration)
         }
         PathSpec::Lane(lane) => {
-            let lane = *lane;
             let (odr, what) = match (&path_odr, &cfg.path_xodr) {
                 (Some(o), Some(p)) => (o, p.display().to_string()),
                 _ => (&loaded.odr, "the world's road.xodr".to_string()),

@@ -135,6 +135,20 @@ impl CsvTrajectory {
         Ok(CsvTrajectory { times, positions, angles, first_time })
     }
 
+    /// The trajectory read in one file frame moved to another: `offset` (a road file's header
+    /// `<offset>`) taken off the positions and headings (a trajectory read with a zero offset
+    /// is in the map frame).
+    pub fn placed(mut self, offset: HeaderOffset) -> CsvTrajectory {
+        let place = offset.placement();
+        for p in &mut self.positions {
+            *p = place.to_file(*p);
+        }
+        for a in &mut self.angles {
+            a[2] -= offset.hdg;
+        }
+        self
+    }
+
     /// Seconds from the first row to the last.
     pub fn length(&self) -> f64 {
         self.times.last().copied().unwrap_or(0.0)
@@ -247,17 +261,20 @@ impl Trajectory for SensorPath<'_> {
 pub enum PathSpec {
     /// `lane:ID`.
     Lane(i32),
-    /// A trajectory CSV.
-    Csv(std::path::PathBuf),
+    /// A trajectory CSV and its rows in the map frame (see [`CsvTrajectory::placed`]).
+    Csv(std::path::PathBuf, CsvTrajectory),
 }
 
-/// Parses a `--path`: `lane:ID`, or a file ending in `.csv`.
+/// Parses a `--path`: `lane:ID`, or a file ending in `.csv` (read here, in the map frame, so
+/// that a bad file fails before a world is loaded).
 pub fn path_spec(path: &str) -> Result<PathSpec> {
     if let Some(id) = path.strip_prefix("lane:") {
         return id.parse().map(PathSpec::Lane).map_err(|_| anyhow!("--path {path}: lane id {id} is not an integer"));
     }
     if path.to_ascii_lowercase().ends_with(".csv") {
-        return Ok(PathSpec::Csv(path.into()));
+        let file = std::path::PathBuf::from(path);
+        let csv = CsvTrajectory::read(&file, HeaderOffset::default())?;
+        return Ok(PathSpec::Csv(file, csv));
     }
     bail!(
         "--path {path}: expected lane:ID (e.g. lane:-1, the first lane right of the reference line) or a trajectory FILE.csv"
@@ -270,7 +287,8 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<CsvTrajectory, String> {
-        CsvTrajectory::parse("t.csv", text, HeaderOffset { x: 100.0, y: 200.0, z: 10.0, hdg: 0.0 })
+        CsvTrajectory::parse("t.csv", text, HeaderOffset::default())
+            .map(|t| t.placed(HeaderOffset { x: 100.0, y: 200.0, z: 10.0, hdg: 0.0 }))
             .map_err(|e| format!("{e:#}"))
     }
 
@@ -330,7 +348,7 @@ mod tests {
     #[test]
     fn path_specs() {
         assert_eq!(path_spec("lane:-1").unwrap(), PathSpec::Lane(-1));
-        assert_eq!(path_spec("run/trajectory.CSV").unwrap(), PathSpec::Csv("run/trajectory.CSV".into()));
+        assert!(format!("{:#}", path_spec("nowhere/trajectory.CSV").unwrap_err()).contains("nowhere/trajectory.CSV"));
         assert!(format!("{:#}", path_spec("lane:x").unwrap_err()).contains("not an integer"));
         assert!(format!("{:#}", path_spec("left").unwrap_err()).contains("FILE.csv"));
     }
