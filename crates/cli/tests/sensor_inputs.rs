@@ -142,7 +142,7 @@ fn a_bad_csv_path_is_one_line_naming_the_file_and_row_and_nothing_is_written() {
     let cases = [
         (format!("{h}0,650000,240000,100,0,0,0\n1,650010,240000,nan,0,0,0\n"), "bad.csv:3: z: NaN"),
         (format!("{h}0,650000,240000,100,0,0,0\n0,650010,240000,100,0,0,0\n"), "bad.csv:3: time 0 does not increase"),
-        (format!("{h}0,650000,240000,100,0,0,0\n"), "bad.csv: 1 row(s)"),
+        (format!("{h}0,650000,240000,100,0,0,0\n"), "bad.csv:2: the file ends after 1 row(s)"),
         ("time,x,y\n0,1,2\n".to_string(), "bad.csv:1: the header names no column z"),
     ];
     for (text, want) in cases {

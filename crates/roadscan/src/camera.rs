@@ -140,7 +140,9 @@ fn number(v: &toml::Value) -> Option<f64> {
 
 /// Reads the camera file `path` (see the module docs).
 pub fn read_camera_file(path: &Path) -> Result<CameraSpec> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow!("{}: byte {}: not UTF-8 text", path.display(), e.utf8_error().valid_up_to()))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
         let at = e.span().map_or(String::new(), |r| {
             let before = &text.as_bytes()[..r.start.min(text.len())];

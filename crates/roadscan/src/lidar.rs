@@ -490,7 +490,9 @@ pub fn read_beam_file(path: &Path) -> Result<BeamTable> {
     if len > 1 << 20 {
         bail!("{file}: {len} bytes is more than a beam table may have (1 MiB)");
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("{file}: cannot read"))?;
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow!("{}: byte {}: not UTF-8 text", path.display(), e.utf8_error().valid_up_to()))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
         let at = e.span().map_or(String::new(), |r| {
             let before = &text.as_bytes()[..r.start.min(text.len())];
@@ -583,7 +585,7 @@ pub fn read_beam_file(path: &Path) -> Result<BeamTable> {
     }
     let firings_per_block = whole("firings_per_block", 1, 12, None)? as usize;
     let blocks_per_firing = whole("blocks_per_firing", 1, 12, Some(1))? as usize;
-    if firings_per_block > 1 && blocks_per_firing > 1 || (12 * firings_per_block) % blocks_per_firing != 0 {
+    if firings_per_block > 1 && blocks_per_firing > 1 || !(12 * firings_per_block).is_multiple_of(blocks_per_firing) {
         return Err(bad(
             "blocks_per_firing",
             format!("{blocks_per_firing} blocks a firing with {firings_per_block} firings a block do not tile a packet of 12 blocks"),
@@ -656,7 +658,7 @@ mod tests {
     fn bad_tables_name_the_file_and_the_key() {
         let one = "[[lasers]]\nelevation = 0\n";
         let cases = [
-            (format!("{HEAD}"), "lasers: missing"),
+            (HEAD.to_string(), "lasers: missing"),
             (format!("{HEAD}lasers = []\n"), "lasers: 0 lasers"),
             (format!("{HEAD}lasers = 3\n"), "lasers: expected an array"),
             (format!("{HEAD}lasers = [1]\n"), "lasers[0]: expected a table"),

@@ -51,7 +51,7 @@ impl CsvTrajectory {
         }
         let bytes = std::fs::read(path).with_context(|| format!("{file}: cannot read"))?;
         let text =
-            std::str::from_utf8(&bytes).map_err(|e| anyhow!("{file}: not UTF-8 text (byte {})", e.valid_up_to()))?;
+            std::str::from_utf8(&bytes).map_err(|e| anyhow!("{file}: byte {}: not UTF-8 text", e.valid_up_to()))?;
         Self::parse(&file, text, offset)
     }
 
@@ -64,7 +64,7 @@ impl CsvTrajectory {
             .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
         let (hn, header) = lines
             .next()
-            .ok_or_else(|| anyhow!("{file}: empty: expected a header naming time,x,y,z,roll,pitch,heading"))?;
+            .ok_or_else(|| anyhow!("{file}:1: empty: expected a header naming time,x,y,z,roll,pitch,heading"))?;
         let names: Vec<String> = header.split(',').take(257).map(|f| f.trim().to_ascii_lowercase()).collect();
         if names.len() > 256 {
             bail!("{file}:{hn}: a header of more than 256 columns");
@@ -84,7 +84,9 @@ impl CsvTrajectory {
         let mut pass: Option<String> = None;
         let (mut times, mut positions, mut angles) = (Vec::new(), Vec::new(), Vec::new());
         let mut first_time = f64::NAN;
+        let mut last_line = hn;
         for (n, line) in lines {
+            last_line = n;
             let f: Vec<&str> = line.split(',').take(names.len() + 1).map(str::trim).collect();
             if f.len() != names.len() {
                 let found =
@@ -130,7 +132,10 @@ impl CsvTrajectory {
         }
         if times.len() < 2 {
             let which = pass.map_or(String::new(), |p| format!(" of pass {p}"));
-            bail!("{file}: {} row(s){which}: a trajectory needs at least 2 rows", times.len());
+            bail!(
+                "{file}:{last_line}: the file ends after {} row(s){which}; a trajectory needs at least 2",
+                times.len()
+            );
         }
         Ok(CsvTrajectory { times, positions, angles, first_time })
     }
@@ -328,9 +333,9 @@ mod tests {
     fn bad_files_name_the_file_and_the_line() {
         let h = "time,x,y,z,roll,pitch,heading\n";
         let cases = [
-            (String::new(), "t.csv: empty"),
+            (String::new(), "t.csv:1: empty"),
             ("time,x,y,z,heading\n0,1,2,3,4\n".into(), "t.csv:1: the header names no column roll"),
-            (format!("{h}0,1,2,3,0,0,0\n"), "1 row(s)"),
+            (format!("{h}0,1,2,3,0,0,0\n"), "t.csv:2: the file ends after 1 row(s)"),
             (format!("{h}0,1,2,3,0,0,0\n0,1,2,3,0,0,0\n"), "t.csv:3: time 0 does not increase"),
             (format!("{h}0,1,2,3,0,0,0\n1,NaN,2,3,0,0,0\n"), "t.csv:3: x: NaN is not a finite"),
             (format!("{h}0,1,2,3,0,0,0\n1,1,2,3,0,0\n"), "t.csv:3: 6 fields"),
