@@ -272,3 +272,43 @@ fn a_toml_table_equal_to_the_hdl32e_gives_the_same_bytes() {
     assert!(err.contains("bad.toml: cycle: -1 is out of range") && err.trim_end().lines().count() == 1, "{err}");
     assert!(!pcap.exists());
 }
+
+#[test]
+fn a_world_whose_voxel_index_is_huge_is_refused_not_a_panic() {
+    let d = Scratch::new("cli-world-voxels");
+    let world = d.join("world");
+    std::fs::create_dir_all(&world).expect("mkdir");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr");
+    std::fs::copy(demo, world.join("road.xodr")).expect("road.xodr");
+    let crg = "$CT\nsmall\n$\n$ROAD_CRG\nREFERENCE_LINE_INCREMENT = 1.0\nLONG_SECTION_V_INCREMENT = 0.50\n$\n\
+               $KD_Definition\n#:LRFI\nD:long section 1,m\nD:long section 2,m\nD:long section 3,m\n$\n$$$$\n \
+               0.0000000 0.0000000 0.0000000\n 0.0000000 0.0000000 0.0000000\n 0.0000000 0.0000000 0.0000000\n";
+    std::fs::write(world.join("demo.crg"), crg).expect("crg");
+    std::fs::write(world.join("scene.json"), "{\"origin\": [650000, 239900, 90], \"voxel_size\": 1}\n").expect("json");
+    let out = d.join("frames");
+    let camera = |voxels: &str| {
+        std::fs::write(world.join("scene.voxels.csv"), voxels).expect("voxels");
+        run(&[
+            "camera",
+            "--world",
+            s(&world),
+            "--duration",
+            "0.1",
+            "--width",
+            "16",
+            "--height",
+            "12",
+            "--out",
+            s(&out),
+            "-q",
+        ])
+    };
+    ok(&camera("i,j,k,class\n20,100,10,6\n"));
+    std::fs::remove_dir_all(&out).expect("clean");
+    // Its neighbour's index overflowed i64 (a panic, exit 101) before the bound.
+    let o = camera("i,j,k,class\n9223372036854775807,100,10,6\n");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("scene.voxels.csv: line 2: voxel index i = 9223372036854775807 is out of range"), "{err}");
+    assert!(!out.exists());
+}
