@@ -60,7 +60,15 @@ impl RoadArgs {
 /// Where a virtual sensor drives (`lidar`, `camera`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct DriveArgs {
-    /// The path: lane:ID, the centre of that lane (negative ids drive with s, positive against it).
+    /// The path: lane:ID, the centre of that lane (negative ids drive with s, positive against
+    /// it; --speed, --start), or a trajectory FILE.csv: a header naming time,x,y,z,roll,pitch,heading
+    /// (other columns ignored; with a pass column only the first row's pass), as a plain file or
+    /// a virtual survey's trajectory.csv. time in s, strictly increasing, time 0 = the first
+    /// row; x y z in the MAP frame (the world's road.xodr <offset> is taken off), the vehicle's
+    /// origin on which the sensor is mounted (a survey's rows are the scanner centre: --height
+    /// 0); roll, pitch, heading in radians (heading counter-clockwise from east, pitch nose up,
+    /// roll right side down). Poses are interpolated between rows (positions linearly, angles by
+    /// the shortest arc); --duration is clipped to the rows' span with a warning.
     #[arg(long, default_value = "lane:-1", allow_hyphen_values = true)]
     pub path: String,
     /// The road of road.xodr to drive (default: the first).

@@ -128,11 +128,12 @@ enum Command {
         after_help = "Examples:\n  roadscan ribbons --axis survey/truth/road.xodr --input survey/scan.las --out ribbons\n  roadscan ribbons --axis road.xodr --input scan.laz --out ribbons --cell 0.05 --h-range 0..12 --min-depth 4"
     )]
     Ribbons(cmd::ribbons::RibbonsArgs),
-    /// A virtual rotating LiDAR (Velodyne HDL-32E or VLP-16) driven along a lane of a built
-    /// world: each laser cast at its own time and pose against the road at full CRG detail
-    /// and the roadside voxels; Velodyne data and position packets written to a pcap file.
+    /// A virtual rotating LiDAR (Velodyne HDL-32E, VLP-16, HDL-64E or a TOML beam table) driven
+    /// along a lane of a built world or a trajectory CSV: each laser cast at its own time and
+    /// pose against the road at full CRG detail and the roadside voxels; Velodyne data and
+    /// position packets written to a pcap file.
     #[command(
-        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json\n  roadscan lidar --world demo --duration 60 --udp 127.0.0.1:2368\n  roadscan lidar --world demo --duration 2 --las hdl32e.las --mcap hdl32e.mcap"
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan lidar --world demo --duration 10 --pcap hdl32e.pcap\n  roadscan lidar --world build --path lane:1 --speed 15 --rate 20 --range-noise 0.02 --pcap out.pcap --json\n  roadscan lidar --world demo --duration 60 --udp 127.0.0.1:2368\n  roadscan lidar --world demo --duration 2 --las hdl32e.las --mcap hdl32e.mcap\n  roadscan lidar --world out --path survey/trajectory.csv --height 0 --sensor hdl64e --las hdl64e.las\n  roadscan lidar --world demo --sensor data/sensors/hdl32e.toml --duration 1 --pcap table.pcap"
     )]
     Lidar(cmd::lidar::LidarArgs),
     /// Send the UDP datagrams of a pcap file again (Velodyne data to --udp, position packets to
@@ -150,10 +151,11 @@ enum Command {
     )]
     World(cmd::world::WorldArgs),
     /// A virtual camera (pinhole from a field of view or intrinsics, Brown-Conrady or fisheye
-    /// distortion from a camera file) driven along a lane of a built world: colour, depth,
+    /// distortion from a camera file) driven along a lane of a built world or a trajectory
+    /// CSV (see lidar --help for its columns): colour, depth,
     /// class and instance images as PNG, COCO boxes of objects, and the camera's record.
     #[command(
-        after_help = "Examples:\n  roadscan demo --out demo && roadscan camera --world demo --duration 2 --fps 10 --out frames\n  roadscan camera --world build --path lane:1 --speed 15 --hfov 60 --width 1280 --height 720 --out frames --planes\n  roadscan camera --world demo --camera cam.toml --duration 5 --out fisheye --json"
+        after_help = "Examples:\n  roadscan demo --out demo && roadscan camera --world demo --duration 2 --fps 10 --out frames\n  roadscan camera --world build --path lane:1 --speed 15 --hfov 60 --width 1280 --height 720 --out frames --planes\n  roadscan camera --world demo --camera cam.toml --duration 5 --out fisheye --json\n  roadscan camera --world out --path survey/trajectory.csv --duration 3 --out frames"
     )]
     Camera(cmd::camera::CameraArgs),
     /// Closed-loop simulation on a world: an ego vehicle (regression or drag model, kinematic

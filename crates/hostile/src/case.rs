@@ -26,13 +26,22 @@ pub enum Kind {
     Toml,
     /// A pcap capture (`replay`).
     Pcap,
+    /// A beam table (`lidar --sensor FILE.toml`).
+    Beams,
+    /// A camera file (`camera --camera FILE.toml`).
+    Camera,
+    /// A sensor's trajectory CSV (`lidar --path FILE.csv`, `camera --path FILE.csv`).
+    SensorPath,
+    /// A file of a build's output directory given to `lidar --world` and `camera --world` (the
+    /// case's directory `world/` holds the whole world, one file of it hostile).
+    World,
     /// Bad command-line arguments (the case gives the whole argument list).
     Args,
 }
 
 impl Kind {
     /// Every kind, in manifest order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Las,
         Kind::Xodr,
         Kind::Crg,
@@ -42,6 +51,10 @@ impl Kind {
         Kind::Osm,
         Kind::Toml,
         Kind::Pcap,
+        Kind::Beams,
+        Kind::Camera,
+        Kind::SensorPath,
+        Kind::World,
         Kind::Args,
     ];
 
@@ -57,6 +70,10 @@ impl Kind {
             Kind::Osm => "osm",
             Kind::Toml => "toml",
             Kind::Pcap => "pcap",
+            Kind::Beams => "beams",
+            Kind::Camera => "camera",
+            Kind::SensorPath => "sensorpath",
+            Kind::World => "world",
             Kind::Args => "args",
         }
     }

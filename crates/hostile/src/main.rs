@@ -42,7 +42,8 @@ enum Command {
         /// Peak resident memory a run may reach, MiB.
         #[arg(long, default_value_t = 1024)]
         rss_mib: u64,
-        /// Only cases whose name (or "NAME VERB") contains this.
+        /// Only cases whose name (or "NAME VERB") contains this, or one of its comma-separated
+        /// parts (e.g. beams/,camera/,sensorpath/,world/ for the sensors' inputs).
         #[arg(long)]
         only: Option<String>,
         /// Also write the table and failing runs to this file.

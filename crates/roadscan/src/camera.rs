@@ -16,6 +16,7 @@
 //! OpenCV (see [`sensors::camera`]).
 
 use crate::progress::{Progress, Stage};
+use crate::sensor_path::{path_spec, PathSpec, SensorPath, Shifted};
 use crate::world_source::{self, WorldStats};
 use anyhow::{anyhow, bail, Context, Result};
 use sensors::camera::{render, Coco};
@@ -29,7 +30,8 @@ use world::{LanePath, Pose, Trajectory};
 pub struct CameraConfig {
     /// The output directory of a build (or `roadscan demo`).
     pub world: PathBuf,
-    /// The path: `lane:ID` (the centre of that lane of the road).
+    /// The path: `lane:ID` (the centre of that lane of the road) or a trajectory CSV (see
+    /// [`crate::sensor_path`]).
     pub path: String,
     /// The road (default: the first in road.xodr).
     pub road: Option<String>,
@@ -138,7 +140,9 @@ fn number(v: &toml::Value) -> Option<f64> {
 
 /// Reads the camera file `path` (see the module docs).
 pub fn read_camera_file(path: &Path) -> Result<CameraSpec> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow!("{}: byte {}: not UTF-8 text", path.display(), e.utf8_error().valid_up_to()))?;
     let table: toml::Table = toml::from_str(&text).map_err(|e| {
         let at = e.span().map_or(String::new(), |r| {
             let before = &text.as_bytes()[..r.start.min(text.len())];
@@ -311,7 +315,7 @@ pub fn run(cfg: &CameraConfig, progress: &dyn Progress) -> Result<CameraRun> {
     if !(cfg.duration.is_finite() && cfg.duration >= 0.0) {
         bail!("--duration {}: must be a number of seconds, 0 or more", cfg.duration);
     }
-    let frames = (cfg.duration * cfg.fps + 1e-9).floor() as usize;
+    let mut frames = (cfg.duration * cfg.fps + 1e-9).floor() as usize;
     if frames == 0 {
         bail!(
             "--duration {} at --fps {} holds no frame (frames at 0, 1/fps, ... before the end)",
@@ -322,9 +326,15 @@ pub fn run(cfg: &CameraConfig, progress: &dyn Progress) -> Result<CameraRun> {
     if frames > 1_000_000 {
         bail!("--duration {} at --fps {} asks for {frames} frames (at most 1,000,000)", cfg.duration, cfg.fps);
     }
-    let lane = crate::lidar::lane_of(&cfg.path)?;
+    let path_spec = path_spec(&cfg.path)?;
+    if matches!(path_spec, PathSpec::Csv(..)) && cfg.start.is_some() {
+        bail!("--path {}: --start applies to a lane:ID path, not a trajectory file", cfg.path);
+    }
     let mut inputs = vec![cfg.world.join("road.xodr")];
     inputs.extend(cfg.camera.iter().cloned());
+    if let PathSpec::Csv(f, _) = &path_spec {
+        inputs.push(f.clone());
+    }
     let outputs = crate::staging::Outputs::new(&inputs);
     let staged = outputs.dir(&cfg.out, "camera.json")?;
     let frames_dir = staged.join("frames");
@@ -343,12 +353,23 @@ pub fn run(cfg: &CameraConfig, progress: &dyn Progress) -> Result<CameraRun> {
             .iter()
             .find(|r| &r.id == id)
             .ok_or_else(|| anyhow!("{}: no road {id} in road.xodr", cfg.world.display()))?,
-        None => &loaded.odr.roads[0],
+        None => loaded.odr.roads.first().ok_or_else(|| anyhow!("{}: no road in road.xodr", cfg.world.display()))?,
     };
-    let eval = opendrive::RoadEval::new(road);
-    let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
-    let path =
-        LanePath::new(eval, lane, start, cfg.speed, cfg.duration).with_context(|| format!("--path {}", cfg.path))?;
+    let (path, start) = match path_spec {
+        PathSpec::Csv(file, csv) => {
+            let csv = csv.placed(loaded.odr.header.offset.unwrap_or_default());
+            let duration = crate::lidar::clip_duration(cfg.duration, &csv, &file, progress);
+            frames = frames.min((duration * cfg.fps + 1e-9).floor() as usize + 1);
+            (SensorPath::Csv(csv), None)
+        }
+        PathSpec::Lane(lane) => {
+            let eval = opendrive::RoadEval::new(road);
+            let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
+            let lane_path = LanePath::new(eval, lane, start, cfg.speed, cfg.duration)
+                .with_context(|| format!("--path {}", cfg.path))?;
+            (SensorPath::Lane(Shifted { inner: lane_path, by: [0.0; 3] }), Some(start))
+        }
+    };
     let cam = Camera { distortion: spec.distortion, ..Camera::new(spec.intrinsics, spec.mount()) };
     cam.check().context("the camera's settings")?;
     let rays = cam.rays();
@@ -377,7 +398,7 @@ pub fn run(cfg: &CameraConfig, progress: &dyn Progress) -> Result<CameraRun> {
         records.push(json!({
             "index": k,
             "time": time,
-            "station": path.s_at(time),
+            "station": path.station(time),
             "files": format!("frames/{stem}_{{rgb,depth,class,instance}}.png"),
             "objects": boxes.len(),
             "vehicle": pose_json(&vehicle),

@@ -43,7 +43,7 @@
 //! units for batch engines), [`inputs`] (LAS/LAZ inputs opened, reprojected, streamed),
 //! [`axis`] (axis fitting), [`crg`], [`xodr`] and [`roadside`] (the single-product verbs),
 //! [`synth`] and [`demo`] (virtual surveys), [`world_source`], [`world_tools`] and [`lidar`] (a virtual
-//! LiDAR over a built world), [`camera`] (a virtual camera over it), [`replay`] (a pcap sent
+//! LiDAR over a built world), [`sensor_path`] (where a sensor drives), [`camera`] (a virtual camera over it), [`replay`] (a pcap sent
 //! again), [`report`] and [`manifest`] (what a build says about itself), [`staging`] (outputs
 //! whole or not at all), [`progress`]; for the file verbs [`info`], [`check`], [`eval`],
 //! [`verbs`] (axis, convert, render) and [`files`]; and [`messages`] (what the product verbs
@@ -74,6 +74,7 @@ pub mod replay;
 pub mod report;
 pub mod roadside;
 pub mod simulate;
+pub mod sensor_path;
 pub mod staging;
 pub mod synth;
 pub mod units;

@@ -2,6 +2,7 @@
 //! returns written as Velodyne packets in a pcap file.
 
 use crate::progress::{Progress, Stage};
+use crate::sensor_path::{path_spec, CsvTrajectory, PathSpec, SensorPath, Shifted};
 use crate::world_source::{self, WorldStats};
 use anyhow::{anyhow, bail, Context, Result};
 use sensors::pcap::{Endpoint, PcapWriter};
@@ -10,7 +11,7 @@ use sensors::udp::{Outgoing, Sender};
 pub use sensors::Epoch;
 use sensors::{packet, BeamTable, Lidar};
 use std::net::Ipv4Addr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use world::{LanePath, Pose, Trajectory};
 
 /// What to cast and where to write it.
@@ -25,11 +26,12 @@ pub struct LidarConfig {
     /// Drive a lane of this OpenDRIVE file's road instead of the world's (placed by the two
     /// files' header offsets), e.g. a survey's truth road over the world built from it.
     pub path_xodr: Option<PathBuf>,
-    /// Beam table: `hdl32e` or `vlp16`.
+    /// Beam table: `hdl32e`, `vlp16`, `hdl64e`, or a TOML file (see [`read_beam_file`]).
     pub sensor: String,
     /// Revolutions a second.
     pub rate: f64,
-    /// The path: `lane:ID` (the centre of that lane of the road).
+    /// The path: `lane:ID` (the centre of that lane of the road) or a trajectory CSV (see
+    /// [`crate::sensor_path`]).
     pub path: String,
     /// The road (default: the first in road.xodr).
     pub road: Option<String>,
@@ -183,22 +185,6 @@ fn live_sender(udp: Option<std::net::SocketAddr>, pace: Pace) -> Result<Option<S
     Ok(Some(Sender::new(bind, pace).with_context(|| format!("--udp {to}"))?))
 }
 
-/// A path moved by a constant offset (from one file frame to another).
-struct Shifted<T> {
-    inner: T,
-    by: [f64; 3],
-}
-
-impl<T: Trajectory> Trajectory for Shifted<T> {
-    fn pose(&self, t: f64) -> Pose {
-        let p = self.inner.pose(t);
-        Pose { position: [p.position[0] + self.by[0], p.position[1] + self.by[1], p.position[2] + self.by[2]], ..p }
-    }
-    fn span(&self) -> (f64, f64) {
-        self.inner.span()
-    }
-}
-
 /// The designed scene `name` (`demo`, or an OpenDRIVE file's road `road`) with `seed`.
 fn scene_named(name: &str, road: Option<&str>, seed: u64) -> Result<sim::Scene> {
     if name == "demo" {
@@ -212,25 +198,47 @@ fn scene_named(name: &str, road: Option<&str>, seed: u64) -> Result<sim::Scene> 
     sim::Scene::from_road(&odr, &id, None, seed).with_context(|| format!("--scene {name}: road {id}"))
 }
 
-/// The lane a `lane:ID` path names.
-pub(crate) fn lane_of(path: &str) -> Result<i32> {
-    let id = path.strip_prefix("lane:").ok_or_else(|| {
-        anyhow!("--path {path}: expected lane:ID, e.g. lane:-1 (the first lane right of the reference line)")
-    })?;
-    id.parse().map_err(|_| anyhow!("--path {path}: lane id {id} is not an integer"))
+/// The beam table `sensor` names: `hdl32e`, `vlp16`, `hdl64e` or a TOML file.
+pub fn beam_table(sensor: &str) -> Result<BeamTable> {
+    if sensor.to_ascii_lowercase().ends_with(".toml") {
+        return read_beam_file(Path::new(sensor));
+    }
+    BeamTable::named(sensor).ok_or_else(|| {
+        anyhow!("--sensor {sensor}: known sensors are hdl32e, vlp16 and hdl64e, or a beam table FILE.toml")
+    })
+}
+
+/// `duration` clipped to the trajectory's span, with a warning when it is.
+pub(crate) fn clip_duration(duration: f64, csv: &CsvTrajectory, file: &Path, progress: &dyn Progress) -> f64 {
+    let span = csv.length();
+    if duration > span {
+        progress.note(&crate::progress::Note::Warning(format!(
+            "--duration {duration}: {} covers {span:.3} s; the run stops there",
+            file.display()
+        )));
+        return span;
+    }
+    duration
 }
 
 /// Casts the sensor along the path and writes what the config asks for.
 pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
-    let beams = BeamTable::named(&cfg.sensor)
-        .ok_or_else(|| anyhow!("--sensor {}: known sensors are hdl32e and vlp16", cfg.sensor))?;
-    if beams.lasers.len() * beams.firings_per_block != 32 {
-        bail!("--sensor {}: its packets do not have 32 channels a block", cfg.sensor);
+    let beams = beam_table(&cfg.sensor)?;
+    if !beams.has_32_channel_blocks() && (cfg.pcap.is_some() || cfg.udp.is_some()) {
+        bail!(
+            "--sensor {}: {} lasers in {} block(s) a firing do not fit the HDL-32E/VLP-16 data packet (32 channels a block) that --pcap and --udp write; HDL-64E packets (upper and lower blocks, status bytes) are not written: use --las, --mcap, --ranges or --words",
+            cfg.sensor,
+            beams.lasers.len(),
+            beams.blocks_per_firing
+        );
     }
     if cfg.position_every == 0 {
         bail!("--position-every must be at least 1");
     }
-    let lane = lane_of(&cfg.path)?;
+    let spec = path_spec(&cfg.path)?;
+    if matches!(spec, PathSpec::Csv(..)) && (cfg.start.is_some() || cfg.path_xodr.is_some()) {
+        bail!("--path {}: --start and --path-xodr apply to a lane:ID path, not a trajectory file", cfg.path);
+    }
     let started = std::time::Instant::now();
     let stage = Stage { index: 1, of: 2, what: "loading the world", len: None };
     progress.stage(&stage);
@@ -244,31 +252,40 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         Some(p) => Some(opendrive::read_file(p).with_context(|| format!("reading {}", p.display()))?),
         None => None,
     };
-    let (odr, what) = match (&path_odr, &cfg.path_xodr) {
-        (Some(o), Some(p)) => (o, p.display().to_string()),
-        _ => (&loaded.odr, "the world's road.xodr".to_string()),
-    };
-    let road = match &cfg.road {
-        Some(id) if cfg.scene.is_none() || path_odr.is_some() => {
-            odr.roads.iter().find(|r| &r.id == id).ok_or_else(|| anyhow!("{what}: no road {id}"))?
+    let (path, duration) = match spec {
+        PathSpec::Csv(file, csv) => {
+            let csv = csv.placed(loaded.odr.header.offset.unwrap_or_default());
+            let duration = clip_duration(cfg.duration, &csv, &file, progress);
+            (SensorPath::Csv(csv), duration)
         }
-        _ => odr.roads.first().ok_or_else(|| anyhow!("{what}: no road"))?,
-    };
-    // From the path road's file frame to the world's: both offsets are translations.
-    let shift = {
-        let (a, b) = (odr.header.offset.unwrap_or_default(), loaded.odr.header.offset.unwrap_or_default());
-        if a.hdg != b.hdg {
-            bail!("{what}: its <offset> is rotated against the world's ({} vs {} rad)", a.hdg, b.hdg);
+        PathSpec::Lane(lane) => {
+            let (odr, what) = match (&path_odr, &cfg.path_xodr) {
+                (Some(o), Some(p)) => (o, p.display().to_string()),
+                _ => (&loaded.odr, "the world's road.xodr".to_string()),
+            };
+            let road = match &cfg.road {
+                Some(id) if cfg.scene.is_none() || path_odr.is_some() => {
+                    odr.roads.iter().find(|r| &r.id == id).ok_or_else(|| anyhow!("{what}: no road {id}"))?
+                }
+                _ => odr.roads.first().ok_or_else(|| anyhow!("{what}: no road"))?,
+            };
+            // From the path road's file frame to the world's: both offsets are translations.
+            let shift = {
+                let (a, b) = (odr.header.offset.unwrap_or_default(), loaded.odr.header.offset.unwrap_or_default());
+                if a.hdg != b.hdg {
+                    bail!("{what}: its <offset> is rotated against the world's ({} vs {} rad)", a.hdg, b.hdg);
+                }
+                let (sn, cs) = a.hdg.sin_cos();
+                let d = [a.x - b.x, a.y - b.y];
+                [cs * d[0] + sn * d[1], -sn * d[0] + cs * d[1], a.z - b.z]
+            };
+            let eval = opendrive::RoadEval::new(road);
+            let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
+            let lane_path = LanePath::new(eval, lane, start, cfg.speed, cfg.duration)
+                .with_context(|| format!("--path {}", cfg.path))?;
+            (SensorPath::Lane(Shifted { inner: lane_path, by: shift }), cfg.duration)
         }
-        let (sn, cs) = a.hdg.sin_cos();
-        let d = [a.x - b.x, a.y - b.y];
-        [cs * d[0] + sn * d[1], -sn * d[0] + cs * d[1], a.z - b.z]
     };
-    let eval = opendrive::RoadEval::new(road);
-    let start = cfg.start.unwrap_or(if lane < 0 { 0.0 } else { eval.length() });
-    let lane_path = LanePath::new(opendrive::RoadEval::new(road), lane, start, cfg.speed, cfg.duration)
-        .with_context(|| format!("--path {}", cfg.path))?;
-    let path = Shifted { inner: lane_path, by: shift };
     let lidar = Lidar {
         beams,
         rate_hz: cfg.rate,
@@ -330,12 +347,12 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
     };
     let fpp = lidar.beams.firings_per_packet();
     let packet_time = fpp as f64 * lidar.beams.cycle;
-    let total_packets = (cfg.duration / packet_time + 1e-9).floor() as u64;
+    let total_packets = (duration / packet_time + 1e-9).floor() as u64;
     let stage = Stage { index: 2, of: 2, what: "casting", len: Some(total_packets) };
     progress.stage(&stage);
     let cast_started = std::time::Instant::now();
     let (mut data_packets, mut position_packets) = (0u64, 0u64);
-    let summary = lidar.run(&loaded.world, &path, (0.0, cfg.duration), threads, &mut |firings| {
+    let summary = lidar.run(&loaded.world, &path, (0.0, duration), threads, &mut |firings| {
         for group in firings.chunks(fpp) {
             if writer.is_none() && sender.is_none() {
                 break;
@@ -346,7 +363,7 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
             let position = (data_packets % cfg.position_every as u64 == 1 || cfg.position_every == 1).then(|| {
                 let pose = path.pose(sent);
                 let course = 90.0 - pose.yaw().to_degrees();
-                let nmea = packet::gprmc(&cfg.epoch, sent, lat_lon(pose.position), cfg.speed, course);
+                let nmea = packet::gprmc(&cfg.epoch, sent, lat_lon(pose.position), path.speed(sent, cfg.speed), course);
                 packet::position_packet(&cfg.epoch, sent, &nmea)
             });
             if let Some(w) = writer.as_mut() {
@@ -454,4 +471,224 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
         mcap,
         mcap_messages,
     })
+}
+
+/// The most lasers a beam table may have.
+pub const MOST_LASERS: usize = 128;
+
+/// Reads a beam table from TOML: `name` (text), `laser_dt` and `cycle` (seconds: between two
+/// lasers of a firing, and between two firings), `firings_per_block` (1 to 12) and optionally
+/// `blocks_per_firing` (1 to 12, default 1; 12 x firings_per_block must be a multiple of it),
+/// `min_range`, `max_range` and `range_step` (m), `product_id` (0 to 255), and `lasers`: an
+/// array of tables (`[[lasers]]` or `lasers = [{...}, ...]`) in firing order, each with
+/// `elevation` (degrees, -90 to 90) and optionally `azimuth` (the offset from the head's angle,
+/// degrees, -360 to 360, default 0). 1 to 128 lasers; the lasers of a firing must fit in its
+/// cycle. See data/sensors/hdl32e.toml.
+pub fn read_beam_file(path: &Path) -> Result<BeamTable> {
+    let file = path.display().to_string();
+    let len = std::fs::metadata(path).with_context(|| format!("{file}: cannot read"))?.len();
+    if len > 1 << 20 {
+        bail!("{file}: {len} bytes is more than a beam table may have (1 MiB)");
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| anyhow!("{}: byte {}: not UTF-8 text", path.display(), e.utf8_error().valid_up_to()))?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| {
+        let at = e.span().map_or(String::new(), |r| {
+            let before = &text.as_bytes()[..r.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            format!(":{line}:{column}")
+        });
+        anyhow!("{file}{at}: {}", e.message().trim_end().replace('\n', " "))
+    })?;
+    let bad = |key: &str, what: String| anyhow!("{file}: {key}: {what}");
+    const KNOWN: [&str; 10] = [
+        "name",
+        "lasers",
+        "laser_dt",
+        "cycle",
+        "firings_per_block",
+        "blocks_per_firing",
+        "min_range",
+        "max_range",
+        "range_step",
+        "product_id",
+    ];
+    for k in table.keys() {
+        if !KNOWN.contains(&k.as_str()) {
+            return Err(bad(k, format!("unknown key (known: {})", KNOWN.join(", "))));
+        }
+    }
+    let number = |t: &toml::Table, key: &str, name: &str, lo: f64, hi: f64, default: Option<f64>| -> Result<f64> {
+        let x = match t.get(key) {
+            None => return default.ok_or_else(|| bad(name, format!("missing (a number from {lo} to {hi})"))),
+            Some(toml::Value::Float(f)) => *f,
+            Some(toml::Value::Integer(i)) => *i as f64,
+            Some(v) => return Err(bad(name, format!("expected a number, got {v}"))),
+        };
+        if !(x.is_finite() && x >= lo && x <= hi) {
+            return Err(bad(name, format!("{x} is out of range ({lo} to {hi})")));
+        }
+        Ok(x)
+    };
+    let whole = |key: &str, lo: i64, hi: i64, default: Option<i64>| -> Result<i64> {
+        match table.get(key) {
+            None => default.ok_or_else(|| bad(key, format!("missing (a whole number from {lo} to {hi})"))),
+            Some(toml::Value::Integer(i)) if (lo..=hi).contains(i) => Ok(*i),
+            Some(v) => Err(bad(key, format!("expected a whole number from {lo} to {hi}, got {v}"))),
+        }
+    };
+    let name = match table.get("name") {
+        Some(toml::Value::String(s))
+            if !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_graphic() || c == ' ') =>
+        {
+            s.clone()
+        }
+        Some(v) => return Err(bad("name", format!("expected 1 to 64 printable ASCII characters, got {v}"))),
+        None => return Err(bad("name", "missing (the sensor's name)".into())),
+    };
+    let lasers = match table.get("lasers") {
+        Some(toml::Value::Array(a)) => a,
+        Some(v) => return Err(bad("lasers", format!("expected an array of tables [[lasers]], got {v}"))),
+        None => return Err(bad("lasers", "missing: give 1 to 128 [[lasers]] with elevation (degrees)".into())),
+    };
+    if lasers.is_empty() || lasers.len() > MOST_LASERS {
+        return Err(bad("lasers", format!("{} lasers: a table has 1 to {MOST_LASERS}", lasers.len())));
+    }
+    let mut out = Vec::with_capacity(lasers.len());
+    for (i, l) in lasers.iter().enumerate() {
+        let key = format!("lasers[{i}]");
+        let toml::Value::Table(t) = l else {
+            return Err(bad(&key, format!("expected a table {{ elevation = .., azimuth = .. }}, got {l}")));
+        };
+        for k in t.keys() {
+            if !["elevation", "azimuth"].contains(&k.as_str()) {
+                return Err(bad(&format!("{key}.{k}"), "unknown key (known: elevation, azimuth)".into()));
+            }
+        }
+        let elevation = number(t, "elevation", &format!("{key}.elevation"), -90.0, 90.0, None)?;
+        let azimuth = number(t, "azimuth", &format!("{key}.azimuth"), -360.0, 360.0, Some(0.0))?;
+        out.push(sensors::Laser { elevation: elevation.to_radians(), azimuth_offset: azimuth.to_radians() });
+    }
+    let laser_dt = number(&table, "laser_dt", "laser_dt", 1e-9, 1e-3, None)?;
+    let cycle = number(&table, "cycle", "cycle", 1e-9, 1.0, None)?;
+    if laser_dt * out.len() as f64 > cycle {
+        return Err(bad(
+            "cycle",
+            format!(
+                "{cycle} s is shorter than its {} lasers at laser_dt {laser_dt} s ({} s)",
+                out.len(),
+                laser_dt * out.len() as f64
+            ),
+        ));
+    }
+    let firings_per_block = whole("firings_per_block", 1, 12, None)? as usize;
+    let blocks_per_firing = whole("blocks_per_firing", 1, 12, Some(1))? as usize;
+    if firings_per_block > 1 && blocks_per_firing > 1 || !(12 * firings_per_block).is_multiple_of(blocks_per_firing) {
+        return Err(bad(
+            "blocks_per_firing",
+            format!("{blocks_per_firing} blocks a firing with {firings_per_block} firings a block do not tile a packet of 12 blocks"),
+        ));
+    }
+    let min_range = number(&table, "min_range", "min_range", 0.0, 1e4, None)?;
+    let max_range = number(&table, "max_range", "max_range", 0.0, 1e4, None)?;
+    if max_range <= min_range {
+        return Err(bad("max_range", format!("{max_range} m is not above min_range {min_range} m")));
+    }
+    let range_step = number(&table, "range_step", "range_step", 1e-4, 1.0, None)?;
+    if max_range / range_step > u16::MAX as f64 {
+        return Err(bad(
+            "range_step",
+            format!("{range_step} m steps do not reach max_range {max_range} m in 16 bits (65,535 steps)"),
+        ));
+    }
+    let product_id = whole("product_id", 0, 255, None)? as u8;
+    Ok(BeamTable {
+        name,
+        lasers: out,
+        laser_dt,
+        cycle,
+        firings_per_block,
+        blocks_per_firing,
+        product_id,
+        range_step,
+        min_range,
+        max_range,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, text: &str) -> Result<BeamTable, String> {
+        let dir = std::env::temp_dir().join(format!("roadscan-beams-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("beams.toml");
+        std::fs::write(&path, text).unwrap();
+        let r = read_beam_file(&path).map_err(|e| format!("{e:#}"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        r
+    }
+
+    const HEAD: &str = "name = \"x\"\nlaser_dt = 1e-6\ncycle = 50e-6\nfirings_per_block = 1\nmin_range = 1\nmax_range = 100\nrange_step = 0.002\nproduct_id = 0x21\n";
+
+    #[test]
+    fn the_example_file_is_the_hdl32e() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sensors/hdl32e.toml");
+        assert_eq!(read_beam_file(&path).unwrap(), BeamTable::hdl32e());
+        assert_eq!(beam_table(&path.display().to_string()).unwrap(), BeamTable::hdl32e());
+        assert_eq!(beam_table("HDL-64E").unwrap().lasers.len(), 64);
+        assert!(format!("{:#}", beam_table("hdl128").unwrap_err()).contains("hdl32e, vlp16 and hdl64e"));
+    }
+
+    #[test]
+    fn a_table_with_azimuth_offsets() {
+        let b =
+            read("az", &format!("{HEAD}lasers = [{{elevation = -2, azimuth = 1.5}}, {{elevation = 3}}]\n")).unwrap();
+        assert_eq!(b.lasers.len(), 2);
+        assert!((b.lasers[0].azimuth_offset - 1.5f64.to_radians()).abs() < 1e-15);
+        assert_eq!(b.lasers[1].azimuth_offset, 0.0);
+        assert_eq!((b.product_id, b.blocks_per_firing), (0x21, 1));
+    }
+
+    #[test]
+    fn bad_tables_name_the_file_and_the_key() {
+        let one = "[[lasers]]\nelevation = 0\n";
+        let cases = [
+            (HEAD.to_string(), "lasers: missing"),
+            (format!("{HEAD}lasers = []\n"), "lasers: 0 lasers"),
+            (format!("{HEAD}lasers = 3\n"), "lasers: expected an array"),
+            (format!("{HEAD}lasers = [1]\n"), "lasers[0]: expected a table"),
+            (format!("{HEAD}[[lasers]]\nelevation = nan\n"), "lasers[0].elevation: NaN is out of range"),
+            (format!("{HEAD}[[lasers]]\nelevation = 91\n"), "lasers[0].elevation: 91 is out of range"),
+            (format!("{HEAD}{one}[[lasers]]\nelev = 1\n"), "lasers[1].elev: unknown key"),
+            (format!("{HEAD}{one}[[lasers]]\nazimuth = 1\n"), "lasers[1].elevation: missing"),
+            (format!("{HEAD}lasers = [{}]\n", vec!["{elevation = 0}"; 129].join(",")), "lasers: 129 lasers"),
+            (format!("{}{one}{one}", HEAD.replace("cycle = 50e-6", "cycle = 1e-6")), "cycle: 0.000001 s is shorter"),
+            (format!("{}{one}", HEAD.replace("laser_dt = 1e-6", "laser_dt = inf")), "laser_dt: inf is out of range"),
+            (
+                format!("{}{one}", HEAD.replace("firings_per_block = 1", "firings_per_block = 0")),
+                "firings_per_block: expected",
+            ),
+            (format!("{HEAD}blocks_per_firing = 5\n{one}"), "blocks_per_firing: 5 blocks"),
+            (format!("{}{one}", HEAD.replace("max_range = 100", "max_range = 1")), "max_range: 1 m is not above"),
+            (
+                format!("{}{one}", HEAD.replace("range_step = 0.002", "range_step = 0.0001")),
+                "range_step: 0.0001 m steps",
+            ),
+            (format!("{}{one}", HEAD.replace("product_id = 0x21", "product_id = 256")), "product_id: expected"),
+            (format!("{}{one}", HEAD.replace("name = \"x\"", "name = \"\"")), "name: expected"),
+            (format!("{}{one}", HEAD.replace("name = \"x\"\n", "")), "name: missing"),
+            (format!("rings = 3\n{HEAD}{one}"), "rings: unknown key"),
+            (format!("{HEAD}[[lasers]\n"), "beams.toml:9:"),
+        ];
+        for (k, (text, want)) in cases.iter().enumerate() {
+            let e = read(&format!("bad{k}"), text).expect_err(text);
+            assert!(e.contains("beams.toml") && e.contains(want), "{text:?}: {e}");
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+    }
 }

@@ -83,7 +83,10 @@ pub fn from_build_with(dir: &Path, roadside: Roadside) -> Result<Loaded> {
     }
     let odr = opendrive::read_file(&xodr).with_context(|| format!("reading {}", xodr.display()))?;
     if odr.roads.is_empty() {
-        bail!("{}: the file has no road", xodr.display());
+        // The place: the root element, which holds no <road>.
+        let text = std::fs::read_to_string(&xodr).unwrap_or_default();
+        let line = text.lines().position(|l| l.contains("<OpenDRIVE")).map_or(1, |n| n + 1);
+        bail!("{}: line {line}: <OpenDRIVE> holds no <road>; a world needs one to drive on", xodr.display());
     }
     let materials = MaterialTable::standard();
     let tag = |name: &str, class: u8| Tag { material: materials.id_or_first(name), class, object: 0 };
@@ -100,7 +103,9 @@ pub fn from_build_with(dir: &Path, roadside: Roadside) -> Result<Loaded> {
             let path = resolve(&xodr, &link.file);
             let l = CrgLink::of(link)
                 .with_context(|| format!("{}: road {} <CRG file=\"{}\">", xodr.display(), road.id, link.file))?;
-            let crg = opencrg::read_file(&path).with_context(|| format!("reading {}", path.display()))?;
+            let crg = opencrg::read_file(&path).with_context(|| {
+                format!("{}: road {} <CRG file=\"{}\">: reading {}", xodr.display(), road.id, link.file, path.display())
+            })?;
             let surf =
                 opencrg::Surface::from_owned(crg, true).with_context(|| format!("preparing {}", path.display()))?;
             let mut hf = Heightfield::new(&eval, &l, &surf, tag("asphalt", 11))
@@ -186,16 +191,17 @@ fn surfel_mesh(
     }
     let mut cells: std::collections::HashMap<(i64, i64, i64), Acc> = std::collections::HashMap::new();
     let mut pts = scan::Points::default();
-    for path in &inputs {
+    for (n, path) in inputs.iter().enumerate() {
         if !path.is_file() {
             bail!(
-                "{}: the build's input {} is gone; --roadside voxels or none work without it",
+                "{}: inputs[{n}]: the build's input {} is gone; --roadside voxels or none work without it",
                 manifest.display(),
                 path.display()
             );
         }
-        let mut r = scan::LasReader::open(path).with_context(|| format!("reading {}", path.display()))?;
-        while r.read(&mut pts, 1 << 16).with_context(|| format!("reading {}", path.display()))? > 0 {
+        let what = || format!("{}: inputs[{n}]: reading {}", manifest.display(), path.display());
+        let mut r = scan::LasReader::open(path).with_context(what)?;
+        while r.read(&mut pts, 1 << 16).with_context(what)? > 0 {
             for i in 0..pts.len() {
                 let map = [pts.x[i], pts.y[i], pts.z[i]];
                 let p = match &place {
@@ -414,6 +420,10 @@ fn voxel_mesh(
                 .ok_or_else(|| anyhow!("{}: line {}: column {} is not an integer", csv.display(), n + 1, c + 1))
         };
         let (i, j, k, class) = (num(ci)?, num(cj)?, num(ck)?, num(cc)?);
+        // Voxel indices past a billion are no roadside (and their neighbours' would overflow).
+        if let Some((name, v)) = [("i", i), ("j", j), ("k", k)].into_iter().find(|(_, v)| v.abs() > 1_000_000_000) {
+            bail!("{}: line {}: voxel index {name} = {v} is out of range (|{name}| <= 1e9)", csv.display(), n + 1);
+        }
         let class = u8::try_from(class).map_err(|_| anyhow!("{}: line {}: class {class}", csv.display(), n + 1))?;
         if [2, 11, 64, 65, 68].contains(&class) {
             continue;

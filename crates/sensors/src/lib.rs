@@ -2,7 +2,7 @@
 //! their own time and pose, with Velodyne's packets and pcap files as outputs.
 //!
 //! - [`BeamTable`]: lasers (elevation, azimuth offset), firing timing, range limits; the
-//!   HDL-32E exactly ([`BeamTable::hdl32e`]), the VLP-16.
+//!   HDL-32E exactly ([`BeamTable::hdl32e`]), the VLP-16, the HDL-64E's nominal table.
 //! - [`Lidar`]: a table, a spin rate and a mount on a [`world::Trajectory`]; [`Lidar::run`]
 //!   casts every laser of every firing in time order and hands packets of firings to a sink.
 //! - [`reflect`]: Phong reflectivity of a hit, intensity and the 32-bit range/reflectivity word.

@@ -5,7 +5,9 @@
 //! steps, 0 = no return; intensity u8); then the time of the packet's first firing in
 //! microseconds past the UTC hour (u32, byte 1200), the return mode (byte 1204, 0x37 strongest)
 //! and the product id (byte 1205, 0x21 HDL-32E, 0x22 VLP-16). A block holds one firing of 32
-//! lasers or two of 16.
+//! lasers or two of 16. Tables whose firings take more than one block (the HDL-64E's upper
+//! and lower blocks, `0xEEFF` and `0xDDFF`, with status bytes instead of the product id) are
+//! not written: [`data_packet`] returns None for them.
 //!
 //! Position packet: 512 bytes, zero but for the time (u32 at byte 198), the PPS status (byte
 //! 202, 2 = locked) and a NUL-terminated `$GPRMC` sentence at byte 206.
@@ -31,7 +33,7 @@ pub fn azimuth_units(azimuth: f64) -> u16 {
 /// not fit the layout.
 pub fn data_packet(table: &BeamTable, firings: &[Firing], epoch: &Epoch) -> Option<[u8; DATA_BYTES]> {
     let per_block = table.firings_per_block;
-    if firings.len() != 12 * per_block || table.lasers.len() * per_block != 32 {
+    if firings.len() != 12 * per_block || !table.has_32_channel_blocks() {
         return None;
     }
     let mut p = [0u8; DATA_BYTES];

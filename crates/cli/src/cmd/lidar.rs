@@ -27,7 +27,12 @@ pub struct LidarArgs {
     /// e.g. a survey's truth/road.xodr over the world built from the survey.
     #[arg(long)]
     pub path_xodr: Option<PathBuf>,
-    /// Sensor: hdl32e (Velodyne HDL-32E) or vlp16.
+    /// Sensor: hdl32e (Velodyne HDL-32E), vlp16, hdl64e (nominal elevations; no --pcap/--udp:
+    /// its packets are not written) or a beam table FILE.toml: name, laser_dt and cycle (s),
+    /// firings_per_block (1..12), [blocks_per_firing (1..12)], min_range, max_range,
+    /// range_step (m), product_id (0..255) and 1 to 128 [[lasers]] in firing order with
+    /// elevation and [azimuth] (offset from the head's angle) in degrees. Example:
+    /// data/sensors/hdl32e.toml (equal to hdl32e).
     #[arg(long, default_value = "hdl32e")]
     pub sensor: String,
     /// Revolutions a second (the HDL-32E spins at 5 to 20).

@@ -18,6 +18,7 @@ mod axis;
 mod crg;
 mod las_laz;
 mod pcap;
+mod sensors;
 mod toml;
 mod xodr;
 
@@ -54,6 +55,7 @@ pub fn generate(o: &Options) -> Result<Vec<Case>, String> {
     g.osm()?;
     g.toml()?;
     g.pcap()?;
+    g.sensors(&demo)?;
     g.args()?;
     let mut manifest =
         String::from("# hostile corpus: name, kind, file, expectation, place, partner, watched paths, arguments\n");

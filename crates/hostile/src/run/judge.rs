@@ -142,6 +142,37 @@ const CONFIG_KEYS: &[&str] = &[
     "half-width",
 ];
 
+/// The keys of a beam table.
+const BEAM_KEYS: &[&str] = &[
+    "name",
+    "lasers",
+    "laser_dt",
+    "cycle",
+    "firings_per_block",
+    "blocks_per_firing",
+    "min_range",
+    "max_range",
+    "range_step",
+    "product_id",
+];
+
+/// The keys of a camera file.
+const CAMERA_KEYS: &[&str] = &["width", "height", "fx", "fy", "cx", "cy", "hfov", "distortion", "mount"];
+
+/// The keys of a world's JSON files (scene.json, manifest.json).
+const WORLD_KEYS: &[&str] = &["voxel_size", "origin", "inputs"];
+
+/// The keys whose naming is a place in a file of `kind` (a TOML or JSON file's key path).
+fn keys_of(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Toml => CONFIG_KEYS,
+        Kind::Beams => BEAM_KEYS,
+        Kind::Camera => CAMERA_KEYS,
+        Kind::World => WORLD_KEYS,
+        _ => &[],
+    }
+}
+
 /// What one run must satisfy: its case's expectation for the verb, the names an error line
 /// must contain, and the state before it.
 #[derive(Debug, Clone)]
@@ -206,8 +237,7 @@ pub fn classify(j: &Judge, o: &Observed) -> Vec<(Failure, String)> {
                 _ => {
                     let name = j.file_name.as_deref().unwrap_or("");
                     let names_file = !name.is_empty() && line.contains(name);
-                    let place = names_place(line)
-                        || (j.case.kind == Kind::Toml && CONFIG_KEYS.iter().any(|k| line.contains(k)));
+                    let place = names_place(line) || keys_of(j.case.kind).iter().any(|k| line.contains(k));
                     if j.expect == Expect::Fail || names_file {
                         match (names_file, place) {
                             (false, _) => Some(format!("does not name {name}")),

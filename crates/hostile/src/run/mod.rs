@@ -45,7 +45,7 @@ pub struct Options {
     pub timeout: Duration,
     /// Peak resident memory a run may reach, bytes.
     pub rss_limit: u64,
-    /// Only cases whose name (or `NAME VERB`) contains this.
+    /// Only cases whose name (or `NAME VERB`) contains this (or one of its comma-separated parts).
     pub only: Option<String>,
     /// Where runs happen (default: a new directory in the system's temporary directory,
     /// removed at the end).
@@ -53,7 +53,8 @@ pub struct Options {
 }
 
 /// The verbs run on a file of `kind`, each with its arguments ({F} the file, {O} the output
-/// directory, {AX} {LAS} {TRAJ} the partners).
+/// directory, {AX} {LAS} {TRAJ} the partners, {WORLD} the partner world `partners/world`, {W}
+/// the case's own world `cases/NAME/world`).
 pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
     let pipeline = |axis: &'static str, input: &'static str| {
         vec![
@@ -124,6 +125,82 @@ pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
         Kind::Pcap => {
             vec![("replay", vec!["replay", "{F}", "--udp", "127.0.0.1:9", "--position-port", "9", "--unpaced"])]
         }
+        // Over the partner world ({WORLD}), or the case's own world ({W}); short runs.
+        Kind::Beams => vec![(
+            "lidar",
+            vec![
+                "lidar",
+                "--world",
+                "{WORLD}",
+                "--sensor",
+                "{F}",
+                "--roadside",
+                "voxels",
+                "--duration",
+                "0.02",
+                "--pcap",
+                "{O}/out.pcap",
+            ],
+        )],
+        Kind::Camera => vec![(
+            "camera",
+            vec!["camera", "--world", "{WORLD}", "--camera", "{F}", "--duration", "0.1", "--out", "{O}/frames"],
+        )],
+        Kind::SensorPath => vec![
+            (
+                "lidar",
+                vec![
+                    "lidar",
+                    "--world",
+                    "{WORLD}",
+                    "--path",
+                    "{F}",
+                    "--roadside",
+                    "voxels",
+                    "--duration",
+                    "0.02",
+                    "--pcap",
+                    "{O}/out.pcap",
+                ],
+            ),
+            (
+                "camera",
+                vec![
+                    "camera",
+                    "--world",
+                    "{WORLD}",
+                    "--path",
+                    "{F}",
+                    "--duration",
+                    "0.1",
+                    "--width",
+                    "32",
+                    "--height",
+                    "24",
+                    "--out",
+                    "{O}/frames",
+                ],
+            ),
+        ],
+        Kind::World => vec![
+            ("lidar", vec!["lidar", "--world", "{W}", "--duration", "0.02", "--pcap", "{O}/out.pcap"]),
+            (
+                "camera",
+                vec![
+                    "camera",
+                    "--world",
+                    "{W}",
+                    "--duration",
+                    "0.1",
+                    "--width",
+                    "32",
+                    "--height",
+                    "24",
+                    "--out",
+                    "{O}/frames",
+                ],
+            ),
+        ],
         Kind::Args => Vec::new(),
     }
 }
@@ -206,8 +283,9 @@ fn jobs(cases: &[Case], only: Option<&str>) -> Vec<Job> {
             if c.expect_for(&verb) == Expect::Skip {
                 continue;
             }
-            if let Some(p) = only {
-                if !c.name.contains(p) && !format!("{} {verb}", c.name).contains(p) {
+            if let Some(only) = only {
+                let run = format!("{} {verb}", c.name);
+                if !only.split(',').any(|p| c.name.contains(p) || run.contains(p)) {
                     continue;
                 }
             }
@@ -319,7 +397,10 @@ fn one_run(
     let mut args = Vec::new();
     for t in &job.template {
         let mut a = t.clone();
-        let subst: [(&str, &dyn Fn() -> String); 10] = [
+        let world_of_case = cases_dir.join("cases").join(&case.name).join("world");
+        let subst: [(&str, &dyn Fn() -> String); 12] = [
+            ("{WORLD}", &|| cases_dir.join("partners/world").display().to_string()),
+            ("{W}", &|| world_of_case.display().to_string()),
             ("{F}", &|| file.as_ref().map(|f| f.display().to_string()).unwrap_or_default()),
             ("{O}", &|| out.display().to_string()),
             ("{AX}", &|| axis.display().to_string()),
