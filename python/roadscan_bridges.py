@@ -104,7 +104,8 @@ def segment_path(name, directory="/dev/shm"):
 
 def read_segment(path, tries=10000):
     """(header dict, payload bytes) of a whole read, or None before the first write."""
-    with open(path, "rb") as f:
+    # Unbuffered: a buffered reader serves a seek back into its buffer from memory (stale).
+    with open(path, "rb", buffering=0) as f:
         for _ in range(tries):
             f.seek(16)
             (s1,) = struct.unpack("<Q", f.read(8))
@@ -134,7 +135,7 @@ def _header(h):
 
 def write_control(path, throttle, brake, steering):
     """Writes the control segment (throttle %, brake %, steering -1..1) as a whole frame."""
-    with open(path, "r+b") as f:
+    with open(path, "r+b", buffering=0) as f:
         f.seek(16)
         (seq,) = struct.unpack("<Q", f.read(8))
         seq = (seq + 1) | 1

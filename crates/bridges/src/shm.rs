@@ -125,15 +125,25 @@ impl Segment {
     pub fn create(dir: &Path, name: &str, kind: Kind, capacity: usize) -> Result<Segment, Error> {
         check_name(name)?;
         let path = dir.join(name);
+        // Made whole under a temporary name and renamed into place, so a client that sees the
+        // name sees the header (a client writing into a file still being made lost its write).
+        let tmp = dir.join(format!(".{name}.roadscan-tmp-{}", std::process::id()));
         let io = |e| Error::Io { what: format!("shared memory {}", path.display()), source: e };
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&path).map_err(io)?;
-        file.set_len((HEADER + capacity) as u64).map_err(io)?;
-        let mut h = [0u8; HEADER];
-        h[..8].copy_from_slice(MAGIC);
-        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12..16].copy_from_slice(&(kind as u32).to_le_bytes());
-        h[72..80].copy_from_slice(&(capacity as u64).to_le_bytes());
-        file.write_all_at(&h, 0).map_err(io)?;
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&tmp).map_err(io)?;
+        let made = (|| {
+            file.set_len((HEADER + capacity) as u64)?;
+            let mut h = [0u8; HEADER];
+            h[..8].copy_from_slice(MAGIC);
+            h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+            h[12..16].copy_from_slice(&(kind as u32).to_le_bytes());
+            h[72..80].copy_from_slice(&(capacity as u64).to_le_bytes());
+            file.write_all_at(&h, 0)?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if let Err(e) = made {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io(e));
+        }
         Ok(Segment { file, path, capacity, sequence: 0 })
     }
 

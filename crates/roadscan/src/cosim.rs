@@ -7,12 +7,12 @@
 //! number (actors of a scenario whose ids are not numbers are sent as 65535). Prefabs 1, 2 and
 //! 3 are `car`, `pedestrian` and `box`.
 
+use crate::simulate::{Flow, Link};
 use anyhow::{anyhow, bail, Context, Result};
 use bridges::shm::{Element, Kind, Layout, Meta, Segment};
 use bridges::udp::{self, Format, Input};
 use bridges::wire::{variable, ContactState, Frame, Instruction, ObjectState, Reply};
 use bridges::zmq;
-use crate::simulate::{Flow, Link};
 use simulation::{Event, External, Simulation, Spawn, Variable};
 use std::path::PathBuf;
 use std::time::Duration;
