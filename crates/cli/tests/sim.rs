@@ -421,3 +421,66 @@ fn a_link_drives_the_ego_and_stops_the_run() {
     assert_eq!((rows[10].x, rows[10].y), (rows[0].x, rows[0].y), "at rest before the throttle");
     assert!(rows[50].x != rows[10].x, "the throttle moved the ego");
 }
+
+/// Hostile scenarios and saved states (found by `hostile --only scenario/,simstate/`): a tick
+/// that would make 5e11 ticks, a NaN GPS noise, bytes that are not UTF-8, a nesting deeper
+/// than toml's limit, an actor with an unknown prefab, a resumed tick past the run's end, a
+/// script position past the script and duplicate actor ids are each one error line naming the
+/// file and the key or place; nothing is written.
+#[test]
+fn hostile_scenarios_and_states_are_refused_by_file_and_place() {
+    let d = Scratch::new("cli-sim-hostile");
+    let csv = d.join("ego.csv");
+    let base = "tick = 0.01\nduration = 0.5\n";
+    let walker = "[[actors]]\nid = \"walker\"\nprefab = \"pedestrian\"\nx = 57.5\ny = 17.9\n";
+    let cases: [(&str, Vec<u8>, &str); 6] = [
+        ("tiny-tick.toml", b"tick = 1e-12\n".to_vec(), "more than the 10000000"),
+        ("gps-nan.toml", format!("{base}[gps]\nsigma_xy = nan\n").into_bytes(), "gps.sigma_xy"),
+        ("utf8.toml", b"tick = 0.01\n# \xff\n".to_vec(), "line 2, byte 14"),
+        ("deep.toml", format!("{} = 1\n", vec!["a"; 50_000].join(".")).into_bytes(), "deep.toml:1"),
+        ("prefab.toml", format!("{base}{}", walker.replace("pedestrian", "tank")).into_bytes(), "actors[0].prefab"),
+        (
+            "target.toml",
+            format!("{base}{walker}[[script]]\ntime = 0\ntarget = \"ghost\"\nvariable = \"speed\"\nvalue = 1\n")
+                .into_bytes(),
+            "script[0].target",
+        ),
+    ];
+    for (name, bytes, want) in cases {
+        let f = d.join(name);
+        std::fs::write(&f, bytes).expect("write");
+        let o = roadscan(&["sim", "-q", "--scene", "demo", s(&f), "--csv", s(&csv)], &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(name) && err.contains(want), "{name}: {err}");
+        assert!(!csv.exists(), "{name} wrote the CSV");
+    }
+    // A state saved at tick 10 of a 50-tick run, then changed.
+    let sc = d.join("sc.toml");
+    std::fs::write(&sc, format!("{base}{walker}")).expect("write");
+    let state = d.join("state.json");
+    ok(&["sim", "-q", "--scene", "demo", s(&sc), "--save-at", "10", "--state", s(&state)]);
+    let text = std::fs::read_to_string(&state).expect("state");
+    let list = {
+        let a = text.find("\"actors\":[{").expect("actors") + "\"actors\":[".len();
+        let b = text.find("]},\"contacts\"").expect("contacts");
+        (a, b)
+    };
+    let twice = format!("{}{},{}{}", &text[..list.0], &text[list.0..list.1], &text[list.0..list.1], &text[list.1..]);
+    let states = [
+        ("past.json", text.replacen("\"tick\":10", "\"tick\":51", 1), "tick 51 is past"),
+        ("script.json", text.replacen("\"script_next\":0", "\"script_next\":5", 1), "script_next 5"),
+        ("twice.json", twice, "actors[1].id"),
+    ];
+    for (name, body, want) in states {
+        let f = d.join(name);
+        std::fs::write(&f, body).expect("write");
+        let o = roadscan(&["sim", "-q", "--scene", "demo", s(&sc), "--resume", s(&f), "--csv", s(&csv)], &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(name) && err.contains(want), "{name}: {err}");
+        assert!(!csv.exists(), "{name} wrote the CSV");
+    }
+}

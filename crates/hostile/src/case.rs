@@ -35,13 +35,17 @@ pub enum Kind {
     /// A file of a build's output directory given to `lidar --world` and `camera --world` (the
     /// case's directory `world/` holds the whole world, one file of it hostile).
     World,
+    /// A scenario TOML file (`sim --scene demo FILE.toml`).
+    Scenario,
+    /// A saved simulation state (`sim --resume FILE.json`, with the partner scenario).
+    SimState,
     /// Bad command-line arguments (the case gives the whole argument list).
     Args,
 }
 
 impl Kind {
     /// Every kind, in manifest order.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 16] = [
         Kind::Las,
         Kind::Xodr,
         Kind::Crg,
@@ -55,6 +59,8 @@ impl Kind {
         Kind::Camera,
         Kind::SensorPath,
         Kind::World,
+        Kind::Scenario,
+        Kind::SimState,
         Kind::Args,
     ];
 
@@ -74,6 +80,8 @@ impl Kind {
             Kind::Camera => "camera",
             Kind::SensorPath => "sensorpath",
             Kind::World => "world",
+            Kind::Scenario => "scenario",
+            Kind::SimState => "simstate",
             Kind::Args => "args",
         }
     }

@@ -56,6 +56,8 @@ pub struct SimConfig {
     pub road: Option<String>,
     /// The scenario.
     pub scenario: Scenario,
+    /// The file the scenario was read from (named in its errors).
+    pub scenario_file: Option<PathBuf>,
     /// The ego's state per tick as CSV (`time,x,y,z,roll,pitch,heading,speed,s,t,lane`).
     pub csv: Option<PathBuf>,
     /// MCAP with Foxglove schemas: `/tf`, `/gps`, `/collisions`.
@@ -82,6 +84,7 @@ impl Default for SimConfig {
             world: WorldSource::Scene { name: "demo".into(), seed: 1, grid: DEFAULT_SCENE_GRID },
             road: None,
             scenario: Scenario::default(),
+            scenario_file: None,
             csv: None,
             mcap: None,
             gps_nmea: None,
@@ -370,15 +373,19 @@ impl Override {
 pub fn scenario(file: Option<&Path>, overrides: &[Override]) -> Result<Scenario> {
     let mut table = match file {
         Some(p) => {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let text = read_text(p, &p.display().to_string())?;
             // Read typed first, so a bad key or value is reported at its line and column.
             let at = |e: toml::de::Error| {
-                let place = e.span().map_or(String::new(), |r| {
-                    let before = &text.as_bytes()[..r.start.min(text.len())];
-                    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-                    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-                    format!(":{line}:{column}")
-                });
+                let place = e.span().map_or_else(
+                    // Without a span (toml's recursion limit), the line nested deepest.
+                    || format!(":{}", deepest_line(&text)),
+                    |r| {
+                        let before = &text.as_bytes()[..r.start.min(text.len())];
+                        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+                        let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+                        format!(":{line}:{column}")
+                    },
+                );
                 anyhow!("{}{place}: {}", p.display(), e.message().trim_end().replace('\n', " "))
             };
             toml::from_str::<Scenario>(&text).map_err(at)?;
@@ -399,14 +406,113 @@ pub fn scenario(file: Option<&Path>, overrides: &[Override]) -> Result<Scenario>
         }
         at.insert(last.to_string(), o.value.clone());
     }
-    toml::Value::Table(table).try_into::<Scenario>().map_err(|e| {
-        let keys: Vec<&str> = overrides.iter().map(|o| o.key.as_str()).collect();
-        anyhow!(
-            "the scenario{}: {}",
-            if keys.is_empty() { String::new() } else { format!(" with {keys:?}") },
-            e.message()
-        )
+    let keys: Vec<&str> = overrides.iter().map(|o| o.key.as_str()).collect();
+    let name = format!(
+        "{}{}",
+        file.map_or_else(|| "the scenario".to_string(), |p| p.display().to_string()),
+        if keys.is_empty() { String::new() } else { format!(" with {keys:?}") }
+    );
+    let sc = toml::Value::Table(table).try_into::<Scenario>().map_err(|e| anyhow!("{name}: {}", e.message()))?;
+    sc.check_numbers().map_err(|e| anyhow!("{name}: {e}"))?;
+    if !(sc.tick.is_finite() && sc.tick > 0.0) {
+        bail!("{name}: tick = {} s: the tick must be a positive number of seconds", sc.tick);
+    }
+    if !(sc.duration.is_finite() && sc.duration >= 0.0) {
+        bail!("{name}: duration = {} s: the duration must be 0 or more seconds", sc.duration);
+    }
+    let ticks = (sc.duration / sc.tick).round();
+    if ticks > MAX_TICKS as f64 {
+        bail!(
+            "{name}: duration = {} s at tick = {} s is {ticks:e} ticks, more than the {MAX_TICKS} a run may have",
+            sc.duration,
+            sc.tick
+        );
+    }
+    Ok(sc)
+}
+
+/// The text of `path` (`what` names it in errors), a byte that is not UTF-8 named by its
+/// offset and line.
+fn read_text(path: &Path, what: &str) -> Result<String> {
+    let bytes = std::fs::read(path).with_context(|| what.to_string())?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        anyhow!("{what}: line {line}, byte {at}: not UTF-8 text")
     })
+}
+
+/// The 1-based line of `text` at which brackets, braces and dotted keys nest deepest.
+fn deepest_line(text: &str) -> usize {
+    let (mut depth, mut best, mut at) = (0i64, i64::MIN, 1);
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split('#').next().unwrap_or("");
+        let mut here = depth;
+        for c in code.chars() {
+            match c {
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth -= 1,
+                _ => {}
+            }
+            here = here.max(depth);
+        }
+        let dots = code.split('=').next().map_or(0, |k| k.matches('.').count()) as i64;
+        if here + dots > best {
+            (best, at) = (here + dots, i + 1);
+        }
+    }
+    at
+}
+
+/// The most ticks a run may have (duration / tick): 10^7, a day at 10 ms. The logs keep a row
+/// a tick in memory until the end, so the bound is one on memory as well as on time.
+pub const MAX_TICKS: u64 = 10_000_000;
+
+/// The error of setting up `cfg`'s scenario, naming the scenario's file and the key it is about.
+fn scenario_error(cfg: &SimConfig, e: anyhow::Error) -> anyhow::Error {
+    let Some(se) = e.chain().find_map(|c| c.downcast_ref::<simulation::Error>()) else { return e };
+    let name = cfg.scenario_file.as_ref().map_or_else(|| "the scenario".to_string(), |p| p.display().to_string());
+    match cfg.scenario.key_of(se) {
+        Some(key) => anyhow!("{name}: {key}: {se}"),
+        None => anyhow!("{name}: {se}"),
+    }
+}
+
+/// Refuses a saved state (`text`) this run cannot continue: one that does not read (its line
+/// and column), a tick past the run's end, a script position past the script, or actor or
+/// prefab ids used twice (or an actor with the ego's id).
+fn check_resumed(sim: &Simulation, text: &str, end: u64, what: &str) -> Result<()> {
+    let st: simulation::SimState = serde_json::from_str(text).map_err(|e| anyhow!("{what}: saved state: {e}"))?;
+    let what = || what.to_string();
+    if st.script_next > sim.scenario().script.len() {
+        bail!(
+            "{}: script_next {} is past the scenario's {} script commands",
+            what(),
+            st.script_next,
+            sim.scenario().script.len()
+        );
+    }
+    if st.tick > end {
+        bail!("{}: tick {} is past the run's end at tick {end} (duration / tick)", what(), st.tick);
+    }
+    let ego = sim.scenario().ego.id.as_str();
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, a) in st.actors.actors.iter().enumerate() {
+        if a.id == ego || !seen.insert(a.id.as_str()) {
+            bail!("{}: actors[{i}].id {:?} is already in use", what(), a.id);
+        }
+        let finite = [a.x, a.y, a.z, a.heading, a.speed].iter().all(|v| v.is_finite());
+        if !finite {
+            bail!("{}: actors[{i}] ({:?}) has a number that is not finite", what(), a.id);
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, p) in st.actors.prefabs.iter().enumerate() {
+        if !seen.insert(p.id.as_str()) {
+            bail!("{}: prefabs[{i}].id {:?} is already in use", what(), p.id);
+        }
+    }
+    Ok(())
 }
 
 /// Runs the simulation `cfg` describes with `links` around each tick (before the outputs'),
@@ -420,10 +526,21 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
     progress.stage(&stage);
     let world = SimWorld::load(&cfg.world, cfg.road.as_deref())?;
     let surface = world.surface()?;
-    let mut sim = world.simulation(&surface, cfg.scenario.clone())?;
+    let mut sim = world.simulation(&surface, cfg.scenario.clone()).map_err(|e| scenario_error(cfg, e))?;
+    let end = (cfg.scenario.duration / cfg.scenario.tick).round();
+    if !(end.is_finite() && end >= 0.0 && end <= MAX_TICKS as f64) {
+        bail!(
+            "the scenario: duration = {} s at tick = {} s is {end:e} ticks, more than the {MAX_TICKS} a run may have",
+            cfg.scenario.duration,
+            cfg.scenario.tick
+        );
+    }
+    let end = end as u64;
     if let Some(p) = &cfg.resume {
-        let text = std::fs::read_to_string(p).with_context(|| format!("--resume {}", p.display()))?;
-        sim.resume(&text).with_context(|| format!("--resume {}", p.display()))?;
+        let what = format!("--resume {}", p.display());
+        let text = read_text(p, &what)?;
+        check_resumed(&sim, &text, end, &what)?;
+        sim.resume(&text).with_context(|| what.clone())?;
     }
     progress.stage_end(&stage, Some(started.elapsed().as_secs_f64()));
     let load_seconds = started.elapsed().as_secs_f64();
@@ -449,7 +566,6 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
     }
 
     let first_tick = sim.tick();
-    let end = (cfg.scenario.duration / cfg.scenario.tick).round() as u64;
     let total = end.saturating_sub(first_tick);
     if let Some(at) = cfg.save_at {
         if at < first_tick || at > end {

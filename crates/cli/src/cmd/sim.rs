@@ -195,6 +195,7 @@ pub fn config(a: &SimArgs) -> Result<SimConfig> {
         world,
         road: a.road.clone(),
         scenario,
+        scenario_file: a.scenario.clone(),
         csv: a.csv.clone(),
         mcap: a.mcap.clone(),
         gps_nmea: a.gps_nmea.clone(),

@@ -10,7 +10,8 @@
 //!
 //! The cases of each input live in a module of their own: `las_laz` (LAS/LAZ headers, VLRs,
 //! points and chunk tables), `xodr` (OpenDRIVE), `crg` (OpenCRG text and binary), `axis`
-//! (polylines, GeoJSON, trajectories, OSM), `toml` (build configs), `pcap` (captures to replay) and `args`
+//! (polylines, GeoJSON, trajectories, OSM), `toml` (build configs), `pcap` (captures to replay), `sensors` (the virtual sensors' inputs),
+//! `sim` (scenarios and saved states of `sim`) and `args`
 //! (bad command lines); this module holds the generator's state and what they share.
 
 mod args;
@@ -19,6 +20,7 @@ mod crg;
 mod las_laz;
 mod pcap;
 mod sensors;
+mod sim;
 mod toml;
 mod xodr;
 
@@ -56,6 +58,7 @@ pub fn generate(o: &Options) -> Result<Vec<Case>, String> {
     g.toml()?;
     g.pcap()?;
     g.sensors(&demo)?;
+    g.sim()?;
     g.args()?;
     let mut manifest =
         String::from("# hostile corpus: name, kind, file, expectation, place, partner, watched paths, arguments\n");

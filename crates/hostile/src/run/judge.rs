@@ -162,6 +162,25 @@ const CAMERA_KEYS: &[&str] = &["width", "height", "fx", "fy", "cx", "cy", "hfov"
 /// The keys of a world's JSON files (scene.json, manifest.json).
 const WORLD_KEYS: &[&str] = &["voxel_size", "origin", "inputs"];
 
+/// The keys of a scenario.
+const SCENARIO_KEYS: &[&str] = &[
+    "tick",
+    "duration",
+    "vehicle",
+    "model",
+    "ego",
+    "route",
+    "driver",
+    "script",
+    "prefabs",
+    "actors",
+    "gps",
+    "scene_objects",
+];
+
+/// The keys of a saved simulation state.
+const STATE_KEYS: &[&str] = &["tick", "ego", "driver", "actors", "prefabs", "contacts", "gps", "script_next"];
+
 /// The keys whose naming is a place in a file of `kind` (a TOML or JSON file's key path).
 fn keys_of(kind: Kind) -> &'static [&'static str] {
     match kind {
@@ -169,6 +188,8 @@ fn keys_of(kind: Kind) -> &'static [&'static str] {
         Kind::Beams => BEAM_KEYS,
         Kind::Camera => CAMERA_KEYS,
         Kind::World => WORLD_KEYS,
+        Kind::Scenario => SCENARIO_KEYS,
+        Kind::SimState => STATE_KEYS,
         _ => &[],
     }
 }

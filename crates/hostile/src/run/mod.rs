@@ -54,7 +54,7 @@ pub struct Options {
 
 /// The verbs run on a file of `kind`, each with its arguments ({F} the file, {O} the output
 /// directory, {AX} {LAS} {TRAJ} the partners, {WORLD} the partner world `partners/world`, {W}
-/// the case's own world `cases/NAME/world`).
+/// the case's own world `cases/NAME/world`, {SCN} the partner scenario `partners/sim.toml`).
 pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
     let pipeline = |axis: &'static str, input: &'static str| {
         vec![
@@ -201,6 +201,15 @@ pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
                 ],
             ),
         ],
+        // The demo scene; half a second (50 ticks), and the file's own duration.
+        Kind::Scenario => vec![
+            ("sim", vec!["sim", "--scene", "demo", "{F}", "--duration", "0.5", "--csv", "{O}/ego.csv"]),
+            ("sim-own", vec!["sim", "--scene", "demo", "{F}", "--csv", "{O}/ego.csv", "--events", "{O}/events.jsonl"]),
+        ],
+        // Resumed with the partner scenario (`partners/sim.toml`, 50 ticks) the seed state is of.
+        Kind::SimState => {
+            vec![("sim", vec!["sim", "--scene", "demo", "{SCN}", "--resume", "{F}", "--csv", "{O}/ego.csv"])]
+        }
         Kind::Args => Vec::new(),
     }
 }
@@ -398,7 +407,8 @@ fn one_run(
     for t in &job.template {
         let mut a = t.clone();
         let world_of_case = cases_dir.join("cases").join(&case.name).join("world");
-        let subst: [(&str, &dyn Fn() -> String); 12] = [
+        let subst: [(&str, &dyn Fn() -> String); 13] = [
+            ("{SCN}", &|| cases_dir.join("partners/sim.toml").display().to_string()),
             ("{WORLD}", &|| cases_dir.join("partners/world").display().to_string()),
             ("{W}", &|| world_of_case.display().to_string()),
             ("{F}", &|| file.as_ref().map(|f| f.display().to_string()).unwrap_or_default()),
