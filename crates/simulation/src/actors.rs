@@ -168,6 +168,10 @@ impl Actor {
     }
 }
 
+/// The most actors a simulation holds: contacts are checked pair by pair each tick, and actors
+/// on one spot would make a million pairs at a thousand.
+pub const MAX_ACTORS: usize = 1000;
+
 /// Where and what to spawn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -235,6 +239,13 @@ impl Actors {
     /// Spawns an actor on the surface (its bottom at the surface under its centre). Refuses a
     /// duplicate id (`reserved` ids, the ego's, too), an unknown prefab and a point off the road.
     pub fn spawn(&mut self, s: &Spawn, surface: &RoadSurface, reserved: &[&str]) -> Result<&Actor, Error> {
+        if self.actors.len() >= MAX_ACTORS {
+            return Err(Error::Range {
+                what: "number of actors".into(),
+                value: (self.actors.len() + 1) as f64,
+                range: "at most 1,000",
+            });
+        }
         if reserved.contains(&s.id.as_str()) || self.get(&s.id).is_some() {
             return Err(Error::DuplicateId { what: "actor", id: s.id.clone() });
         }

@@ -237,6 +237,13 @@ impl<'a> Simulation<'a> {
     /// Continues from a state [`Simulation::save`] wrote (for this scenario and world).
     pub fn resume(&mut self, saved: &str) -> Result<(), Error> {
         let state: SimState = serde_json::from_str(saved).map_err(|e| Error::State(e.to_string()))?;
+        if state.actors.actors.len() > crate::actors::MAX_ACTORS {
+            return Err(Error::State(format!(
+                "{} actors (at most {})",
+                state.actors.actors.len(),
+                crate::actors::MAX_ACTORS
+            )));
+        }
         if state.script_next > self.script.len() {
             return Err(Error::State(format!(
                 "script position {} past the script's {} commands",
