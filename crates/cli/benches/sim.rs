@@ -2,6 +2,8 @@
 //! driver and 20 actors (cars on both lanes, pedestrians on the sidewalks), no sensors (GPS
 //! off), 100 Hz, no outputs. Prints ticks/s and the factor over real time.
 //!
+//! Then the same with the HDL-32E and a 640 x 480 camera at 10 Hz (at most 10 simulated s).
+//!
 //! `cargo bench -p cli --bench sim [-- SECONDS]` (simulated seconds, default 60).
 
 use roadscan::simulate::{Scenario, SimWorld, WorldSource, DEFAULT_SCENE_GRID};
@@ -48,5 +50,25 @@ fn main() {
     println!(
         "sim: ego + 20 actors, no sensors, 100 Hz: {ticks} ticks in {wall:.3} s = {rate:.0} ticks/s = {:.0}x real time ({collisions} collisions)",
         rate * 0.01
+    );
+
+    // The same road with the HDL-32E (10 rev/s) and a 640 x 480 camera at 10 Hz on the ego,
+    // all cores, no outputs.
+    let seconds = seconds.min(10.0);
+    let mut sc = Scenario { tick: 0.01, duration: seconds, route: vec!["lane:-1".into()], ..Scenario::default() };
+    sc.gps.enabled = false;
+    let cfg = roadscan::simulate::SimConfig {
+        scenario: sc,
+        sensors: roadscan::simulate::SimSensors {
+            lidar: Some(roadscan::simulate::SimLidar::default()),
+            camera: Some(roadscan::simulate::SimCamera::default()),
+            threads: 0,
+        },
+        ..Default::default()
+    };
+    let s = roadscan::simulate::run(&cfg, &mut [], &roadscan::progress::Silent).expect("the sensor run");
+    println!(
+        "sim: ego + HDL-32E + 640x480 camera at 10 Hz, 100 Hz ticks: {:.1} s in {:.2} s = {:.2}x real time ({} firings, {} frames; {:.2} s casting and rendering)",
+        s.sim_seconds, s.wall_seconds, s.real_time_factor, s.lidar_firings, s.camera_frames, s.sensor_seconds
     );
 }

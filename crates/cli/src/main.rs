@@ -162,7 +162,7 @@ enum Command {
     /// bicycle, wheels on the CRG surface), an AI driver on a route of lanes, actors, GPS,
     /// collisions; the ego's CSV, MCAP (Foxglove), NMEA and events written; state saved and resumed.
     #[command(after_help = cmd::sim::EXAMPLES)]
-    Sim(cmd::sim::SimArgs),
+    Sim(Box<cmd::sim::SimArgs>),
     /// Fit a road's reference line to a trajectory, a polyline, an OpenStreetMap way or an
     /// existing road: lines, arcs and clothoids with continuous heading and curvature within
     /// --tolerance and with few records, the elevation as cubic records where the input has

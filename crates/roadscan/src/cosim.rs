@@ -41,6 +41,9 @@ pub struct CosimConfig {
     /// `--pace X`: simulated time runs X times as fast as the wall clock (1 = real time), so
     /// peers sending at their own rate meet the ticks they mean; None runs unpaced.
     pub pace: Option<f64>,
+    /// Put the last camera frame (R, G, B planes, column-major: the `NAME.image` payload) in
+    /// each ZeroMQ frame's payload, as the seed sent it (`--zmq-payload camera`).
+    pub zmq_payload_camera: bool,
 }
 
 impl CosimConfig {
@@ -80,6 +83,11 @@ pub struct Cosim {
     /// Instructions the client's peer sent in a reply, applied before the next tick.
     queued: Vec<Instruction>,
     pace: Option<(f64, std::time::Instant, f64)>,
+    shm: Option<(PathBuf, String)>,
+    lidar: Option<Segment>,
+    image: Option<Segment>,
+    payload_camera: bool,
+    last_image: Vec<u8>,
     /// Messages refused (bad instructions, datagrams), for the summary.
     pub refused: u64,
 }
@@ -142,6 +150,11 @@ impl Cosim {
             contacts: Vec::new(),
             queued: Vec::new(),
             pace: cfg.pace.filter(|p| p.is_finite() && *p > 0.0).map(|p| (p, std::time::Instant::now(), f64::NAN)),
+            shm: cfg.shm.as_ref().map(|n| (cfg.shm_dir.clone().unwrap_or_else(bridges::shm::default_dir), n.clone())),
+            lidar: None,
+            image: None,
+            payload_camera: cfg.zmq_payload_camera,
+            last_image: Vec::new(),
             refused: 0,
         })
     }
@@ -317,7 +330,8 @@ impl Cosim {
                 speed: a.speed,
             });
         }
-        Frame { tick: sim.tick(), time: sim.time(), objects, contacts: self.contacts.clone(), payload: Vec::new() }
+        let payload = if self.payload_camera { self.last_image.clone() } else { Vec::new() };
+        Frame { tick: sim.tick(), time: sim.time(), objects, contacts: self.contacts.clone(), payload }
     }
 
     /// Publishes a tick: the server's reply when its ticks are done, the client's frame, UDP
@@ -425,6 +439,49 @@ impl Cosim {
         if let Some((c, _)) = self.control.take() {
             c.remove()?;
         }
+        for s in [self.lidar.take(), self.image.take()].into_iter().flatten() {
+            s.remove()?;
+        }
+        Ok(())
+    }
+
+    /// A sensor's product: a LiDAR revolution to `NAME.lidar` (u32 words, laser fastest, shape
+    /// [lasers, firings]), a camera frame to `NAME.image` (u8 R, G, B planes column-major,
+    /// shape [height, width, 3]); each segment is made at its first write, with room for the
+    /// largest revolution or the frame.
+    pub fn sensor(&mut self, sim: &Simulation, data: &crate::sim_sensors::SensorData) -> Result<()> {
+        use crate::sim_sensors::SensorData;
+        let wants_image = self.payload_camera && matches!(data, SensorData::Image(_));
+        if self.shm.is_none() && !wants_image {
+            return Ok(());
+        }
+        let (kind, suffix, element, shape, payload, room) = match data {
+            SensorData::Revolution(r) => {
+                let words = r.words();
+                let room = 4 * r.lasers * r.most_firings.max(r.firings.len());
+                (Kind::Lidar, "lidar", Element::U32, [r.lasers as u32, r.firings.len() as u32, 1, 1], words, room)
+            }
+            SensorData::Image(i) => {
+                let planes = i.frame.rgb_planes();
+                let room = planes.len();
+                (Kind::Image, "image", Element::U8, [i.frame.height, i.frame.width, 3, 1], planes, room)
+            }
+        };
+        let Some((dir, name)) = &self.shm else {
+            self.last_image = payload;
+            return Ok(());
+        };
+        let slot = if kind == Kind::Lidar { &mut self.lidar } else { &mut self.image };
+        if slot.is_none() {
+            *slot = Some(Segment::create(dir, &format!("{name}.{suffix}"), kind, room)?);
+        }
+        let meta = Meta { tick: sim.tick(), time: sim.time(), element, layout: Layout::ColumnMajor, shape };
+        if let Some(seg) = slot.as_mut() {
+            seg.write(&meta, &payload).with_context(|| format!("shared memory {name}.{suffix}"))?;
+        }
+        if wants_image {
+            self.last_image = payload;
+        }
         Ok(())
     }
 }
@@ -438,5 +495,8 @@ impl Link for Cosim {
     }
     fn finish(&mut self, sim: &Simulation) -> Result<()> {
         Cosim::finish(self, sim)
+    }
+    fn sensor(&mut self, sim: &Simulation, data: &crate::sim_sensors::SensorData) -> Result<()> {
+        Cosim::sensor(self, sim, data)
     }
 }

@@ -74,6 +74,7 @@ pub mod replay;
 pub mod report;
 pub mod roadside;
 pub mod sensor_path;
+pub mod sim_sensors;
 pub mod simulate;
 pub mod staging;
 pub mod synth;

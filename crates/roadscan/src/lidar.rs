@@ -186,7 +186,7 @@ fn live_sender(udp: Option<std::net::SocketAddr>, pace: Pace) -> Result<Option<S
 }
 
 /// The designed scene `name` (`demo`, or an OpenDRIVE file's road `road`) with `seed`.
-fn scene_named(name: &str, road: Option<&str>, seed: u64) -> Result<sim::Scene> {
+pub(crate) fn scene_named(name: &str, road: Option<&str>, seed: u64) -> Result<sim::Scene> {
     if name == "demo" {
         return Ok(sim::Scene::demo(seed));
     }

@@ -81,6 +81,46 @@ fn beam(lidar: &Lidar, laser: usize, t: f64) -> V3 {
     [ce * cp, -ce * sp, se]
 }
 
+/// Appends the points of firing `f`'s returns to a cloud whose first firing fired at `start`:
+/// x, y, z in the sensor's frame (float32), time since `start` (float32), ring (uint16),
+/// intensity (uint8), little-endian.
+pub(crate) fn cloud_points(lidar: &Lidar, rings: &[u16], f: &Firing, start: f64, data: &mut Vec<u8>) {
+    for (j, r) in f.returns.iter().enumerate().filter(|(_, r)| r.is_some()) {
+        let t = f.time + j as f64 * lidar.beams.laser_dt;
+        let d = beam(lidar, j, t);
+        for c in d {
+            data.extend_from_slice(&((r.range * c) as f32).to_le_bytes());
+        }
+        data.extend_from_slice(&((t - start) as f32).to_le_bytes());
+        data.extend_from_slice(&rings.get(j).copied().unwrap_or(0).to_le_bytes());
+        data.push(r.intensity);
+    }
+}
+
+/// A Foxglove point cloud of points laid out by [`cloud_points`], in frame `frame`.
+pub(crate) fn point_cloud(timestamp: Timestamp, frame: &str, data: Vec<u8>) -> PointCloud {
+    let field =
+        |name: &str, offset: u32, t: NumericType| PackedElementField { name: name.into(), offset, r#type: t as i32 };
+    PointCloud {
+        timestamp: Some(timestamp),
+        frame_id: frame.into(),
+        pose: Some(foxglove::messages::Pose {
+            position: Some(Vector3 { x: 0.0, y: 0.0, z: 0.0 }),
+            orientation: Some(Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 }),
+        }),
+        point_stride: STRIDE as u32,
+        fields: vec![
+            field("x", 0, NumericType::Float32),
+            field("y", 4, NumericType::Float32),
+            field("z", 8, NumericType::Float32),
+            field("time", 12, NumericType::Float32),
+            field("ring", 16, NumericType::Uint16),
+            field("intensity", 18, NumericType::Uint8),
+        ],
+        data: data.into(),
+    }
+}
+
 /// Rings by laser as bytes (the tables have at most 128 lasers).
 fn rings_u8(lidar: &Lidar) -> Vec<u8> {
     lidar.beams.rings().iter().map(|&r| r.min(255) as u8).collect()
@@ -314,16 +354,7 @@ impl McapOut {
             }
             self.last_azimuth = f.azimuth;
             let (start, data) = self.cloud.get_or_insert_with(|| (f.time, Vec::new()));
-            for (j, r) in f.returns.iter().enumerate().filter(|(_, r)| r.is_some()) {
-                let t = f.time + j as f64 * self.lidar.beams.laser_dt;
-                let d = beam(&self.lidar, j, t);
-                for c in d {
-                    data.extend_from_slice(&((r.range * c) as f32).to_le_bytes());
-                }
-                data.extend_from_slice(&((t - *start) as f32).to_le_bytes());
-                data.extend_from_slice(&self.rings.get(j).copied().unwrap_or(0).to_le_bytes());
-                data.push(r.intensity);
-            }
+            cloud_points(&self.lidar, &self.rings, f, *start, data);
         }
         Ok(())
     }
@@ -333,29 +364,7 @@ impl McapOut {
         if let Some((start, data)) = self.cloud.take() {
             let utc = self.epoch.utc(start);
             let points = (data.len() / STRIDE) as u64;
-            let field = |name: &str, offset: u32, t: NumericType| PackedElementField {
-                name: name.into(),
-                offset,
-                r#type: t as i32,
-            };
-            let cloud = PointCloud {
-                timestamp: Some(timestamp(utc)?),
-                frame_id: "lidar".into(),
-                pose: Some(foxglove::messages::Pose {
-                    position: Some(Vector3 { x: 0.0, y: 0.0, z: 0.0 }),
-                    orientation: Some(Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 }),
-                }),
-                point_stride: STRIDE as u32,
-                fields: vec![
-                    field("x", 0, NumericType::Float32),
-                    field("y", 4, NumericType::Float32),
-                    field("z", 8, NumericType::Float32),
-                    field("time", 12, NumericType::Float32),
-                    field("ring", 16, NumericType::Uint16),
-                    field("intensity", 18, NumericType::Uint8),
-                ],
-                data: data.into(),
-            };
+            let cloud = point_cloud(timestamp(utc)?, "lidar", data);
             self.message(self.clouds_channel, utc, &cloud)?;
             self.stats.clouds += 1;
             self.stats.points += points;

@@ -16,8 +16,10 @@
 //! `scan` crate's projection.
 
 use crate::progress::{Progress, Stage};
+use crate::sim_sensors::SensorRig;
+pub use crate::sim_sensors::{SensorData, SimCamera, SimLidar, SimSensors};
 use anyhow::{anyhow, bail, Context, Result};
-use foxglove::messages::{FrameTransform, LocationFix, Log, Quaternion, Timestamp, Vector3};
+use foxglove::messages::{FrameTransform, LocationFix, Log, PointCloud, Quaternion, RawImage, Timestamp, Vector3};
 use foxglove::Encode;
 use opendrive::model::HeaderOffset;
 use opendrive::OpenDrive;
@@ -76,6 +78,8 @@ pub struct SimConfig {
     pub resume: Option<PathBuf>,
     /// Stop when the route is complete (before the duration).
     pub stop_at_route_end: bool,
+    /// The LiDAR and camera on the ego ([`crate::sim_sensors`]).
+    pub sensors: SimSensors,
 }
 
 impl Default for SimConfig {
@@ -94,6 +98,7 @@ impl Default for SimConfig {
             state: None,
             resume: None,
             stop_at_route_end: false,
+            sensors: SimSensors::default(),
         }
     }
 }
@@ -114,6 +119,12 @@ pub trait Link {
     }
     /// Once after the last tick: write what is kept.
     fn finish(&mut self, _sim: &Simulation) -> Result<()> {
+        Ok(())
+    }
+    /// What a sensor completed in the tick (a LiDAR revolution, a camera frame), after
+    /// [`Link::after_tick`] of the outputs and before that of the links; at the start, after
+    /// [`Link::start`].
+    fn sensor(&mut self, _sim: &Simulation, _data: &SensorData) -> Result<()> {
         Ok(())
     }
 }
@@ -164,6 +175,14 @@ pub struct SimSummary {
     pub written: Vec<String>,
     /// The map's CRS as the PROJ string latitude and longitude were computed from.
     pub crs_proj: Option<String>,
+    /// LiDAR firings cast.
+    pub lidar_firings: u64,
+    /// Whole LiDAR revolutions handed on.
+    pub lidar_revolutions: u64,
+    /// Camera frames rendered.
+    pub camera_frames: u64,
+    /// Wall seconds of the ticks spent casting and rendering (part of `wall_seconds`).
+    pub sensor_seconds: f64,
 }
 
 /// A world to simulate on: the road file (with a scene's standing objects as `<object>`s) and
@@ -525,6 +544,7 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
     let stage = Stage { index: 1, of: 2, what: "loading the world", len: None };
     progress.stage(&stage);
     let world = SimWorld::load(&cfg.world, cfg.road.as_deref())?;
+    let mut rig = SensorRig::open(cfg)?;
     let surface = world.surface()?;
     let mut sim = world.simulation(&surface, cfg.scenario.clone()).map_err(|e| scenario_error(cfg, e))?;
     let end = (cfg.scenario.duration / cfg.scenario.tick).round();
@@ -553,7 +573,11 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
         written.push(p.display().to_string());
     }
     if let Some(p) = &cfg.mcap {
-        outputs.push(Box::new(McapLog::create(p, offset)?));
+        outputs.push(Box::new(McapLog::create_with(
+            p,
+            offset,
+            rig.as_ref().map(|r| (r.lidar().cloned(), cfg.sensors.camera.is_some())),
+        )?));
         written.push(p.display().to_string());
     }
     if cfg.gps_nmea.is_some() || cfg.gps_csv.is_some() {
@@ -593,12 +617,34 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
         saved_at: None,
         written,
         crs_proj: world.proj_string(),
+        lidar_firings: 0,
+        lidar_revolutions: 0,
+        camera_frames: 0,
+        sensor_seconds: 0.0,
     };
     for l in links.iter_mut() {
         l.start(&sim)?;
     }
     for o in &mut outputs {
         o.start(&sim)?;
+    }
+    let hand_on = |data: Vec<SensorData>,
+                   sim: &Simulation,
+                   outputs: &mut Vec<Box<dyn Link>>,
+                   links: &mut [&mut dyn Link]|
+     -> Result<()> {
+        for d in &data {
+            for o in outputs.iter_mut() {
+                o.sensor(sim, d)?;
+            }
+            for l in links.iter_mut() {
+                l.sensor(sim, d)?;
+            }
+        }
+        Ok(())
+    };
+    if let Some(r) = rig.as_mut() {
+        hand_on(r.start(&sim)?, &sim, &mut outputs, links)?;
     }
     let save = |sim: &Simulation, summary: &mut SimSummary| -> Result<()> {
         if let (Some(at), Some(path)) = (cfg.save_at, &cfg.state) {
@@ -643,6 +689,9 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
         for o in &mut outputs {
             o.after_tick(&sim, &events)?;
         }
+        if let Some(r) = rig.as_mut() {
+            hand_on(r.after_tick(&sim)?, &sim, &mut outputs, links)?;
+        }
         for l in links.iter_mut() {
             l.after_tick(&sim, &events)?;
         }
@@ -672,6 +721,10 @@ pub fn run(cfg: &SimConfig, links: &mut [&mut dyn Link], progress: &dyn Progress
     summary.real_time_factor =
         if summary.wall_seconds > 0.0 { summary.sim_seconds / summary.wall_seconds } else { f64::INFINITY };
     summary.ego_position = sim.ego_record().position;
+    if let Some(r) = &rig {
+        (summary.lidar_firings, summary.lidar_revolutions, summary.camera_frames, summary.sensor_seconds) =
+            (r.firings, r.revolutions, r.frames, r.seconds);
+    }
     summary.odometer = sim.ego().odometer;
     Ok(summary)
 }
@@ -836,6 +889,9 @@ pub struct McapLog {
     gps: u16,
     collisions: u16,
     sequence: u32,
+    /// `/lidar` and the LiDAR (its mount on `/tf`), `/camera`.
+    lidar: Option<(u16, sensors::Lidar)>,
+    camera: Option<u16>,
 }
 
 impl std::fmt::Debug for McapLog {
@@ -844,13 +900,28 @@ impl std::fmt::Debug for McapLog {
     }
 }
 
-/// The topics and schemas of [`McapLog`].
+/// The topics and schemas [`McapLog`] adds for the sensors: one point cloud a LiDAR revolution
+/// (frame `lidar`, its mount on the ego on `/tf` at the cloud's time), one `rgb8` image a camera
+/// frame (frame `camera`).
+pub const SENSOR_CHANNELS: [(&str, &str); 2] = [("/lidar", "foxglove.PointCloud"), ("/camera", "foxglove.RawImage")];
+
+/// The topics and schemas of [`McapLog`] without sensors.
 pub const MCAP_CHANNELS: [(&str, &str); 3] =
     [("/tf", "foxglove.FrameTransform"), ("/gps", "foxglove.LocationFix"), ("/collisions", "foxglove.Log")];
 
 impl McapLog {
     /// Starts writing `path`, the map frame placed by `offset`.
     pub fn create(path: &Path, offset: HeaderOffset) -> Result<McapLog> {
+        McapLog::create_with(path, offset, None)
+    }
+
+    /// Starts writing `path` with the sensors' channels too: `/lidar` for this LiDAR (when
+    /// `Some`), `/camera` when `true`.
+    pub fn create_with(
+        path: &Path,
+        offset: HeaderOffset,
+        sensors: Option<(Option<sensors::Lidar>, bool)>,
+    ) -> Result<McapLog> {
         let what = || format!("--mcap {}", path.display());
         let tmp = atomic::TempFile::beside(path).with_context(what)?;
         let options = mcap::WriteOptions::new().compression(None).profile("").library("roadscan");
@@ -863,7 +934,23 @@ impl McapLog {
         let tf = channel(FrameTransform::get_schema(), "/tf").with_context(what)?;
         let gps = channel(LocationFix::get_schema(), "/gps").with_context(what)?;
         let collisions = channel(Log::get_schema(), "/collisions").with_context(what)?;
-        Ok(McapLog { writer: Some(writer), target: path.to_path_buf(), offset, tf, gps, collisions, sequence: 0 })
+        let (lidar, camera) = sensors.unwrap_or((None, false));
+        let lidar = match lidar {
+            Some(l) => Some((channel(PointCloud::get_schema(), "/lidar").with_context(what)?, l)),
+            None => None,
+        };
+        let camera = if camera { Some(channel(RawImage::get_schema(), "/camera").with_context(what)?) } else { None };
+        Ok(McapLog {
+            writer: Some(writer),
+            target: path.to_path_buf(),
+            offset,
+            tf,
+            gps,
+            collisions,
+            sequence: 0,
+            lidar,
+            camera,
+        })
     }
 
     fn message<M: Encode>(&mut self, channel: u16, utc: f64, m: &M) -> Result<()> {
@@ -947,6 +1034,40 @@ impl Link for McapLog {
             }
         }
         Ok(())
+    }
+    fn sensor(&mut self, sim: &Simulation, data: &SensorData) -> Result<()> {
+        let utc0 = sim.scenario().gps.utc_start;
+        match data {
+            SensorData::Revolution(r) => {
+                let Some((channel, lidar)) = &self.lidar else { return Ok(()) };
+                let (channel, mount) = (*channel, lidar.mount);
+                let utc = utc0 + r.time;
+                let tf = FrameTransform {
+                    timestamp: Some(timestamp(utc)?),
+                    parent_frame_id: sim.scenario().ego.id.clone(),
+                    child_frame_id: "lidar".into(),
+                    translation: Some(Vector3 { x: mount.position[0], y: mount.position[1], z: mount.position[2] }),
+                    rotation: Some(Quaternion { x: 0.0, y: 0.0, z: 0.0, w: 1.0 }),
+                };
+                self.message(self.tf, utc, &tf)?;
+                let cloud = crate::lidar_out::point_cloud(timestamp(utc)?, "lidar", r.cloud.clone());
+                self.message(channel, utc, &cloud)
+            }
+            SensorData::Image(i) => {
+                let Some(channel) = self.camera else { return Ok(()) };
+                let utc = utc0 + i.time;
+                let img = RawImage {
+                    timestamp: Some(timestamp(utc)?),
+                    frame_id: "camera".into(),
+                    width: i.frame.width,
+                    height: i.frame.height,
+                    encoding: "rgb8".into(),
+                    step: 3 * i.frame.width,
+                    data: i.frame.rgb.clone().into(),
+                };
+                self.message(channel, utc, &img)
+            }
+        }
     }
     fn finish(&mut self, _sim: &Simulation) -> Result<()> {
         let what = format!("--mcap {}", self.target.display());

@@ -246,6 +246,67 @@ impl Lidar {
         Ok(summary)
     }
 
+    /// Casts firings `first .. first + count` of the sensor's clock (firing `i` at time
+    /// `i * cycle`), each laser posed by interpolating between the trajectory's poses at the
+    /// firing's start and one cycle later, on `threads` threads (contiguous runs of firings, so
+    /// the result does not depend on the thread count). For a trajectory known one piece at a
+    /// time (a closed-loop simulation's ticks): casting the firings of each piece in turn gives
+    /// the same firings (indices, times, azimuths, noise) as one run over the whole.
+    pub fn cast_firings(
+        &self,
+        world: &dyn Cast,
+        path: &dyn Trajectory,
+        first: u64,
+        count: usize,
+        threads: usize,
+    ) -> Result<Vec<Firing>, Error> {
+        self.check()?;
+        let threads = threads.clamp(1, 64).min(count.max(1));
+        let per = count.div_ceil(threads);
+        let mut parts: Vec<Vec<Firing>> = (0..threads).map(|_| Vec::new()).collect();
+        std::thread::scope(|sc| {
+            let handles: Vec<_> = parts
+                .iter_mut()
+                .enumerate()
+                .map(|(k, out)| {
+                    sc.spawn(move || {
+                        let lo = (k * per).min(count);
+                        let hi = ((k + 1) * per).min(count);
+                        out.extend((lo..hi).map(|i| self.firing(world, path, first + i as u64)));
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            }
+        });
+        Ok(parts.into_iter().flatten().collect())
+    }
+
+    /// Firing `index` of the sensor's clock (see [`Lidar::cast_firings`]).
+    fn firing(&self, world: &dyn Cast, path: &dyn Trajectory, index: u64) -> Firing {
+        let b = &self.beams;
+        let tf = index as f64 * b.cycle;
+        let (pa, pb) = (path.pose(tf).then(&self.mount), path.pose(tf + b.cycle).then(&self.mount));
+        let lerp = |t: f64| {
+            let w = ((t - tf) / b.cycle).clamp(0.0, 1.0);
+            let mix = |a: V3, c: V3| [a[0] + w * (c[0] - a[0]), a[1] + w * (c[1] - a[1]), a[2] + w * (c[2] - a[2])];
+            Pose { position: mix(pa.position, pb.position), axes: [0, 1, 2].map(|i| mix(pa.axes[i], pb.axes[i])) }
+        };
+        let mut returns = Vec::with_capacity(b.lasers.len());
+        for (j, laser) in b.lasers.iter().enumerate() {
+            let t = tf + j as f64 * b.laser_dt;
+            let pose_j = lerp(t);
+            let phi = self.azimuth(t) + laser.azimuth_offset;
+            let (se, ce) = laser.elevation.sin_cos();
+            let (sp, cp) = phi.sin_cos();
+            let dir = pose_j.direction([ce * cp, -ce * sp, se]);
+            let ray = Ray { time: t, ..Ray::new(pose_j.position, dir).up_to(b.max_range) };
+            returns.push(self.measure(world, &ray, index, j as u32));
+        }
+        Firing { index, time: tf, azimuth: self.azimuth(tf), pose: pa, returns }
+    }
+
     /// Casts packet `p` (its firings appended to `out`).
     fn packet(&self, world: &dyn Cast, path: &dyn Trajectory, t0: f64, p: usize, out: &mut Vec<Firing>) {
         let b = &self.beams;

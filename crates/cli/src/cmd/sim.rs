@@ -19,6 +19,8 @@ pub const EXAMPLES: &str = "Examples:
   roadscan sim --scene demo --duration 600 --zmq-bind tcp://127.0.0.1:5556 --state saved.json
   roadscan sim --scene demo --pace 1 --udp-in 127.0.0.1:8000 --udp-out 127.0.0.1:8001 --udp-format f64le
   roadscan sim --scene demo --pace 1 --shm car1     (segments /dev/shm/car1.state and car1.control)
+  roadscan sim --scene demo --route lane:-1 --duration 5 --lidar hdl32e --camera --mcap sim.mcap
+  roadscan sim --scene demo --route lane:-1 --lidar vlp16 --camera cam.toml --camera-rate 20 --shm car1     (also car1.lidar and car1.image)
 
 Every key of the scenario file is also a flag: --set KEY=VALUE (dotted keys, TOML values); flags win over the file.
 The bridges' wire formats (ZeroMQ instructions and frames, UDP values, shared-memory header) are in docs/bridges.md;
@@ -129,6 +131,30 @@ pub struct SimArgs {
     /// Run the simulated clock at this multiple of the wall clock (1 = real time).
     #[arg(long, value_name = "FACTOR")]
     pub pace: Option<f64>,
+    /// A LiDAR on the ego: hdl32e, vlp16, hdl64e or a beam table FILE.toml. Its revolutions go
+    /// to --mcap (/lidar) and --shm (NAME.lidar). Needs --world or --scene.
+    #[arg(long, value_name = "SENSOR")]
+    pub lidar: Option<String>,
+    /// The LiDAR's revolutions a second.
+    #[arg(long, default_value_t = 10.0, requires = "lidar")]
+    pub lidar_rate: f64,
+    /// The LiDAR's height above the ego's body origin (on the road between the axles), m.
+    #[arg(long, default_value_t = 1.8, requires = "lidar")]
+    pub lidar_height: f64,
+    /// A camera on the ego: its file (as `roadscan camera --camera`), or without one 640 x 480,
+    /// 90 degrees, 1.6 m up. Its frames go to --mcap (/camera) and --shm (NAME.image).
+    #[arg(long, value_name = "CAM.toml", num_args = 0..=1, default_missing_value = "")]
+    pub camera: Option<String>,
+    /// The camera's frames a second.
+    #[arg(long, default_value_t = 10.0, requires = "camera")]
+    pub camera_rate: f64,
+    /// Threads casting and rendering (0: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// What the ZeroMQ frames carry as payload: `none`, or `camera` (the last camera frame as
+    /// R, G, B planes column-major, as the seed sent it).
+    #[arg(long, default_value = "none", value_name = "none|camera")]
+    pub zmq_payload: String,
 }
 
 /// The bridges of these arguments.
@@ -157,6 +183,12 @@ pub fn cosim(a: &SimArgs) -> Result<roadscan::cosim::CosimConfig> {
         shm_dir: None,
         state_file: a.state.clone(),
         pace: a.pace,
+        zmq_payload_camera: match a.zmq_payload.as_str() {
+            "none" => false,
+            "camera" if a.camera.is_some() => true,
+            "camera" => bail!("--zmq-payload camera: give --camera too"),
+            other => bail!("--zmq-payload {other}: use none or camera"),
+        },
     })
 }
 
@@ -205,6 +237,18 @@ pub fn config(a: &SimArgs) -> Result<SimConfig> {
         state: a.save_at.and(a.state.clone()),
         resume: a.resume.clone(),
         stop_at_route_end: a.stop_at_route_end,
+        sensors: roadscan::simulate::SimSensors {
+            lidar: a.lidar.as_ref().map(|l| roadscan::simulate::SimLidar {
+                sensor: l.clone(),
+                rate: a.lidar_rate,
+                height: a.lidar_height,
+            }),
+            camera: a.camera.as_ref().map(|c| roadscan::simulate::SimCamera {
+                file: (!c.is_empty()).then(|| PathBuf::from(c)),
+                rate: a.camera_rate,
+            }),
+            threads: a.threads,
+        },
     })
 }
 
