@@ -476,6 +476,20 @@ pub fn run(cfg: &LidarConfig, progress: &dyn Progress) -> Result<LidarRun> {
 /// The most lasers a beam table may have.
 pub const MOST_LASERS: usize = 128;
 
+/// The keys of a beam table file.
+pub const BEAM_KEYS: [&str; 10] = [
+    "name",
+    "lasers",
+    "laser_dt",
+    "cycle",
+    "firings_per_block",
+    "blocks_per_firing",
+    "min_range",
+    "max_range",
+    "range_step",
+    "product_id",
+];
+
 /// Reads a beam table from TOML: `name` (text), `laser_dt` and `cycle` (seconds: between two
 /// lasers of a firing, and between two firings), `firings_per_block` (1 to 12) and optionally
 /// `blocks_per_firing` (1 to 12, default 1; 12 x firings_per_block must be a multiple of it),
@@ -503,21 +517,9 @@ pub fn read_beam_file(path: &Path) -> Result<BeamTable> {
         anyhow!("{file}{at}: {}", e.message().trim_end().replace('\n', " "))
     })?;
     let bad = |key: &str, what: String| anyhow!("{file}: {key}: {what}");
-    const KNOWN: [&str; 10] = [
-        "name",
-        "lasers",
-        "laser_dt",
-        "cycle",
-        "firings_per_block",
-        "blocks_per_firing",
-        "min_range",
-        "max_range",
-        "range_step",
-        "product_id",
-    ];
     for k in table.keys() {
-        if !KNOWN.contains(&k.as_str()) {
-            return Err(bad(k, format!("unknown key (known: {})", KNOWN.join(", "))));
+        if !BEAM_KEYS.contains(&k.as_str()) {
+            return Err(bad(k, format!("unknown key (known: {})", BEAM_KEYS.join(", "))));
         }
     }
     let number = |t: &toml::Table, key: &str, name: &str, lo: f64, hi: f64, default: Option<f64>| -> Result<f64> {

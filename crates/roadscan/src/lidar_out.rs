@@ -63,7 +63,7 @@ pub fn wkt_of_georeference(geo: Option<&str>) -> Option<String> {
 }
 
 /// Seconds and nanoseconds of a UTC time, or an error naming it.
-fn timestamp(utc: f64) -> Result<Timestamp> {
+pub(crate) fn timestamp(utc: f64) -> Result<Timestamp> {
     Timestamp::try_from_epoch_secs_f64(utc).map_err(|e| anyhow!("time {utc} s since 1970 cannot be stamped: {e:?}"))
 }
 
@@ -313,19 +313,50 @@ impl std::fmt::Debug for McapOut {
 /// Transforms a second on `/tf`.
 const TF_RATE: f64 = 100.0;
 
+/// An uncompressed MCAP file being written to a temporary file beside `path` (renamed over it
+/// when finished).
+pub(crate) fn mcap_create(path: &Path) -> Result<mcap::Writer<atomic::TempFile>> {
+    let what = || format!("--mcap {}", path.display());
+    let tmp = atomic::TempFile::beside(path).with_context(what)?;
+    let options = mcap::WriteOptions::new().compression(None).profile("").library("roadscan");
+    options.create(tmp).with_context(what)
+}
+
+/// Writes message `m` on `channel` stamped `utc` (log and publish time), numbered by `sequence`.
+pub(crate) fn mcap_message<W: std::io::Write + std::io::Seek, M: Encode>(
+    writer: &mut mcap::Writer<W>,
+    sequence: &mut u32,
+    channel: u16,
+    utc: f64,
+    m: &M,
+) -> Result<()> {
+    let mut buf = Vec::with_capacity(m.encoded_len().unwrap_or(64));
+    m.encode(&mut buf).map_err(|e| anyhow!("encoding a message: {e}"))?;
+    let time = nanos(utc);
+    let header =
+        mcap::records::MessageHeader { channel_id: channel, sequence: *sequence, log_time: time, publish_time: time };
+    *sequence = sequence.wrapping_add(1);
+    Ok(writer.write_to_known_channel(&header, &buf)?)
+}
+
+/// A channel on `topic` with a Foxglove protobuf `schema`.
+pub(crate) fn mcap_channel<W: std::io::Write + std::io::Seek>(
+    writer: &mut mcap::Writer<W>,
+    schema: Option<foxglove::Schema>,
+    topic: &str,
+) -> Result<u16> {
+    let s = schema.ok_or_else(|| anyhow!("no Foxglove schema for {topic}"))?;
+    let id = writer.add_schema(&s.name, &s.encoding, &s.data)?;
+    Ok(writer.add_channel(id, topic, "protobuf", &BTreeMap::new())?)
+}
+
 impl McapOut {
     /// Starts writing `path` for the returns of `lidar`, the vehicle placed in the map frame of
     /// `offset`.
     pub fn create(path: &Path, lidar: &Lidar, offset: HeaderOffset, epoch: Epoch) -> Result<McapOut> {
         let what = || format!("--mcap {}", path.display());
-        let tmp = atomic::TempFile::beside(path).with_context(what)?;
-        let options = mcap::WriteOptions::new().compression(None).profile("").library("roadscan");
-        let mut writer = options.create(tmp).with_context(what)?;
-        let mut channel = |schema: Option<foxglove::Schema>, topic: &str| -> Result<u16> {
-            let s = schema.ok_or_else(|| anyhow!("no Foxglove schema for {topic}"))?;
-            let id = writer.add_schema(&s.name, &s.encoding, &s.data)?;
-            Ok(writer.add_channel(id, topic, "protobuf", &BTreeMap::new())?)
-        };
+        let mut writer = mcap_create(path)?;
+        let mut channel = |schema, topic: &str| mcap_channel(&mut writer, schema, topic);
         let clouds_channel = channel(PointCloud::get_schema(), "/lidar").with_context(what)?;
         let tf_channel = channel(FrameTransform::get_schema(), "/tf").with_context(what)?;
         Ok(McapOut {
@@ -399,17 +430,8 @@ impl McapOut {
 
     /// Writes one message stamped `utc`.
     fn message<M: Encode>(&mut self, channel: u16, utc: f64, m: &M) -> Result<()> {
-        let mut buf = Vec::with_capacity(m.encoded_len().unwrap_or(64));
-        m.encode(&mut buf).map_err(|e| anyhow!("encoding a message: {e}"))?;
-        let time = nanos(utc);
-        let header = mcap::records::MessageHeader {
-            channel_id: channel,
-            sequence: self.sequence,
-            log_time: time,
-            publish_time: time,
-        };
-        self.sequence = self.sequence.wrapping_add(1);
-        self.writer.write_to_known_channel(&header, &buf).with_context(|| format!("--mcap {}", self.target.display()))
+        mcap_message(&mut self.writer, &mut self.sequence, channel, utc, m)
+            .with_context(|| format!("--mcap {}", self.target.display()))
     }
 
     /// Writes the last cloud and the transforms up to `end` (trajectory time), completes the

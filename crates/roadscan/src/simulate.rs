@@ -15,11 +15,12 @@
 //! header `<offset>` applied), latitude and longitude from the map's geoReference through the
 //! `scan` crate's projection.
 
+use crate::lidar_out::timestamp;
 use crate::progress::{Progress, Stage};
 use crate::sim_sensors::SensorRig;
 pub use crate::sim_sensors::{SensorData, SimCamera, SimLidar, SimSensors};
 use anyhow::{anyhow, bail, Context, Result};
-use foxglove::messages::{FrameTransform, LocationFix, Log, PointCloud, Quaternion, RawImage, Timestamp, Vector3};
+use foxglove::messages::{FrameTransform, LocationFix, Log, PointCloud, Quaternion, RawImage, Vector3};
 use foxglove::Encode;
 use opendrive::model::HeaderOffset;
 use opendrive::OpenDrive;
@@ -923,14 +924,8 @@ impl McapLog {
         sensors: Option<(Option<sensors::Lidar>, bool)>,
     ) -> Result<McapLog> {
         let what = || format!("--mcap {}", path.display());
-        let tmp = atomic::TempFile::beside(path).with_context(what)?;
-        let options = mcap::WriteOptions::new().compression(None).profile("").library("roadscan");
-        let mut writer = options.create(tmp).with_context(what)?;
-        let mut channel = |schema: Option<foxglove::Schema>, topic: &str| -> Result<u16> {
-            let s = schema.ok_or_else(|| anyhow!("no Foxglove schema for {topic}"))?;
-            let id = writer.add_schema(&s.name, &s.encoding, &s.data)?;
-            Ok(writer.add_channel(id, topic, "protobuf", &BTreeMap::new())?)
-        };
+        let mut writer = crate::lidar_out::mcap_create(path)?;
+        let mut channel = |schema, topic: &str| crate::lidar_out::mcap_channel(&mut writer, schema, topic);
         let tf = channel(FrameTransform::get_schema(), "/tf").with_context(what)?;
         let gps = channel(LocationFix::get_schema(), "/gps").with_context(what)?;
         let collisions = channel(Log::get_schema(), "/collisions").with_context(what)?;
@@ -954,18 +949,9 @@ impl McapLog {
     }
 
     fn message<M: Encode>(&mut self, channel: u16, utc: f64, m: &M) -> Result<()> {
-        let mut buf = Vec::with_capacity(m.encoded_len().unwrap_or(64));
-        m.encode(&mut buf).map_err(|e| anyhow!("encoding a message: {e}"))?;
-        let time = nanos(utc);
-        let header = mcap::records::MessageHeader {
-            channel_id: channel,
-            sequence: self.sequence,
-            log_time: time,
-            publish_time: time,
-        };
-        self.sequence = self.sequence.wrapping_add(1);
         let w = self.writer.as_mut().ok_or_else(|| anyhow!("--mcap {}: already finished", self.target.display()))?;
-        w.write_to_known_channel(&header, &buf).with_context(|| format!("--mcap {}", self.target.display()))
+        crate::lidar_out::mcap_message(w, &mut self.sequence, channel, utc, m)
+            .with_context(|| format!("--mcap {}", self.target.display()))
     }
 
     fn frames(&mut self, sim: &Simulation) -> Result<()> {
@@ -1075,17 +1061,6 @@ impl Link for McapLog {
         w.finish().with_context(|| what.clone())?;
         w.into_inner().commit().with_context(|| what)
     }
-}
-
-/// Seconds and nanoseconds of a UTC time, or an error naming it.
-fn timestamp(utc: f64) -> Result<Timestamp> {
-    Timestamp::try_from_epoch_secs_f64(utc).map_err(|e| anyhow!("time {utc} s since 1970 cannot be stamped: {e:?}"))
-}
-
-/// Nanoseconds since 1970 of a UTC time (0 before 1970).
-fn nanos(utc: f64) -> u64 {
-    let s = utc.max(0.0).floor();
-    (s as u64).saturating_mul(1_000_000_000).saturating_add(((utc.max(0.0) - s) * 1e9).round() as u64)
 }
 
 /// The rotation of yaw (about z), then pitch (nose up positive) and roll (right side down

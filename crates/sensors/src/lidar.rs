@@ -288,22 +288,7 @@ impl Lidar {
         let b = &self.beams;
         let tf = index as f64 * b.cycle;
         let (pa, pb) = (path.pose(tf).then(&self.mount), path.pose(tf + b.cycle).then(&self.mount));
-        let lerp = |t: f64| {
-            let w = ((t - tf) / b.cycle).clamp(0.0, 1.0);
-            let mix = |a: V3, c: V3| [a[0] + w * (c[0] - a[0]), a[1] + w * (c[1] - a[1]), a[2] + w * (c[2] - a[2])];
-            Pose { position: mix(pa.position, pb.position), axes: [0, 1, 2].map(|i| mix(pa.axes[i], pb.axes[i])) }
-        };
-        let mut returns = Vec::with_capacity(b.lasers.len());
-        for (j, laser) in b.lasers.iter().enumerate() {
-            let t = tf + j as f64 * b.laser_dt;
-            let pose_j = lerp(t);
-            let phi = self.azimuth(t) + laser.azimuth_offset;
-            let (se, ce) = laser.elevation.sin_cos();
-            let (sp, cp) = phi.sin_cos();
-            let dir = pose_j.direction([ce * cp, -ce * sp, se]);
-            let ray = Ray { time: t, ..Ray::new(pose_j.position, dir).up_to(b.max_range) };
-            returns.push(self.measure(world, &ray, index, j as u32));
-        }
+        let returns = self.lasers(world, index, tf, |t| between(&pa, &pb, tf, b.cycle, t));
         Firing { index, time: tf, azimuth: self.azimuth(tf), pose: pa, returns }
     }
 
@@ -316,28 +301,31 @@ impl Lidar {
         // The body's pose at the packet's ends, interpolated between: over 0.55 ms a vehicle
         // turns by well under a milliradian, so the error is below a micrometre.
         let (pa, pb) = (path.pose(ta).then(&self.mount), path.pose(ta + packet_time).then(&self.mount));
-        let lerp = |t: f64| {
-            let w = ((t - ta) / packet_time).clamp(0.0, 1.0);
-            let mix = |a: V3, c: V3| [a[0] + w * (c[0] - a[0]), a[1] + w * (c[1] - a[1]), a[2] + w * (c[2] - a[2])];
-            Pose { position: mix(pa.position, pb.position), axes: [0, 1, 2].map(|i| mix(pa.axes[i], pb.axes[i])) }
-        };
         for f in 0..fpp {
             let index = (p * fpp + f) as u64;
             let tf = ta + f as f64 * b.cycle;
-            let pose = lerp(tf);
-            let mut returns = Vec::with_capacity(b.lasers.len());
-            for (j, laser) in b.lasers.iter().enumerate() {
-                let t = tf + j as f64 * b.laser_dt;
-                let pose_j = lerp(t);
-                let phi = self.azimuth(t) + laser.azimuth_offset;
-                let (se, ce) = laser.elevation.sin_cos();
-                let (sp, cp) = phi.sin_cos();
-                let dir = pose_j.direction([ce * cp, -ce * sp, se]);
-                let ray = Ray { time: t, ..Ray::new(pose_j.position, dir).up_to(b.max_range) };
-                returns.push(self.measure(world, &ray, index, j as u32));
-            }
-            out.push(Firing { index, time: tf, azimuth: self.azimuth(tf), pose, returns });
+            let at = |t: f64| between(&pa, &pb, ta, packet_time, t);
+            let returns = self.lasers(world, index, tf, at);
+            out.push(Firing { index, time: tf, azimuth: self.azimuth(tf), pose: at(tf), returns });
         }
+    }
+
+    /// The returns of firing `index` at `tf`: each laser cast at its own time, azimuth and the
+    /// pose `pose_at` gives for that time.
+    fn lasers(&self, world: &dyn Cast, index: u64, tf: f64, pose_at: impl Fn(f64) -> Pose) -> Vec<Return> {
+        let b = &self.beams;
+        let mut returns = Vec::with_capacity(b.lasers.len());
+        for (j, laser) in b.lasers.iter().enumerate() {
+            let t = tf + j as f64 * b.laser_dt;
+            let pose_j = pose_at(t);
+            let phi = self.azimuth(t) + laser.azimuth_offset;
+            let (se, ce) = laser.elevation.sin_cos();
+            let (sp, cp) = phi.sin_cos();
+            let dir = pose_j.direction([ce * cp, -ce * sp, se]);
+            let ray = Ray { time: t, ..Ray::new(pose_j.position, dir).up_to(b.max_range) };
+            returns.push(self.measure(world, &ray, index, j as u32));
+        }
+        returns
     }
 
     /// The return of one ray.
@@ -367,4 +355,12 @@ impl Lidar {
             point: ray.at(range),
         }
     }
+}
+
+/// The pose at `t` on the straight blend from `pa` (at `t0`) to `pb` (at `t0 + span`), `t`
+/// clamped to that interval.
+fn between(pa: &Pose, pb: &Pose, t0: f64, span: f64, t: f64) -> Pose {
+    let w = ((t - t0) / span).clamp(0.0, 1.0);
+    let mix = |a: V3, c: V3| [a[0] + w * (c[0] - a[0]), a[1] + w * (c[1] - a[1]), a[2] + w * (c[2] - a[2])];
+    Pose { position: mix(pa.position, pb.position), axes: [0, 1, 2].map(|i| mix(pa.axes[i], pb.axes[i])) }
 }

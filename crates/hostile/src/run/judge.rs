@@ -142,20 +142,6 @@ const CONFIG_KEYS: &[&str] = &[
     "half-width",
 ];
 
-/// The keys of a beam table.
-const BEAM_KEYS: &[&str] = &[
-    "name",
-    "lasers",
-    "laser_dt",
-    "cycle",
-    "firings_per_block",
-    "blocks_per_firing",
-    "min_range",
-    "max_range",
-    "range_step",
-    "product_id",
-];
-
 /// The keys of a camera file.
 const CAMERA_KEYS: &[&str] = &["width", "height", "fx", "fy", "cx", "cy", "hfov", "distortion", "mount"];
 
@@ -185,7 +171,7 @@ const STATE_KEYS: &[&str] = &["tick", "ego", "driver", "actors", "prefabs", "con
 fn keys_of(kind: Kind) -> &'static [&'static str] {
     match kind {
         Kind::Toml => CONFIG_KEYS,
-        Kind::Beams => BEAM_KEYS,
+        Kind::Beams => &roadscan::lidar::BEAM_KEYS,
         Kind::Camera => CAMERA_KEYS,
         Kind::World => WORLD_KEYS,
         Kind::Scenario => SCENARIO_KEYS,
