@@ -159,6 +159,11 @@ impl Cosim {
         })
     }
 
+    /// Valid UDP inputs received, over every socket.
+    pub fn udp_received(&self) -> u64 {
+        self.udp_in.iter().map(|(rx, _)| rx.received).sum()
+    }
+
     /// The server's bound endpoint (with the port it chose), when serving.
     pub fn endpoint(&self) -> Option<&str> {
         self.server.as_ref().map(|s| s.endpoint())

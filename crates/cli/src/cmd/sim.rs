@@ -258,7 +258,11 @@ pub fn run(a: &SimArgs, progress: &Bars) -> Result<u8> {
     let bridges = cosim(a)?;
     let r = if bridges.any() {
         let mut link = roadscan::cosim::Cosim::open(&bridges)?;
-        roadscan::simulate::run(&cfg, &mut [&mut link], progress)?
+        let r = roadscan::simulate::run(&cfg, &mut [&mut link], progress)?;
+        if !progress.quiet() && !a.json {
+            eprintln!("roadscan: bridges: {} UDP inputs taken, {} messages refused", link.udp_received(), link.refused);
+        }
+        r
     } else {
         roadscan::simulate::run(&cfg, &mut [], progress)?
     };
