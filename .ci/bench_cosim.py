@@ -91,7 +91,7 @@ listen = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 listen.bind(("127.0.0.1", out_port))
 listen.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 listen.settimeout(3.0)
-p = subprocess.Popen([BIN, "sim", "--scene", "demo", "--tick", "0.001", "--pace", "1", "--duration", str(SECONDS),
+p = subprocess.Popen([BIN, "sim", "--scene", "demo", "--tick", "0.001", "--pace", "1", "--duration", str(SECONDS + 3),
                       "--udp-in", f"127.0.0.1:{in_port}", "--udp-out", f"127.0.0.1:{out_port}", "--udp-format", "f64le"],
                      stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
 back = [0]
@@ -112,7 +112,7 @@ time.sleep(1.0)  # the world loads
 tx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 sent, start = 0, time.perf_counter()
 x0 = None
-while p.poll() is None and sent < SECONDS * 1000 - 1500:
+while p.poll() is None and sent < SECONDS * 1000:
     due = start + sent / 1000.0
     now = time.perf_counter()
     if due > now:
