@@ -354,18 +354,14 @@ impl Cosim {
                 _ => None,
             })
             .collect();
+        let reply_due = self.server.is_some() && self.pending == 1;
         if self.server.is_some() && self.pending > 0 {
             self.pending -= 1;
-            if self.pending == 0 {
-                let r = Reply::Ok(self.frame(sim)).encode();
-                if let Some(s) = self.server.as_mut() {
-                    s.reply(r)?;
-                }
-            }
         }
-        if self.client.is_some() {
-            let frame = self.frame(sim).encode();
-            let reply = self.client.as_mut().map(|c| c.request(frame)).transpose()?.unwrap_or_default();
+        // The tick's frame, made once for every bridge that sends it (it may carry an image).
+        let frame = (reply_due || self.client.is_some() || !self.udp_out.is_empty()).then(|| self.frame(sim));
+        if let (Some(f), Some(client)) = (&frame, self.client.as_mut()) {
+            let reply = client.request(f.encode())?;
             match Instruction::decode(&reply) {
                 Ok(Instruction::Stop) => self.ended = true,
                 Ok(Instruction::Tick(_)) => {}
@@ -373,8 +369,7 @@ impl Cosim {
                 Err(_) => self.refused += 1,
             }
         }
-        if !self.udp_out.is_empty() {
-            let f = self.frame(sim);
+        if let (Some(f), false) = (&frame, self.udp_out.is_empty()) {
             let mut msgs: Vec<Vec<f64>> = f
                 .objects
                 .iter()
@@ -424,6 +419,10 @@ impl Cosim {
                 shape: [STATE_FIELDS.len() as u32, 1, 1, 1],
             };
             seg.write(&meta, &bridges::shm::f64_bytes(&v))?;
+        }
+        // Last, so a peer the reply releases finds the state segment already at this tick.
+        if let (true, Some(f), Some(server)) = (reply_due, frame, self.server.as_mut()) {
+            server.reply(Reply::Ok(f).encode())?;
         }
         Ok(())
     }
