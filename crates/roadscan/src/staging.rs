@@ -155,11 +155,8 @@ impl Outputs {
                 if d.is_none() {
                     *d = Some(e);
                 }
-                // Written, never committed.
-                self.holders.borrow().first().map_or_else(
-                    || std::env::temp_dir().join(format!("{TMP}{}-deferred", std::process::id())),
-                    |(_, h)| h.join(".deferred"),
-                )
+                // Written, never committed; removed when the outputs are dropped.
+                self.holders.borrow().first().map_or_else(deferred_scratch, |(_, h)| h.join(".deferred"))
             }
         }
     }
@@ -304,8 +301,15 @@ impl Outputs {
     }
 }
 
+/// Where a deferred output is written when no staging directory exists yet.
+fn deferred_scratch() -> PathBuf {
+    std::env::temp_dir().join(format!("{TMP}{}-deferred", std::process::id()))
+}
+
 impl Drop for Outputs {
     fn drop(&mut self) {
+        // The scratch name carries this process's id, so no other run's file is touched.
+        let _ = std::fs::remove_file(deferred_scratch());
         let holders = std::mem::take(&mut *self.holders.borrow_mut());
         for (_, h) in holders {
             if !self.committed {
@@ -600,6 +604,19 @@ mod tests {
         let mut left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
         left.sort();
         assert_eq!(left, ["a.txt", "out"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_deferred_error_leaves_no_scratch_file_behind() {
+        let d = scratch("defer");
+        // A file where a directory is needed: the output cannot be staged.
+        std::fs::write(d.join("plain"), "x").unwrap();
+        let o = Outputs::new(Vec::<PathBuf>::new());
+        let p = o.file_or_defer(&d.join("plain").join("tile.crg"));
+        std::fs::write(&p, "written, never committed").unwrap();
+        assert!(o.commit().is_err());
+        assert!(!p.exists(), "{} left behind", p.display());
         std::fs::remove_dir_all(&d).unwrap();
     }
 
