@@ -94,6 +94,11 @@ pub struct Actor {
     /// Motion imposed by external dynamics; while set, the pedals and steering are not used.
     #[serde(default)]
     pub external: Option<crate::vehicle::External>,
+    /// The road's planar s under it after the last tick, where the next tick's search for it
+    /// starts (see `RoadSurface::planar_st_from`); saved with the state so a resumed run asks
+    /// the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s_hint: Option<f64>,
 }
 
 /// Sets a variable; NaN or infinite values are refused.
@@ -136,7 +141,9 @@ impl Actor {
         if let Some(ext) = self.external {
             let ([x, y], h, v) = ext.advance([self.x, self.y], self.heading, 0.0, dt);
             (self.x, self.y, self.heading, self.speed) = (x, y, h, v);
-            match (surface.height(x, y), ext) {
+            let c = surface.contact_from(x, y, self.s_hint);
+            self.s_hint = c.map(|c| c.s);
+            match (c.map(|c| c.z), ext) {
                 (Some(z), _) => self.z = z,
                 (None, crate::vehicle::External::Pose(p)) => self.z = p[2],
                 (None, crate::vehicle::External::Velocity(v)) => self.z += v[2] * dt,
@@ -162,8 +169,10 @@ impl Actor {
             (self.x, self.y, self.heading) = (self.x + dx, self.y + dy, h + if d > 0.0 { 0.0 } else { steer * dt });
         }
         self.speed = v1;
-        if let Some(z) = surface.height(self.x, self.y) {
-            self.z = z;
+        let c = surface.contact_from(self.x, self.y, self.s_hint);
+        self.s_hint = c.map(|c| c.s);
+        if let Some(c) = c {
+            self.z = c.z;
         }
     }
 }
@@ -260,7 +269,7 @@ impl Actors {
             }
         }
         let speed = checked(Variable::Speed, s.speed)?;
-        let z = surface.height(s.x, s.y).ok_or(Error::OffRoad { x: s.x, y: s.y, reach: surface.reach() })?;
+        let c = surface.contact(s.x, s.y).ok_or(Error::OffRoad { x: s.x, y: s.y, reach: surface.reach() })?;
         let actor = Actor {
             id: s.id.clone(),
             prefab: p.id.clone(),
@@ -268,7 +277,7 @@ impl Actors {
             size: p.size,
             x: s.x,
             y: s.y,
-            z,
+            z: c.z,
             heading: s.heading,
             speed,
             steering: 0.0,
@@ -276,6 +285,7 @@ impl Actors {
             brake: 0.0,
             acceleration: 0.0,
             external: None,
+            s_hint: Some(c.s),
         };
         self.actors.push(actor);
         self.actors.last().ok_or_else(|| Error::UnknownId { what: "actor", id: s.id.clone() })

@@ -18,8 +18,19 @@ use crate::Error;
 use opendrive::RoadEval;
 use world::CrgLink;
 
-/// How far from the reference line a point may lie and still be on the road, m (default).
+/// How far from the reference line a point may lie and still be on the road, m: at most
+/// this, and by default the road's outermost lane border or CRG edge plus [`REACH_MARGIN`].
 pub const DEFAULT_REACH: f64 = 50.0;
+
+/// How far beyond its outermost lane border or CRG edge the road's surface is still taken
+/// (a shoulder, a kerb, a pavement the road file leaves out), m.
+pub const REACH_MARGIN: f64 = 10.0;
+
+/// The inverse is asked within this distance of the reference line first, m: a wheel is
+/// almost always this close, and the search's cost grows with the distance asked. The nearest
+/// solution within it is the nearest of all (any nearer one lies within it too); only a point
+/// with none asks again with the full reach.
+const NEAR: f64 = 8.0;
 
 /// A CRG on its road.
 #[derive(Debug, Clone, Copy)]
@@ -52,9 +63,25 @@ pub struct RoadSurface<'a> {
 }
 
 impl<'a> RoadSurface<'a> {
-    /// The surface of `road` (its OpenDRIVE surface alone until CRGs are added).
+    /// The surface of `road` (its OpenDRIVE surface alone until CRGs are added). Its reach
+    /// is the outermost lane border (sampled every 5 m and at each lane section) plus
+    /// [`REACH_MARGIN`], at most [`DEFAULT_REACH`]: asking off the road is then as cheap as
+    /// on it (the inverse's cost grows with the distance searched).
     pub fn new(road: &'a opendrive::Road) -> RoadSurface<'a> {
-        RoadSurface { road: RoadEval::new(road), crgs: Vec::new(), reach: DEFAULT_REACH }
+        let eval = RoadEval::new(road);
+        let len = eval.length();
+        let mut widest = 0.0f64;
+        let sections = road.lanes.lane_sections.iter().map(|l| l.s);
+        let steps = (0..=((len / 5.0).ceil().min(1e6) as usize)).map(|k| (k as f64 * 5.0).min(len));
+        for s in sections.chain(steps).filter(|s| s.is_finite() && (0.0..=len).contains(s)) {
+            for (_, t) in eval.lane_borders(s) {
+                if t.is_finite() {
+                    widest = widest.max(t.abs());
+                }
+            }
+        }
+        let reach = (widest + REACH_MARGIN).min(DEFAULT_REACH);
+        RoadSurface { road: eval, crgs: Vec::new(), reach }
     }
 
     /// Adds a CRG laid on the road by `link`. Earlier CRGs win where grids overlap.
@@ -65,6 +92,12 @@ impl<'a> RoadSurface<'a> {
                 crg.nu(),
                 crg.v_positions().len()
             )));
+        }
+        // The grid's edges are on the road too.
+        let (v_lo, v_hi) = crg.v_range();
+        let edge = (link.t_offset.abs() + v_lo.abs().max(v_hi.abs()) + REACH_MARGIN).min(DEFAULT_REACH);
+        if edge.is_finite() {
+            self.reach = self.reach.max(edge);
         }
         self.crgs.push(CrgOnRoad { link, crg });
         Ok(self)
@@ -100,12 +133,44 @@ impl<'a> RoadSurface<'a> {
 
     /// Planar (s, t) of the plan point (x, y), or `None` off the road.
     pub fn planar_st(&self, x: f64, y: f64) -> Option<(f64, f64)> {
-        let c = self.road.xy_to_st(x, y, self.reach)?;
+        let c = match self.road.xy_to_st(x, y, NEAR.min(self.reach)) {
+            Some(c) => c,
+            None if self.reach > NEAR => self.road.xy_to_st(x, y, self.reach)?,
+            None => return None,
+        };
+        let (s, t, _, _) = self.planar_newton(x, y, c.s, c.t);
+        (s.is_finite() && t.is_finite() && t.abs() <= self.reach).then_some((s, t))
+    }
+
+    /// As [`RoadSurface::planar_st`], starting from `hint`, the s of a point near (x, y) (the
+    /// same wheel a tick ago): a few Newton steps from there instead of the road's inverse.
+    /// The warm answer is taken only where it is the nearest foot point beyond doubt: the
+    /// steps converge, s lies inside the road, |t| <= the first search's distance and the
+    /// point lies well inside the reference line's circle of curvature (|κ t| < 0.5); else,
+    /// and without a hint, the full search. A hint kept in the saved state makes a resumed run
+    /// ask the same questions.
+    pub fn planar_st_from(&self, x: f64, y: f64, hint: Option<f64>) -> Option<(f64, f64)> {
         let len = self.road.length();
-        let (mut s, mut t) = (c.s, c.t);
-        // Newton on P(s) + t N(s) = q: dF/ds = T (1 - κ t), dF/dt = N.
+        if let Some(s0) = hint.filter(|s| s.is_finite() && *s > 0.0 && *s < len) {
+            let (s, t, curvature, converged) = self.planar_newton(x, y, s0, 0.0);
+            let reach = NEAR.min(self.reach);
+            if converged && s > 0.0 && s < len && t.abs() <= reach && (curvature * t).abs() < 0.5 {
+                return Some((s, t));
+            }
+        }
+        self.planar_st(x, y)
+    }
+
+    /// Newton on P(s) + t N(s) = (x, y) from (s, t): the last (s, t), the reference line's
+    /// curvature there, and whether it converged (a step below 1e-10 m, after which the error
+    /// is of the order of the step squared times the curvature).
+    fn planar_newton(&self, x: f64, y: f64, mut s: f64, mut t: f64) -> (f64, f64, f64, bool) {
+        let len = self.road.length();
+        let mut curvature = 0.0;
+        // dF/ds = T (1 - κ t), dF/dt = N.
         for _ in 0..8 {
             let p = self.road.pose(s);
+            curvature = p.curvature;
             let (sn, cs) = p.hdg.sin_cos();
             let r = [x - p.x - t * -sn, y - p.y - t * cs];
             let along = r[0] * cs + r[1] * sn;
@@ -114,15 +179,14 @@ impl<'a> RoadSurface<'a> {
             if k.abs() < 1e-9 {
                 break;
             }
-            let s_new = (s + along / k).clamp(0.0, len);
-            let done = along.abs() < 1e-12 && across.abs() < 1e-12;
-            s = s_new;
+            let ds = along / k;
+            s = (s + ds).clamp(0.0, len);
             t += across;
-            if done {
-                break;
+            if ds.abs() < 1e-10 && across.abs() < 1e-10 {
+                return (s, t, curvature, true);
             }
         }
-        (s.is_finite() && t.is_finite() && t.abs() <= self.reach).then_some((s, t))
+        (s, t, curvature, false)
     }
 
     /// The OpenDRIVE surface at planar (s, t): elevation plus t times the planar cross slope.
@@ -157,7 +221,13 @@ impl<'a> RoadSurface<'a> {
 
     /// The surface under the plan point (x, y), or `None` off the road.
     pub fn contact(&self, x: f64, y: f64) -> Option<Contact> {
-        let (s, t) = self.planar_st(x, y)?;
+        self.contact_from(x, y, None)
+    }
+
+    /// As [`RoadSurface::contact`], warm started from `hint` (see
+    /// [`RoadSurface::planar_st_from`]).
+    pub fn contact_from(&self, x: f64, y: f64, hint: Option<f64>) -> Option<Contact> {
+        let (s, t) = self.planar_st_from(x, y, hint)?;
         let (z, on_crg) = self.height_st(s, t);
         Some(Contact { s, t, z, on_crg })
     }

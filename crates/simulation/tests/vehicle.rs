@@ -211,3 +211,54 @@ fn planar_st_inverts_the_crg_placement_on_a_superelevated_road() {
     }
     assert!(worst_frame > 1e-3, "the road frame's t differs there ({worst_frame} m)");
 }
+
+/// The warm start from a nearby s (a wheel a tick ago) finds the same (s, t) as the full
+/// search within 1e-9 m, on the superelevated, curved demo road and on esmini's curves.xodr;
+/// a wrong hint (half the road away) still gives the nearest foot point; a point beyond the
+/// road's reach gives None with and without a hint.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn a_warm_started_inverse_equals_the_full_search() {
+    let curves =
+        opendrive::read_file(&roadscan_tests::shared_data().join("opendrive/esmini/curves.xodr")).expect("curves");
+    for odr in [demo_road(), curves] {
+        let surface = RoadSurface::new(&odr.roads[0]);
+        let len = surface.road().length();
+        let mut warm = 0;
+        for i in 0..400 {
+            let s = 0.5 + (len - 1.0) * i as f64 / 400.0;
+            let t = -3.0 + (i as f64 * 0.61).sin() * 2.5;
+            let xy = surface.st_to_xy(s, t);
+            let full = surface.planar_st(xy[0], xy[1]).expect("on the road");
+            for hint in [s - 0.12, s + 0.3, s, len - s] {
+                let got = surface.planar_st_from(xy[0], xy[1], Some(hint)).expect("on the road");
+                assert!(
+                    (got.0 - full.0).abs() < 1e-9 && (got.1 - full.1).abs() < 1e-9,
+                    "({s}, {t}) from {hint}: {got:?} vs {full:?}"
+                );
+            }
+            warm += usize::from((full.0 - s).abs() < 1e-9);
+        }
+        assert_eq!(warm, 400, "the full search inverts the placement");
+        // Beyond the reach: nothing, hinted or not.
+        let far = surface.st_to_xy(0.5 * len, surface.reach() + 5.0);
+        assert!(surface.planar_st(far[0], far[1]).is_none());
+        assert!(surface.planar_st_from(far[0], far[1], Some(0.5 * len)).is_none());
+    }
+}
+
+/// The surface's reach follows the road: its outermost lane border plus the margin (the demo
+/// road's lanes reach 8 to 12 m), not the 50 m cap.
+#[test]
+fn the_reach_is_the_outermost_lane_border_plus_the_margin() {
+    let odr = demo_road();
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let road = surface.road();
+    let widest = (0..=150)
+        .map(|k| road.lane_borders(k as f64 * road.length() / 150.0).iter().map(|(_, t)| t.abs()).fold(0.0, f64::max))
+        .fold(0.0, f64::max);
+    assert!(widest > 3.0, "the demo road has lanes ({widest} m)");
+    let want = widest + simulation::surface::REACH_MARGIN;
+    assert!((surface.reach() - want).abs() < 0.5, "reach {} vs {want}", surface.reach());
+    assert!(surface.reach() < simulation::surface::DEFAULT_REACH);
+}

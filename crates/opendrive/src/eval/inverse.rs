@@ -124,7 +124,7 @@ impl Bbox {
     }
 }
 
-const CHUNK: usize = 32;
+const CHUNK: usize = 8;
 
 /// Sampled reference line with two levels of bounding boxes.
 #[derive(Debug)]
@@ -236,10 +236,12 @@ impl SegmentIndex {
     fn bracket(&self, eval: &RoadEval, q: [f64; 2], r: f64, seg: &Segment, out: &mut Vec<(f64, f64)>) {
         let c_of = |x: &Sample| cross(x.l, [q[0] - x.p[0], q[1] - x.p[1]]);
         let h = seg.b.s - seg.a.s;
-        let dist = ((q[0] - seg.a.p[0]).powi(2) + (q[1] - seg.a.p[1]).powi(2)).sqrt();
-        if dist > r + h + 1.0 {
+        let d2 = (q[0] - seg.a.p[0]).powi(2) + (q[1] - seg.a.p[1]).powi(2);
+        let reach = r + h + 1.0;
+        if d2 > reach * reach {
             return;
         }
+        let dist = d2.sqrt();
         // c' = cross(L', q - P) - cross(L, T): |c'| <= |L'|·d + 1, and c' keeps the sign of
         // cross(T, L) ≈ alpha while |L'|·d < alpha: then c is monotone, one root at most.
         let lip = 1.0 + seg.l_rate * (dist + h);
