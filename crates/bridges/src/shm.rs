@@ -105,7 +105,8 @@ pub fn default_dir() -> PathBuf {
     PathBuf::from("/dev/shm")
 }
 
-fn check_name(name: &str) -> Result<(), Error> {
+/// Checks a segment name: 1-200 letters, digits, '.', '_' or '-', not starting with '.'.
+pub fn check_name(name: &str) -> Result<(), Error> {
     let ok = !name.is_empty()
         && name.len() <= 200
         && name.bytes().all(|c| c.is_ascii_alphanumeric() || b"._-".contains(&c))

@@ -188,6 +188,37 @@ impl Receiver {
     }
 }
 
+/// Checks that `addr` is HOST:PORT (an IPv4 address, `[IPv6]` or a host name, and a port
+/// number) without resolving it, so a configuration is refused before any socket is made.
+pub fn check_address(addr: &str) -> Result<(), Error> {
+    if addr.parse::<SocketAddr>().is_ok() {
+        return Ok(());
+    }
+    let ok = addr.rsplit_once(':').is_some_and(|(host, port)| {
+        (host.parse::<std::net::IpAddr>().is_ok() || host_name_ok(host)) && port.parse::<u16>().is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Message(format!("{addr:?} is not HOST:PORT (e.g. 127.0.0.1:9000)")))
+    }
+}
+
+/// True for a DNS host name (`localhost`, `sim-pc.lan`): dot-separated labels of letters,
+/// digits and '-', the last not all digits (that would be a malformed IPv4 address).
+pub(crate) fn host_name_ok(host: &str) -> bool {
+    let labels_ok = !host.is_empty()
+        && host.len() <= 253
+        && host.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-')
+        });
+    labels_ok && !host.rsplit('.').next().is_some_and(|l| l.bytes().all(|c| c.is_ascii_digit()))
+}
+
 /// A socket that sends pose updates and contact reports to one address.
 #[derive(Debug)]
 pub struct Sender {
@@ -224,6 +255,17 @@ impl Sender {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
+
+    #[test]
+    fn addresses_are_checked_without_resolving() {
+        for good in ["127.0.0.1:9000", "[::1]:9000", "::1:9000", "localhost:0", "sim-pc.lan:65535"] {
+            assert!(check_address(good).is_ok(), "{good}");
+        }
+        for bad in ["127.0.0.1", "127.0.0.1:70000", "300.1.1.1:80", ":9000", "a b:1", "host:", "x.-y:1", ""] {
+            let e = check_address(bad).unwrap_err().to_string();
+            assert!(e.contains("HOST:PORT"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn the_seeds_text_and_simulinks_binary_read_the_same() {

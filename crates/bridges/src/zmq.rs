@@ -26,6 +26,20 @@ fn single(m: ZmqMessage) -> Result<Vec<u8>, Error> {
     }
 }
 
+/// Checks that `endpoint` is `tcp://HOST:PORT` (the transport this build has; HOST an IP
+/// address or a host name) without connecting or binding.
+pub fn check_endpoint(endpoint: &str) -> Result<(), Error> {
+    let bad = |why: &str| Error::Message(format!("{endpoint:?} is not tcp://HOST:PORT ({why})"));
+    match endpoint.parse::<zeromq::Endpoint>() {
+        Ok(zeromq::Endpoint::Tcp(zeromq::Host::Domain(h), _)) if !crate::udp::host_name_ok(&h) => {
+            Err(bad(&format!("{h:?} is not a host name")))
+        }
+        Ok(zeromq::Endpoint::Tcp(..)) => Ok(()),
+        Ok(_) => Err(bad("only tcp is built in")),
+        Err(e) => Err(bad(&e.to_string())),
+    }
+}
+
 /// The simulator as a REQ client (`--zmq-connect`).
 pub struct Client {
     rt: tokio::runtime::Runtime,
@@ -116,6 +130,17 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
     use crate::wire::{Frame, Instruction, Reply};
+
+    #[test]
+    fn endpoints_are_checked_without_connecting() {
+        for good in ["tcp://127.0.0.1:5555", "tcp://localhost:0", "tcp://[::1]:5556"] {
+            assert!(check_endpoint(good).is_ok(), "{good}");
+        }
+        for bad in ["127.0.0.1:5555", "tcp://127.0.0.1", "tcp://a b:5", "udp://127.0.0.1:5", "tcp://h:99999", ""] {
+            let e = check_endpoint(bad).unwrap_err().to_string();
+            assert!(e.contains("tcp://HOST:PORT"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn a_client_and_a_server_exchange_instructions_and_frames() {

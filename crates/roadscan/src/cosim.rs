@@ -58,6 +58,159 @@ impl CosimConfig {
     }
 }
 
+/// The bridges as keys: the `[bridges]` table of a scenario file, or the bridge flags of
+/// `roadscan sim` (one key a flag: `zmq_connect` is `--zmq-connect`, `udp_in` is `--udp-in`),
+/// every key optional. [`BridgeKeys::over`] lays the flags over the file's keys, key by key;
+/// [`BridgeKeys::config`] makes the bridges of them.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table of bridge keys")]
+pub struct BridgeKeys {
+    /// `tcp://HOST:PORT`: the simulator as a REQ client of this REP server.
+    pub zmq_connect: Option<String>,
+    /// `tcp://HOST:PORT`: the simulator as a REP server.
+    pub zmq_bind: Option<String>,
+    /// Seconds to wait for a ZeroMQ peer (default 60).
+    pub zmq_timeout: Option<f64>,
+    /// `none` or `camera` (default none).
+    pub zmq_payload: Option<String>,
+    /// `HOST:PORT[=ID]`, one socket each (a string or a list of them in a file).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub udp_in: Option<Vec<String>>,
+    /// `HOST:PORT`, one target each (a string or a list of them in a file).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub udp_out: Option<Vec<String>>,
+    /// `text`, `f32le`, `f32be`, `f64le` or `f64be` (default text).
+    pub udp_format: Option<String>,
+    /// The shared-memory segments' name.
+    pub shm: Option<String>,
+    /// Simulated seconds per wall-clock second (1 = real time).
+    pub pace: Option<f64>,
+}
+
+/// A string, or a list of strings.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged, expecting = "a string or a list of strings")]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(Some(match serde::Deserialize::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    }))
+}
+
+/// A bridge key whose value is refused: the key (as in the scenario file) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadBridgeKey {
+    /// The key (`udp_out`); its flag is the key with '-' for '_' (`--udp-out`).
+    pub key: &'static str,
+    /// Why, naming the value.
+    pub message: String,
+}
+
+impl std::fmt::Display for BadBridgeKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for BadBridgeKey {}
+
+impl BridgeKeys {
+    /// `self`'s keys where given, else `base`'s: the flags (`self`) win over the file (`base`)
+    /// key by key. The ZeroMQ role is one choice: a flag giving `zmq_connect` or `zmq_bind`
+    /// replaces both of the file's.
+    pub fn over(self, base: BridgeKeys) -> BridgeKeys {
+        let role = self.zmq_connect.is_some() || self.zmq_bind.is_some();
+        BridgeKeys {
+            zmq_connect: if role { self.zmq_connect } else { base.zmq_connect },
+            zmq_bind: if role { self.zmq_bind } else { base.zmq_bind },
+            zmq_timeout: self.zmq_timeout.or(base.zmq_timeout),
+            zmq_payload: self.zmq_payload.or(base.zmq_payload),
+            udp_in: self.udp_in.or(base.udp_in),
+            udp_out: self.udp_out.or(base.udp_out),
+            udp_format: self.udp_format.or(base.udp_format),
+            shm: self.shm.or(base.shm),
+            pace: self.pace.or(base.pace),
+        }
+    }
+
+    /// True when a ZeroMQ bridge is given (its save instruction writes the state file).
+    pub fn zmq(&self) -> bool {
+        self.zmq_connect.is_some() || self.zmq_bind.is_some()
+    }
+
+    /// Checks every value without opening anything: endpoints and addresses are well formed
+    /// (not resolved), the format and payload are known names, the numbers are in range.
+    pub fn check(&self) -> Result<(), BadBridgeKey> {
+        let bad = |key: &'static str, message: String| Err(BadBridgeKey { key, message });
+        if self.zmq_connect.is_some() && self.zmq_bind.is_some() {
+            return bad("zmq_bind", "give zmq_connect or zmq_bind, not both".into());
+        }
+        for (key, e) in [("zmq_connect", &self.zmq_connect), ("zmq_bind", &self.zmq_bind)] {
+            if let Some(e) = e {
+                zmq::check_endpoint(e).or_else(|e| bad(key, e.to_string()))?;
+            }
+        }
+        if let Some(t) = self.zmq_timeout {
+            if !(t.is_finite() && t > 0.0 && t <= 86_400.0) {
+                return bad("zmq_timeout", format!("{t}: give seconds in (0, 86400]"));
+            }
+        }
+        if let Some(p) = &self.zmq_payload {
+            if !matches!(p.as_str(), "none" | "camera") {
+                return bad("zmq_payload", format!("{p:?}: use none or camera"));
+            }
+        }
+        for spec in self.udp_in.iter().flatten() {
+            let (addr, id) = spec.split_once('=').map_or((spec.as_str(), None), |(a, i)| (a, Some(i)));
+            udp::check_address(addr).or_else(|e| bad("udp_in", format!("{e} in {spec:?} (HOST:PORT[=ID])")))?;
+            if id.is_some_and(|i| i.trim().is_empty()) {
+                return bad("udp_in", format!("{spec:?}: the actor id after '=' is empty"));
+            }
+        }
+        for addr in self.udp_out.iter().flatten() {
+            udp::check_address(addr).or_else(|e| bad("udp_out", e.to_string()))?;
+        }
+        if let Some(f) = &self.udp_format {
+            if Format::parse(f).is_none() {
+                return bad("udp_format", format!("{f:?}: use text, f32le, f32be, f64le or f64be"));
+            }
+        }
+        if let Some(n) = &self.shm {
+            bridges::shm::check_name(n).or_else(|e| bad("shm", e.to_string()))?;
+        }
+        if let Some(p) = self.pace {
+            if !(p.is_finite() && p > 0.0) {
+                return bad("pace", format!("{p}: give a positive factor (1 = real time)"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bridges of these keys (checked by [`BridgeKeys::check`]), the ZeroMQ save
+    /// instruction writing `state_file`.
+    pub fn config(&self, state_file: Option<PathBuf>) -> Result<CosimConfig, BadBridgeKey> {
+        self.check()?;
+        let udp_format = self.udp_format.as_deref().and_then(Format::parse).unwrap_or_default();
+        Ok(CosimConfig {
+            zmq_connect: self.zmq_connect.clone(),
+            zmq_bind: self.zmq_bind.clone(),
+            zmq_timeout: Some(Duration::from_secs_f64(self.zmq_timeout.unwrap_or(60.0))),
+            udp_in: self.udp_in.clone().unwrap_or_default(),
+            udp_out: self.udp_out.clone().unwrap_or_default(),
+            udp_format,
+            shm: self.shm.clone(),
+            shm_dir: None,
+            state_file,
+            pace: self.pace,
+            zmq_payload_camera: self.zmq_payload.as_deref() == Some("camera"),
+        })
+    }
+}
+
 /// Values of the state segment, in this order (f64 each).
 pub const STATE_FIELDS: [&str; 16] = [
     "tick", "time", "x", "y", "z", "roll", "pitch", "heading", "speed", "s", "t", "lane", "steering", "throttle",
@@ -502,5 +655,45 @@ impl Link for Cosim {
     }
     fn sensor(&mut self, sim: &Simulation, data: &crate::sim_sensors::SensorData) -> Result<()> {
         Cosim::sensor(self, sim, data)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The flags win key by key; a flag's ZeroMQ role replaces the file's; the config takes
+    /// the defaults of the keys not given.
+    #[test]
+    fn flags_win_over_the_file_key_by_key() {
+        let file = BridgeKeys {
+            zmq_connect: Some("tcp://127.0.0.1:5555".into()),
+            udp_in: Some(vec!["127.0.0.1:9000".into()]),
+            udp_out: Some(vec!["127.0.0.1:9001".into()]),
+            udp_format: Some("f32be".into()),
+            pace: Some(1.0),
+            ..BridgeKeys::default()
+        };
+        let flags = BridgeKeys {
+            udp_out: Some(vec!["127.0.0.1:9002".into(), "127.0.0.1:9003".into()]),
+            pace: Some(2.0),
+            ..BridgeKeys::default()
+        };
+        let k = flags.clone().over(file.clone());
+        assert_eq!(k.udp_out, flags.udp_out);
+        assert_eq!(k.pace, Some(2.0));
+        assert_eq!((&k.udp_in, &k.udp_format, &k.zmq_connect), (&file.udp_in, &file.udp_format, &file.zmq_connect));
+        let bind = BridgeKeys { zmq_bind: Some("tcp://127.0.0.1:0".into()), ..BridgeKeys::default() };
+        let k = bind.over(file.clone());
+        assert_eq!((k.zmq_connect, k.zmq_bind.as_deref()), (None, Some("tcp://127.0.0.1:0")));
+        let c = file.config(None).unwrap();
+        assert_eq!(c.udp_format, Format::F32Be);
+        assert_eq!(c.zmq_timeout, Some(Duration::from_secs(60)));
+        assert_eq!(c.udp_out, vec!["127.0.0.1:9001".to_string()]);
+        assert!(c.any() && !c.zmq_payload_camera);
+        assert!(!BridgeKeys::default().config(None).unwrap().any());
+        let bad = BridgeKeys { udp_format: Some("xml".into()), ..file };
+        assert_eq!(bad.config(None).unwrap_err().key, "udp_format");
     }
 }

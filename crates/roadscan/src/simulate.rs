@@ -15,6 +15,7 @@
 //! header `<offset>` applied), latitude and longitude from the map's geoReference through the
 //! `scan` crate's projection.
 
+use crate::cosim::BridgeKeys;
 use crate::lidar_out::timestamp;
 use crate::progress::{Progress, Stage};
 use crate::sim_sensors::SensorRig;
@@ -24,7 +25,7 @@ use foxglove::messages::{FrameTransform, LocationFix, Log, PointCloud, Quaternio
 use foxglove::Encode;
 use opendrive::model::HeaderOffset;
 use opendrive::OpenDrive;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 pub use simulation::{ContactReport, EgoRecord, Event, Scenario, Simulation};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -389,26 +390,58 @@ impl Override {
 }
 
 /// The scenario of a TOML file (every key of [`Scenario`], all optional) with `overrides`
-/// applied over it (overrides win).
+/// applied over it (overrides win). A `[bridges]` table is checked and left out (see
+/// [`scenario_and_bridges`]).
 pub fn scenario(file: Option<&Path>, overrides: &[Override]) -> Result<Scenario> {
+    Ok(scenario_and_bridges(file, overrides)?.0)
+}
+
+/// The scenario of a TOML file and its `[bridges]` table (the bridges' keys, [`BridgeKeys`]),
+/// with `overrides` applied over both (`bridges.udp_out=...` is one). An unknown key or a bad
+/// value in `[bridges]` is an error naming the file, its line and the key.
+pub fn scenario_and_bridges(file: Option<&Path>, overrides: &[Override]) -> Result<(Scenario, BridgeKeys)> {
     let mut table = match file {
         Some(p) => {
             let text = read_text(p, &p.display().to_string())?;
-            // Read typed first, so a bad key or value is reported at its line and column.
-            let at = |e: toml::de::Error| {
-                let place = e.span().map_or_else(
+            // `file:line:column: ` of a byte span of the text.
+            let place = |span: Option<std::ops::Range<usize>>| {
+                span.map_or_else(
                     // Without a span (toml's recursion limit), the line nested deepest.
-                    || format!(":{}", deepest_line(&text)),
+                    || format!("{}:{}", p.display(), deepest_line(&text)),
                     |r| {
                         let before = &text.as_bytes()[..r.start.min(text.len())];
                         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
                         let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-                        format!(":{line}:{column}")
+                        format!("{}:{line}:{column}", p.display())
                     },
-                );
-                anyhow!("{}{place}: {}", p.display(), e.message().trim_end().replace('\n', " "))
+                )
             };
-            toml::from_str::<Scenario>(&text).map_err(at)?;
+            let message = |e: &toml::de::Error| e.message().trim_end().replace('\n', " ");
+            let at = |e: toml::de::Error| anyhow!("{}: {}", place(e.span()), message(&e));
+            // Read typed first, so a bad key or value is reported at its line and column; the
+            // [bridges] table is taken out of the document (its spans kept) and read on its own.
+            let doc = toml::de::DeTable::parse(&text).map_err(at)?;
+            let span = doc.span();
+            let mut root = doc.into_inner();
+            let bridges = root.remove("bridges");
+            Scenario::deserialize(toml::de::Deserializer::from(toml::Spanned::new(span, root))).map_err(at)?;
+            if let Some(b) = bridges {
+                let entries = b.get_ref().as_table();
+                let key_span = |key: &str| entries.and_then(|t| t.get(key)).map(|v| v.span());
+                // The key whose value holds a span (a value of the wrong type).
+                let key_at = |r: &std::ops::Range<usize>| {
+                    entries
+                        .into_iter()
+                        .flatten()
+                        .find(|(k, v)| v.span().contains(&r.start) && !k.span().contains(&r.start))
+                        .map(|(k, _)| k.get_ref())
+                };
+                let keys = BridgeKeys::deserialize(toml::de::ValueDeserializer::from(b.clone())).map_err(|e| {
+                    let key = e.span().as_ref().and_then(key_at).map(|k| format!(".{k}")).unwrap_or_default();
+                    anyhow!("{}: bridges{key}: {}", place(e.span().or(Some(b.span()))), message(&e))
+                })?;
+                keys.check().map_err(|e| anyhow!("{}: bridges.{e}", place(key_span(e.key).or(Some(b.span())))))?;
+            }
             toml::from_str::<toml::Table>(&text).map_err(at)?
         }
         None => toml::Table::new(),
@@ -432,6 +465,11 @@ pub fn scenario(file: Option<&Path>, overrides: &[Override]) -> Result<Scenario>
         file.map_or_else(|| "the scenario".to_string(), |p| p.display().to_string()),
         if keys.is_empty() { String::new() } else { format!(" with {keys:?}") }
     );
+    let bridges = match table.remove("bridges") {
+        Some(b) => b.try_into::<BridgeKeys>().map_err(|e| anyhow!("{name}: bridges: {}", e.message()))?,
+        None => BridgeKeys::default(),
+    };
+    bridges.check().map_err(|e| anyhow!("{name}: bridges.{e}"))?;
     let sc = toml::Value::Table(table).try_into::<Scenario>().map_err(|e| anyhow!("{name}: {}", e.message()))?;
     sc.check_numbers().map_err(|e| anyhow!("{name}: {e}"))?;
     if !(sc.tick.is_finite() && sc.tick > 0.0) {
@@ -448,7 +486,7 @@ pub fn scenario(file: Option<&Path>, overrides: &[Override]) -> Result<Scenario>
             sc.tick
         );
     }
-    Ok(sc)
+    Ok((sc, bridges))
 }
 
 /// The text of `path` (`what` names it in errors), a byte that is not UTF-8 named by its
@@ -1108,6 +1146,91 @@ mod tests {
         assert!(format!("{e:#}").contains("durration"), "{e:#}");
         assert!(Override::parse("noequals").is_err());
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// The `[bridges]` table is read beside the scenario's keys (a string or a list for the
+    /// UDP keys), `--set bridges.KEY=...` overrides it, and a scenario key after it is still
+    /// reported at its own line.
+    #[test]
+    fn the_bridges_table_is_read_beside_the_scenario() {
+        let d = roadscan_tests::Scratch::new("simulate-bridges");
+        let f = d.join("b.toml");
+        std::fs::write(
+            &f,
+            "duration = 5\n[bridges]\nudp_out = \"127.0.0.1:9001\"\nudp_in = [\"127.0.0.1:9000=car1\", \"[::1]:9002\"]\n\
+             udp_format = \"f64le\"\nzmq_bind = \"tcp://127.0.0.1:5556\"\nzmq_timeout = 5\npace = 1\nshm = \"car1\"\n\
+             zmq_payload = \"none\"\n[gps]\nrate = 5\n",
+        )
+        .unwrap();
+        let (sc, b) = scenario_and_bridges(Some(&f), &[]).unwrap();
+        assert_eq!((sc.duration, sc.gps.rate), (5.0, 5.0));
+        let want = BridgeKeys {
+            zmq_connect: None,
+            zmq_bind: Some("tcp://127.0.0.1:5556".into()),
+            zmq_timeout: Some(5.0),
+            zmq_payload: Some("none".into()),
+            udp_in: Some(vec!["127.0.0.1:9000=car1".into(), "[::1]:9002".into()]),
+            udp_out: Some(vec!["127.0.0.1:9001".into()]),
+            udp_format: Some("f64le".into()),
+            shm: Some("car1".into()),
+            pace: Some(1.0),
+        };
+        assert_eq!(b, want);
+        // The plain reader takes the same file (the table left out of the scenario).
+        assert_eq!(scenario(Some(&f), &[]).unwrap(), sc);
+        let (_, b) = scenario_and_bridges(
+            Some(&f),
+            &[Override::parse("bridges.udp_out=127.0.0.1:9005").unwrap(), Override::parse("bridges.pace=2").unwrap()],
+        )
+        .unwrap();
+        assert_eq!((b.udp_out, b.pace, b.shm), (Some(vec!["127.0.0.1:9005".into()]), Some(2.0), want.shm));
+        // Without a file, --set alone makes the table.
+        let (_, b) = scenario_and_bridges(None, &[Override::parse("bridges.shm=x").unwrap()]).unwrap();
+        assert_eq!(b.shm.as_deref(), Some("x"));
+        // The example of docs/bridges.md reads.
+        let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/bridges.md")).unwrap();
+        let example = doc.split("```toml\n").nth(1).and_then(|t| t.split("```").next()).unwrap();
+        std::fs::write(&f, example).unwrap();
+        let (_, b) = scenario_and_bridges(Some(&f), &[]).unwrap();
+        assert_eq!((b.udp_in.map(|v| v.len()), b.udp_format.as_deref()), (Some(2), Some("f64le")));
+        // A scenario key after the table keeps its line.
+        std::fs::write(&f, "[bridges]\npace = 1\n[gps]\nrat = 5\n").unwrap();
+        let e = format!("{:#}", scenario_and_bridges(Some(&f), &[]).unwrap_err());
+        assert!(e.contains("b.toml:4:1") && e.contains("rat"), "{e}");
+    }
+
+    /// An unknown key, a wrong type and a bad value in `[bridges]` are each one error line
+    /// naming the file, the line and the key.
+    #[test]
+    fn bad_bridge_keys_are_named_with_file_and_line() {
+        let d = roadscan_tests::Scratch::new("simulate-bad-bridges");
+        let f = d.join("bad.toml");
+        let cases = [
+            ("duration = 1\n[bridges]\nudp_ot = \"127.0.0.1:9\"\n", "bad.toml:3:1", "udp_ot"),
+            ("[bridges]\npace = 1\nudp_out = \"localhost\"\n", "bad.toml:3:11", "bridges.udp_out"),
+            ("[bridges]\nudp_out = [\"127.0.0.1:9\", 7]\n", "bad.toml:2:11", "udp_out"),
+            ("[bridges]\nudp_in = [\"127.0.0.1:9=\"]\n", "bad.toml:2:10", "bridges.udp_in"),
+            ("[bridges]\n\nudp_format = \"xml\"\n", "bad.toml:3:14", "bridges.udp_format"),
+            ("[bridges]\nzmq_connect = \"127.0.0.1:5555\"\n", "bad.toml:2:15", "bridges.zmq_connect"),
+            ("[bridges]\nzmq_connect = \"tcp://a:1\"\nzmq_bind = \"tcp://b:2\"\n", "bad.toml", "zmq_bind"),
+            ("[bridges]\nzmq_timeout = 0\n", "bad.toml:2:15", "bridges.zmq_timeout"),
+            ("[bridges]\nzmq_payload = \"lidar\"\n", "bad.toml:2:15", "bridges.zmq_payload"),
+            ("[bridges]\nshm = \"a/b\"\n", "bad.toml:2:7", "bridges.shm"),
+            ("[bridges]\npace = -1\n", "bad.toml:2:8", "bridges.pace"),
+            ("bridges = 3\n", "bad.toml:1:11", "bridges"),
+            ("[bridges.udp]\nout = 1\n", "bad.toml", "udp"),
+        ];
+        for (text, place, key) in cases {
+            std::fs::write(&f, text).unwrap();
+            let e = format!("{:#}", scenario_and_bridges(Some(&f), &[]).unwrap_err());
+            assert!(e.contains(place) && e.contains(key), "{text:?}: {e}");
+            assert_eq!(e.lines().count(), 1, "{text:?}: {e}");
+        }
+        // A bad value given by --set names the file and the key too.
+        std::fs::write(&f, "[bridges]\npace = 1\n").unwrap();
+        let e = scenario_and_bridges(Some(&f), &[Override::parse("bridges.udp_out=nowhere").unwrap()]).unwrap_err();
+        let e = format!("{e:#}");
+        assert!(e.contains("bad.toml") && e.contains("bridges.udp_out"), "{e}");
     }
 
     /// The quaternion turns the body's x axis onto (cos yaw cos pitch, sin yaw cos pitch,

@@ -2,7 +2,8 @@
 
 use crate::exit;
 use crate::progress::Bars;
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
+use roadscan::cosim::BridgeKeys;
 use roadscan::simulate::{Override, SimConfig, WorldSource, DEFAULT_SCENE_GRID};
 use std::path::PathBuf;
 
@@ -19,10 +20,12 @@ pub const EXAMPLES: &str = "Examples:
   roadscan sim --scene demo --duration 600 --zmq-bind tcp://127.0.0.1:5556 --state saved.json
   roadscan sim --scene demo --pace 1 --udp-in 127.0.0.1:8000 --udp-out 127.0.0.1:8001 --udp-format f64le
   roadscan sim --scene demo --pace 1 --shm car1     (segments /dev/shm/car1.state and car1.control)
+  roadscan sim bridged.toml --scene demo --udp-out 127.0.0.1:9002     (the file's [bridges] keys, its udp_out replaced)
   roadscan sim --scene demo --route lane:-1 --duration 5 --lidar hdl32e --camera --mcap sim.mcap
   roadscan sim --scene demo --route lane:-1 --lidar vlp16 --camera cam.toml --camera-rate 20 --shm car1     (also car1.lidar and car1.image)
 
 Every key of the scenario file is also a flag: --set KEY=VALUE (dotted keys, TOML values); flags win over the file.
+The bridges can be chosen in the scenario's [bridges] table too, one key a flag (zmq_connect, zmq_bind, zmq_timeout, zmq_payload, udp_in, udp_out, udp_format, shm, pace); a bridge flag wins over its key.
 The bridges' wire formats (ZeroMQ instructions and frames, UDP values, shared-memory header) are in docs/bridges.md;
 python/roadscan_bridges.py is a client of each.";
 
@@ -30,7 +33,8 @@ python/roadscan_bridges.py is a client of each.";
 #[derive(clap::Args, Debug)]
 pub struct SimArgs {
     /// The scenario (TOML: tick, duration, vehicle, model, ego, route, driver, script, prefabs,
-    /// actors, gps, scene_objects; every key optional).
+    /// actors, gps, scene_objects, and the [bridges] table of the bridge flags' keys; every key
+    /// optional).
     pub scenario: Option<PathBuf>,
     /// The output directory of `roadscan build` or `roadscan demo` (road.xodr and its CRG tiles).
     #[arg(long, conflicts_with_all = ["scene", "xodr"], required_unless_present_any = ["scene", "xodr"])]
@@ -111,9 +115,9 @@ pub struct SimArgs {
     /// each answered with the current frame or an error.
     #[arg(long, value_name = "tcp://HOST:PORT")]
     pub zmq_bind: Option<String>,
-    /// Seconds to wait for a ZeroMQ peer before giving up.
-    #[arg(long, default_value_t = 60.0)]
-    pub zmq_timeout: f64,
+    /// Seconds to wait for a ZeroMQ peer before giving up [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub zmq_timeout: Option<f64>,
     /// UDP in: velocity (3 values) or pose (6 values) of the ego, or of actor ID with
     /// HOST:PORT=ID; repeatable, one socket each.
     #[arg(long, value_name = "HOST:PORT[=ID]")]
@@ -121,9 +125,9 @@ pub struct SimArgs {
     /// UDP out: a pose update per object and a report per contact, each tick; repeatable.
     #[arg(long, value_name = "HOST:PORT")]
     pub udp_out: Vec<String>,
-    /// The UDP values: text (comma-separated), f32le, f32be, f64le or f64be.
-    #[arg(long, default_value = "text")]
-    pub udp_format: String,
+    /// The UDP values: text (comma-separated), f32le, f32be, f64le or f64be [default: text].
+    #[arg(long, value_name = "FORMAT")]
+    pub udp_format: Option<String>,
     /// Shared memory: segments NAME.state (written each tick) and NAME.control (throttle,
     /// brake, steering; written by a client) under /dev/shm.
     #[arg(long, value_name = "NAME")]
@@ -152,48 +156,46 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// What the ZeroMQ frames carry as payload: `none`, or `camera` (the last camera frame as
-    /// R, G, B planes column-major, as the seed sent it).
-    #[arg(long, default_value = "none", value_name = "none|camera")]
-    pub zmq_payload: String,
+    /// R, G, B planes column-major, as the seed sent it) [default: none].
+    #[arg(long, value_name = "none|camera")]
+    pub zmq_payload: Option<String>,
 }
 
-/// The bridges of these arguments.
-pub fn cosim(a: &SimArgs) -> Result<roadscan::cosim::CosimConfig> {
-    let udp_format = roadscan::bridges::udp::Format::parse(&a.udp_format)
-        .ok_or_else(|| anyhow::anyhow!("--udp-format {}: use text, f32le, f32be, f64le or f64be", a.udp_format))?;
-    if let Some(p) = a.pace {
-        if !(p.is_finite() && p > 0.0) {
-            bail!("--pace {p}: give a positive factor (1 = real time)");
-        }
-    }
-    if !(a.zmq_timeout.is_finite() && a.zmq_timeout > 0.0 && a.zmq_timeout <= 86_400.0) {
-        bail!("--zmq-timeout {}: give seconds in (0, 86400]", a.zmq_timeout);
-    }
-    if a.state.is_some() && a.save_at.is_none() && a.zmq_bind.is_none() && a.zmq_connect.is_none() {
-        bail!("--state is written by --save-at or by a ZeroMQ save instruction: give one of them");
-    }
-    Ok(roadscan::cosim::CosimConfig {
+/// The bridge flags given, as keys of a scenario's `[bridges]` table.
+pub fn bridge_flags(a: &SimArgs) -> BridgeKeys {
+    BridgeKeys {
         zmq_connect: a.zmq_connect.clone(),
         zmq_bind: a.zmq_bind.clone(),
-        zmq_timeout: Some(std::time::Duration::from_secs_f64(a.zmq_timeout)),
-        udp_in: a.udp_in.clone(),
-        udp_out: a.udp_out.clone(),
-        udp_format,
+        zmq_timeout: a.zmq_timeout,
+        zmq_payload: a.zmq_payload.clone(),
+        udp_in: (!a.udp_in.is_empty()).then(|| a.udp_in.clone()),
+        udp_out: (!a.udp_out.is_empty()).then(|| a.udp_out.clone()),
+        udp_format: a.udp_format.clone(),
         shm: a.shm.clone(),
-        shm_dir: None,
-        state_file: a.state.clone(),
         pace: a.pace,
-        zmq_payload_camera: match a.zmq_payload.as_str() {
-            "none" => false,
-            "camera" if a.camera.is_some() => true,
-            "camera" => bail!("--zmq-payload camera: give --camera too"),
-            other => bail!("--zmq-payload {other}: use none or camera"),
-        },
-    })
+    }
 }
 
-/// The configuration of these arguments.
-pub fn config(a: &SimArgs) -> Result<SimConfig> {
+/// The bridges of these arguments: the flags over the scenario's `[bridges]` keys (`file`),
+/// key by key.
+pub fn cosim(a: &SimArgs, file: BridgeKeys) -> Result<roadscan::cosim::CosimConfig> {
+    let flags = bridge_flags(a);
+    flags.check().map_err(|e| anyhow!("--{} {}", e.key.replace('_', "-"), e.message))?;
+    let keys = flags.clone().over(file);
+    if a.state.is_some() && a.save_at.is_none() && !keys.zmq() {
+        bail!("--state is written by --save-at or by a ZeroMQ save instruction: give one of them");
+    }
+    if keys.zmq_payload.as_deref() == Some("camera") && a.camera.is_none() {
+        match (&flags.zmq_payload, &a.scenario) {
+            (None, Some(f)) => bail!("{}: bridges.zmq_payload = \"camera\": give --camera too", f.display()),
+            _ => bail!("--zmq-payload camera: give --camera too"),
+        }
+    }
+    keys.config(a.state.clone()).map_err(|e| anyhow!("bridges.{e}"))
+}
+
+/// The configuration of these arguments, and the scenario's `[bridges]` keys.
+pub fn config(a: &SimArgs) -> Result<(SimConfig, BridgeKeys)> {
     let world = match (&a.world, &a.scene, &a.xodr) {
         (Some(w), None, None) => WorldSource::Build(w.clone()),
         (None, Some(s), None) => WorldSource::Scene { name: s.clone(), seed: a.scene_seed, grid: a.scene_grid },
@@ -222,8 +224,8 @@ pub fn config(a: &SimArgs) -> Result<SimConfig> {
     for s in &a.set {
         o.push(Override::parse(s)?);
     }
-    let scenario = roadscan::simulate::scenario(a.scenario.as_deref(), &o)?;
-    Ok(SimConfig {
+    let (scenario, bridges) = roadscan::simulate::scenario_and_bridges(a.scenario.as_deref(), &o)?;
+    let cfg = SimConfig {
         world,
         road: a.road.clone(),
         scenario,
@@ -249,13 +251,14 @@ pub fn config(a: &SimArgs) -> Result<SimConfig> {
             }),
             threads: a.threads,
         },
-    })
+    };
+    Ok((cfg, bridges))
 }
 
 /// Runs `sim`.
 pub fn run(a: &SimArgs, progress: &Bars) -> Result<u8> {
-    let cfg = config(a)?;
-    let bridges = cosim(a)?;
+    let (cfg, file_bridges) = config(a)?;
+    let bridges = cosim(a, file_bridges)?;
     let r = if bridges.any() {
         let mut link = roadscan::cosim::Cosim::open(&bridges)?;
         let r = roadscan::simulate::run(&cfg, &mut [&mut link], progress)?;
