@@ -197,6 +197,15 @@ impl Stack {
         s
     }
 
+    /// Empties the stack and puts `root`, entered at `t`, on it (a stack used for many trees
+    /// is zeroed once).
+    #[inline(always)]
+    pub(crate) fn reset(&mut self, root: u32, t: f64) {
+        self.nodes[0] = root;
+        self.ts[0] = t;
+        self.len = 1;
+    }
+
     /// The next node to visit, skipping those entered beyond `best`.
     #[inline(always)]
     pub(crate) fn pop(&mut self, best: f64) -> Option<u32> {

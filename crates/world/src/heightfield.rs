@@ -410,10 +410,12 @@ impl Heightfield {
         let sr = SlabRay::new(&ray.origin, &ray.dir);
         // (t, row, column, second triangle, barycentric u, v)
         let mut found: Option<(f64, usize, usize, bool, f64, f64)> = None;
+        // One stack for every chunk the ray enters.
+        let mut stack = Stack::new(0, 0.0);
         self.bvh.traverse(&sr, ray.t_min, best, |first, count, best| {
             for k in first..first + count {
                 if let Some(c) = self.chunks.get(k as usize) {
-                    self.cast_chunk(c, ray, best, &mut found);
+                    self.cast_chunk(c, ray, best, &mut found, &mut stack);
                 }
             }
         });
@@ -433,11 +435,12 @@ impl Heightfield {
         ray: &Ray,
         best: &mut f64,
         found: &mut Option<(f64, usize, usize, bool, f64, f64)>,
+        stack: &mut Stack,
     ) {
         let r = c.ray(&ray.origin, &ray.dir);
         let Some(root) = self.nodes.get(c.root as usize) else { return };
         let Some(t) = root.enter(&r, ray.t_min, *best) else { return };
-        let mut stack = Stack::new(c.root, t);
+        stack.reset(c.root, t);
         while let Some(mut at) = stack.pop(*best) {
             while let Some(n) = self.nodes.get(at as usize) {
                 if n.child & LEAF_BIT != 0 {
