@@ -224,9 +224,7 @@ impl Walls {
             (a <= b).then_some((a as usize, b as usize))
         };
         let (Some((i0, i1)), Some((j0, j1))) = (range(0), range(1)) else { return };
-        // Per line touched: the sum of (stretch midpoint x length), the length, the count and
-        // the lowest bottom.
-        let mut acc: Vec<(usize, [f64; 2], f64, [f64; 2], f64, f64)> = Vec::new();
+        let mut acc: Vec<Stretch> = Vec::new();
         for j in j0..=j1 {
             let row = j * self.dims[0];
             let (a, b) = (self.starts[row + i0] as usize, self.starts[row + i1 + 1] as usize);
@@ -247,24 +245,48 @@ impl Walls {
                 let (q0, q1) = (at(t0), at(t1));
                 let len = (q1[0] - q0[0]).hypot(q1[1] - q0[1]);
                 let m = [0.5 * (q0[0] + q1[0]), 0.5 * (q0[1] + q1[1])];
-                match acc.iter_mut().find(|e| e.0 == line) {
+                match acc.iter_mut().find(|e| e.line == line) {
                     Some(e) => {
-                        e.1 = [e.1[0] + m[0] * len, e.1[1] + m[1] * len];
-                        e.2 += len;
-                        e.3 = [e.3[0] + m[0], e.3[1] + m[1]];
-                        e.4 += 1.0;
-                        e.5 = e.5.min(p.z[0]);
+                        e.weighted = [e.weighted[0] + m[0] * len, e.weighted[1] + m[1] * len];
+                        e.length += len;
+                        e.plain = [e.plain[0] + m[0], e.plain[1] + m[1]];
+                        e.count += 1.0;
+                        e.bottom = e.bottom.min(p.z[0]);
                     }
-                    None => acc.push((line, [m[0] * len, m[1] * len], len, m, 1.0, p.z[0])),
+                    None => acc.push(Stretch {
+                        line,
+                        weighted: [m[0] * len, m[1] * len],
+                        length: len,
+                        plain: m,
+                        count: 1.0,
+                        bottom: p.z[0],
+                    }),
                 }
             }
         }
-        acc.sort_by_key(|e| e.0);
-        out.extend(acc.into_iter().map(|(line, sum, len, plain, n, bottom)| {
-            let p = if len > 1e-12 { [sum[0] / len, sum[1] / len] } else { [plain[0] / n, plain[1] / n] };
-            WallHit { line, position: [p[0], p[1], body.z[0].max(bottom)] }
+        acc.sort_by_key(|e| e.line);
+        out.extend(acc.into_iter().map(|e| {
+            let p = if e.length > 1e-12 {
+                [e.weighted[0] / e.length, e.weighted[1] / e.length]
+            } else {
+                [e.plain[0] / e.count, e.plain[1] / e.count]
+            };
+            WallHit { line: e.line, position: [p[0], p[1], body.z[0].max(e.bottom)] }
         }));
     }
+}
+
+/// What a body's pieces of one line add up to.
+struct Stretch {
+    line: usize,
+    /// Sum of (stretch midpoint x length) and of the lengths.
+    weighted: [f64; 2],
+    length: f64,
+    /// Sum of the midpoints and their count (for stretches of no length: a corner touching).
+    plain: [f64; 2],
+    count: f64,
+    /// The lowest bottom of the pieces.
+    bottom: f64,
 }
 
 /// The part of segment a-b inside the body's closed rectangle, as parameters 0..1 along it
@@ -298,6 +320,9 @@ fn clip(body: &Body, cs: f64, sn: f64, a: [f64; 2], b: [f64; 2]) -> Option<(f64,
     (t0 <= t1).then_some((t0, t1))
 }
 
+/// A curb's points and their z bands so far.
+type Run = (Vec<[f64; 2]>, Vec<[f64; 2]>);
+
 /// The curbs of the road (see the module): one line per run of stations where a lane's inner
 /// border has a height step.
 pub fn curb_walls(surface: &RoadSurface) -> Vec<WallLine> {
@@ -314,7 +339,7 @@ pub fn curb_walls(surface: &RoadSurface) -> Vec<WallLine> {
     for (i, sec) in sections.iter().enumerate() {
         let a = sec.s.clamp(0.0, len);
         let b = sections.get(i + 1).map_or(len, |n| n.s.clamp(0.0, len));
-        if !(b > a) {
+        if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
         let n = ((b - a) / step).ceil().max(1.0) as usize;
@@ -322,10 +347,10 @@ pub fn curb_walls(surface: &RoadSurface) -> Vec<WallLine> {
     }
     stations.push(len);
     // Open runs by lane id: (points, z) and the count of runs closed.
-    let mut open: std::collections::BTreeMap<i32, (Vec<[f64; 2]>, Vec<[f64; 2]>)> = Default::default();
+    let mut open: std::collections::BTreeMap<i32, Run> = Default::default();
     let mut runs: std::collections::BTreeMap<i32, usize> = Default::default();
     let mut out = Vec::new();
-    let mut close = |id: i32, run: (Vec<[f64; 2]>, Vec<[f64; 2]>), out: &mut Vec<WallLine>| {
+    let mut close = |id: i32, run: Run, out: &mut Vec<WallLine>| {
         let k = runs.entry(id).or_default();
         if run.0.len() >= 2 {
             out.push(WallLine {
@@ -382,10 +407,10 @@ fn steps_at(surface: &RoadSurface, s: f64) -> Vec<(i32, f64, f64, f64)> {
         lane(id)?
             .road_marks
             .iter()
+            .rev()
             .filter(|m| m.kind == "curb" && m.s_offset <= ds + 1e-9)
             .filter_map(|m| m.height)
-            .filter(|h| h.is_finite() && *h > 0.0)
-            .last()
+            .find(|h| h.is_finite() && *h > 0.0)
     };
     let mut out = Vec::new();
     for &(id, _) in &borders {
