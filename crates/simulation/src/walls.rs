@@ -22,12 +22,16 @@
 //!   a `curb` road mark of a height on it or on that neighbour: a curb of that height (how the
 //!   demo road marks its curbs);
 //! - else a `curb` lane whose inner neighbour is not a walkway: a curb of
-//!   [`DEFAULT_CURB_HEIGHT`].
+//!   [`DEFAULT_CURB_HEIGHT`];
+//! - and at the outer border of a lane that is no walkway, with a `curb` road mark of a height
+//!   (the standard's place for a lane's mark; how `build` marks the curbs it finds), a curb of
+//!   that height where that border has no step already.
 //!
 //! The wall stands on the road's OpenDRIVE surface at the border (`RoadEval::sth_to_xyz`,
 //! stations every [`CURB_STEP`] m and at each lane section's start), from the lower side to
-//! the higher. Its id is `wall:curb:<road>:<lane>:<k>`, k counting the lane's runs of
-//! stations with a step from 0. Facades come from the world (a designed scene's building
+//! the higher. Its id is `wall:curb:<road>:<lane>:<k>`, `<lane>` the lane on the outer side
+//! of the step (one past the outermost lane for a curb at its outer border), k counting that
+//! border's runs of stations with a step from 0. Facades come from the world (a designed scene's building
 //! fronts) as lines of their own (`wall:facade:<k>`).
 //!
 //! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade is
@@ -443,6 +447,18 @@ fn steps_at(surface: &RoadSurface, s: f64) -> Vec<(i32, f64, f64, f64)> {
             out.push((id, t, low, high));
         }
     }
+    // A curb mark of a height on a lane that is not a walkway: a curb at its outer border (the
+    // standard's place for a lane's mark; how a build marks the curbs it found), unless that
+    // border has a step already.
+    for &(id, t) in &borders {
+        let outside = id + id.signum();
+        if walkway(id) || !t.is_finite() || out.iter().any(|o| o.0 == outside) {
+            continue;
+        }
+        if let Some(h) = curb_mark(id).filter(|h| *h >= MIN_STEP) {
+            out.push((outside, t, 0.0, h));
+        }
+    }
     out
 }
 
@@ -559,8 +575,25 @@ mod tests {
             }
         }
         let surface = RoadSurface::new(&odr2.roads[0]);
-        let walls = curb_walls(&surface);
-        let right = walls.iter().find(|w| w.id == "wall:curb:1:-2:0").expect("the right curb");
+        let raised = curb_walls(&surface);
+        let right = raised.iter().find(|w| w.id == "wall:curb:1:-2:0").expect("the right curb");
         assert!(right.z.iter().all(|z| (z[1] - z[0] - 0.2).abs() < 1e-12));
+        // As a build writes a curb: the outermost driving lane carries the curb mark (0.15 m),
+        // no sidewalk beyond: a curb along its outer border, the same line as before.
+        let mut odr3 = odr.clone();
+        for sec in &mut odr3.roads[0].lanes.lane_sections {
+            if let Some(side) = &mut sec.right {
+                side.lanes.retain(|l| l.id != -2);
+                for l in &mut side.lanes {
+                    l.road_marks[0].kind = "curb".into();
+                    l.road_marks[0].height = Some(0.15);
+                }
+            }
+        }
+        let built = curb_walls(&RoadSurface::new(&odr3.roads[0]));
+        let right3 = built.iter().find(|w| w.id == "wall:curb:1:-2:0").expect("the built curb");
+        let mark = walls.iter().find(|w| w.id == "wall:curb:1:-2:0").expect("the right curb");
+        assert_eq!(right3.points, mark.points);
+        assert!(right3.z.iter().all(|z| (z[1] - z[0] - 0.15).abs() < 1e-12));
     }
 }
