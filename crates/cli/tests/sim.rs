@@ -1,7 +1,7 @@
 //! `roadscan sim`: route following on the demo scene and on esmini's curves (lateral deviation
 //! from the CSV), a wheel in the surveyed pothole of the world built from the demo survey, the
-//! same bytes on every run and thread count, save and resume, the parked car's collision, and
-//! the MCAP read back.
+//! same bytes on every run and thread count, save and resume, the parked car's collision, the
+//! curb and facade walls' contacts, and the MCAP read back.
 
 use foxglove::messages::{FrameTransform, LocationFix, Log};
 use foxglove::Decode;
@@ -105,6 +105,9 @@ fn the_ego_completes_lane_minus_one_of_the_demo_scene() {
     assert!(rms <= 0.2, "RMS {rms} m");
     let e = events(&ev);
     assert_eq!(e.iter().filter(|e| e["event"] == "route_complete").count(), 1, "{e:?}");
+    // The driver keeps the body off the curbs (0.12 m, at the lane's outer border).
+    let walls: Vec<_> = e.iter().filter(|e| e["ids"][1].as_str().is_some_and(|i| i.starts_with("wall:"))).collect();
+    assert!(walls.is_empty(), "{walls:?}");
 }
 
 /// esmini's curves.xodr through --xodr: lane -1 of its first road completed, RMS <= 0.2 m.
@@ -187,7 +190,7 @@ fn the_drive_into_the_parked_car_reports_one_collision_at_its_tick_and_place() {
     let car: Vec<_> =
         hits.iter().filter(|e| e["ids"][1].as_str().is_some_and(|i| i.starts_with("object:car"))).collect();
     assert_eq!(car.len(), 1, "{hits:?}");
-    assert_eq!(hits.len(), 1, "only the car: {hits:?}");
+    assert_eq!(hits.len(), 1, "only the car (no curb, no facade): {hits:?}");
     let c = car[0];
     assert_eq!(c["ids"][0], "ego");
     // The car's box in the map frame, from the scene's road.
@@ -483,4 +486,122 @@ fn hostile_scenarios_and_states_are_refused_by_file_and_place() {
         assert!(err.contains(name) && err.contains(want), "{name}: {err}");
         assert!(!csv.exists(), "{name} wrote the CSV");
     }
+}
+
+/// The corners of an oriented rectangle (centre, heading, half length and width).
+fn corners((c, h, half): ([f64; 2], f64, [f64; 2])) -> [[f64; 2]; 4] {
+    let (sn, cs) = h.sin_cos();
+    [(1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)]
+        .map(|(u, v)| [c[0] + u * half[0] * cs - v * half[1] * sn, c[1] + u * half[0] * sn + v * half[1] * cs])
+}
+
+/// The ego starts in lane -1 of the demo scene at s = 5 m, 8 m/s, its steering held at -0.05
+/// (a 95 m radius to the right): it crosses the right curb (0.12 m high at the outer border of
+/// lane -1) onto the sidewalk. One collision, with `wall:curb:1:-2:0`, at the tick (within one)
+/// whose CSV pose first puts a corner of the ego's box beyond the border (the road's own
+/// inverse and lane borders), within 0.1 m of that corner, at the ego's speed; with
+/// `walls=false` none.
+#[test]
+fn a_drive_off_lane_minus_one_into_the_curb_reports_one_wall_contact() {
+    let d = Scratch::new("cli-sim-curb");
+    let sc = d.join("curb.toml");
+    std::fs::write(
+        &sc,
+        "duration = 4.0\n[ego]\ns = 5.0\nlane = -1\nspeed = 8.0\n[[script]]\ntime = 0.0\nvariable = \"steering\"\nvalue = -0.05\n",
+    )
+    .expect("scenario");
+    let (csv, ev) = (d.join("ego.csv"), d.join("events.jsonl"));
+    ok(&["sim", "-q", s(&sc), "--scene", "demo", "--csv", s(&csv), "--events", s(&ev)]);
+    let hits: Vec<_> = events(&ev).into_iter().filter(|e| e["event"] == "collision").collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let c = &hits[0];
+    assert_eq!((c["ids"][0].as_str(), c["ids"][1].as_str()), (Some("ego"), Some("wall:curb:1:-2:0")));
+
+    let scene = sim::Scene::demo(1);
+    let road = scene.road();
+    let off = scene.odr.header.offset.expect("offset");
+    let v = simulation::VehicleParams::default();
+    let ahead = v.centre_ahead() - 0.5 * v.wheelbase;
+    let rows = rows(&csv);
+    // Each row's box corners in the file frame, and how far each lies beyond the border.
+    let beyond = |r: &Row| -> Vec<([f64; 2], f64)> {
+        let b = (
+            [r.x + ahead * r.heading.cos(), r.y + ahead * r.heading.sin()],
+            r.heading,
+            [0.5 * v.length, 0.5 * v.width],
+        );
+        corners(b)
+            .iter()
+            .map(|p| {
+                let f = off.placement().to_file([p[0], p[1], 0.0]);
+                let st = road.xy_to_st(f[0], f[1], 50.0).expect("on the road");
+                let border = road.lane_borders(st.s).iter().find(|l| l.0 == -1).expect("lane -1").1;
+                (*p, border - st.t)
+            })
+            .collect()
+    };
+    let first = rows.iter().position(|r| beyond(r).iter().any(|c| c.1 >= 0.0)).expect("the ego crosses the curb");
+    let tick = c["tick"].as_u64().expect("tick") as i64;
+    assert!((tick - first as i64).abs() <= 1, "collision tick {tick}, first crossing at row {first}");
+    let corner = beyond(&rows[first]).into_iter().max_by(|a, b| a.1.total_cmp(&b.1)).expect("corners").0;
+    let at = [c["position"][0].as_f64().expect("x"), c["position"][1].as_f64().expect("y")];
+    let miss = (at[0] - corner[0]).hypot(at[1] - corner[1]);
+    eprintln!("curb contact at tick {tick} (first crossing row {first}), {miss:.4} m from the crossing corner");
+    assert!(miss <= 0.1, "contact {at:?}, corner {corner:?}: {miss} m apart");
+    let speed = c["relative_speed"].as_f64().expect("speed");
+    assert!((speed - 8.0).abs() < 0.1, "relative speed {speed} (the ego's)");
+
+    let ev_off = d.join("off.jsonl");
+    ok(&["sim", "-q", s(&sc), "--scene", "demo", "--set", "walls=false", "--events", s(&ev_off)]);
+    assert!(events(&ev_off).iter().all(|e| e["event"] != "collision"), "walls=false");
+}
+
+/// A pedestrian crossing the demo road from its left sidewalk (data/sim/demo.toml's walker,
+/// 1.2 m/s, 0.5 x 0.5 m) steps over both curbs and walks into the right building front (at
+/// planar t = -9.5 m): one collision, `walker` with `wall:facade:1`, at the tick (within one)
+/// when its box first reaches the facade's line (its straight path, planar t of its corners),
+/// on that line (within 1 cm) and in its box (within 1 cm), at its speed.
+#[test]
+fn a_pedestrian_walking_into_a_facade_reports_one_contact() {
+    let d = Scratch::new("cli-sim-facade");
+    let sc = d.join("walk.toml");
+    let (x0, y0, h, v) = (57.5, 17.9, -1.17f64, 1.2);
+    std::fs::write(
+        &sc,
+        format!("duration = 14.0\n[[actors]]\nid = \"walker\"\nprefab = \"pedestrian\"\nx = {x0}\ny = {y0}\nheading = {h}\nspeed = {v}\n"),
+    )
+    .expect("scenario");
+    let ev = d.join("events.jsonl");
+    ok(&["sim", "-q", s(&sc), "--scene", "demo", "--events", s(&ev)]);
+    let hits: Vec<_> = events(&ev).into_iter().filter(|e| e["event"] == "collision").collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let c = &hits[0];
+    assert_eq!((c["ids"][0].as_str(), c["ids"][1].as_str()), (Some("walker"), Some("wall:facade:1")));
+
+    let scene = sim::Scene::demo(1);
+    let surface = simulation::RoadSurface::new(&scene.odr.roads[0]);
+    let off = scene.odr.header.offset.expect("offset");
+    let walker = |k: u64| {
+        let d = v * k as f64 * 0.01;
+        ([x0 + d * h.cos(), y0 + d * h.sin()], h, [0.25, 0.25])
+    };
+    let reach = |k: u64| {
+        corners(walker(k))
+            .iter()
+            .map(|p| surface.planar_st(p[0], p[1]).expect("on the road").1)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let first = (0..1400).find(|&k| reach(k) <= scene.facades.right).expect("the walker reaches the facade");
+    let tick = c["tick"].as_u64().expect("tick");
+    assert!(tick.abs_diff(first) <= 1, "collision tick {tick}, first reach at tick {first}");
+    let at = off.placement().to_file([
+        c["position"][0].as_f64().expect("x"),
+        c["position"][1].as_f64().expect("y"),
+        c["position"][2].as_f64().expect("z"),
+    ]);
+    let t = surface.planar_st(at[0], at[1]).expect("on the road").1;
+    assert!((t - scene.facades.right).abs() <= 0.01, "contact at planar t {t}");
+    let grow = |b: ([f64; 2], f64, [f64; 2])| (b.0, b.1, [b.2[0] + 0.01, b.2[1] + 0.01]);
+    assert!(overlap(grow(walker(tick)), ([at[0], at[1]], 0.0, [0.0, 0.0])), "contact {at:?} off the walker");
+    assert!((c["relative_speed"].as_f64().expect("speed") - v).abs() < 1e-9);
 }

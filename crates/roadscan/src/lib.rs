@@ -75,6 +75,7 @@ pub mod report;
 pub mod roadside;
 pub mod sensor_path;
 pub mod sim_sensors;
+pub mod sim_walls;
 pub mod simulate;
 pub mod staging;
 pub mod synth;

@@ -11,6 +11,11 @@
 //! file and moved to its path at the end (crate `atomic`), and depends only on the inputs: the
 //! same inputs give the same bytes.
 //!
+//! Walls: the road file's curbs are the simulation's own (`simulation::walls`); a designed
+//! scene adds its building fronts as facades and its raised verges as lane heights
+//! ([`crate::sim_walls`]). A build's roadside is voxels the simulation does not read: no
+//! facades there yet.
+//!
 //! Frames: the simulation runs in the road file's frame; every output is in the map frame (the
 //! header `<offset>` applied), latitude and longitude from the map's geoReference through the
 //! `scan` crate's projection.
@@ -187,14 +192,17 @@ pub struct SimSummary {
     pub sensor_seconds: f64,
 }
 
-/// A world to simulate on: the road file (with a scene's standing objects as `<object>`s) and
-/// its CRGs, owned, so a [`simulation::RoadSurface`] can borrow them.
+/// A world to simulate on: the road file (with a scene's standing objects as `<object>`s and
+/// its raised verges as lane heights) and its CRGs, owned, so a [`simulation::RoadSurface`] can
+/// borrow them, and the walls the road file does not hold (a scene's facades). A build's
+/// roadside (voxels) gives no walls yet.
 #[derive(Debug)]
 pub struct SimWorld {
     /// The road file.
     pub odr: OpenDrive,
     road: usize,
     crgs: Vec<(CrgLink, opencrg::Surface)>,
+    walls: Vec<simulation::WallLine>,
     to_wgs84: Option<scan::Reprojection>,
     proj: Option<String>,
 }
@@ -202,7 +210,7 @@ pub struct SimWorld {
 impl SimWorld {
     /// Loads `source`, driving road `road` (default: the first).
     pub fn load(source: &WorldSource, road: Option<&str>) -> Result<SimWorld> {
-        let (odr, road, crgs) = match source {
+        let (odr, road, crgs, walls) = match source {
             WorldSource::Build(dir) => {
                 let xodr = dir.join("road.xodr");
                 if !xodr.is_file() {
@@ -211,15 +219,15 @@ impl SimWorld {
                         dir.display()
                     );
                 }
-                file_world(&xodr, road)?
+                with_no_walls(file_world(&xodr, road)?)
             }
-            WorldSource::Xodr(path) => file_world(path, road)?,
+            WorldSource::Xodr(path) => with_no_walls(file_world(path, road)?),
             WorldSource::Scene { name, seed, grid } => scene_world(name, road, *seed, *grid)?,
         };
         let crs = || odr.header.geo_reference.as_deref().and_then(|g| scan::CrsDef::parse(g.trim()).ok());
         let proj = crs().and_then(|c| c.proj_string());
         let to_wgs84 = crs().and_then(|from| scan::Reprojection::new(from, scan::CrsDef::from_epsg(4326).ok()?).ok());
-        Ok(SimWorld { odr, road, crgs, to_wgs84, proj })
+        Ok(SimWorld { odr, road, crgs, walls, to_wgs84, proj })
     }
 
     /// The road driven.
@@ -234,6 +242,11 @@ impl SimWorld {
             s = s.with_crg(*link, crg).context("laying a CRG on the road")?;
         }
         Ok(s)
+    }
+
+    /// The walls beyond the road file's curbs (a scene's facades).
+    pub fn walls(&self) -> &[simulation::WallLine] {
+        &self.walls
     }
 
     /// CRGs laid on the road.
@@ -266,7 +279,10 @@ impl SimWorld {
         surface: &'a simulation::RoadSurface<'a>,
         scenario: Scenario,
     ) -> Result<Simulation<'a>> {
-        let sim = Simulation::new(surface, scenario).context("the scenario")?.with_offset(self.offset());
+        let sim = Simulation::new(surface, scenario)
+            .context("the scenario")?
+            .with_offset(self.offset())
+            .with_walls(self.walls.clone());
         Ok(if self.to_wgs84.is_some() { sim.with_wgs84(move |m: [f64; 3]| self.to_wgs84(m)) } else { sim })
     }
 }
@@ -281,6 +297,10 @@ fn road_index(odr: &OpenDrive, id: Option<&str>, what: &str) -> Result<usize> {
 }
 
 type Crgs = Vec<(CrgLink, opencrg::Surface)>;
+
+fn with_no_walls((odr, road, crgs): (OpenDrive, usize, Crgs)) -> (OpenDrive, usize, Crgs, Vec<simulation::WallLine>) {
+    (odr, road, crgs, Vec::new())
+}
 
 /// A road file and every CRG its road's `<surface><CRG>` records name (as the world loader).
 fn file_world(xodr: &Path, road: Option<&str>) -> Result<(OpenDrive, usize, Crgs)> {
@@ -303,9 +323,15 @@ fn file_world(xodr: &Path, road: Option<&str>) -> Result<(OpenDrive, usize, Crgs
     Ok((odr, ri, crgs))
 }
 
-/// A designed scene: its road with its standing objects as `<object>`s, its designed surface
-/// as a CRG of `grid` m (laid `attached0`, as the scene's world is).
-fn scene_world(name: &str, road: Option<&str>, seed: u64, grid: f64) -> Result<(OpenDrive, usize, Crgs)> {
+/// A designed scene: its road with its standing objects as `<object>`s and its raised verges
+/// as lane heights, its designed surface as a CRG of `grid` m (laid `attached0`, as the scene's
+/// world is), its building fronts as facade walls.
+fn scene_world(
+    name: &str,
+    road: Option<&str>,
+    seed: u64,
+    grid: f64,
+) -> Result<(OpenDrive, usize, Crgs, Vec<simulation::WallLine>)> {
     if !(grid.is_finite() && (0.005..=1.0).contains(&grid)) {
         bail!("--scene-grid {grid}: expected 0.005 to 1 m");
     }
@@ -353,7 +379,9 @@ fn scene_world(name: &str, road: Option<&str>, seed: u64, grid: f64) -> Result<(
             ..Default::default()
         });
     }
-    Ok((odr, 0, vec![(link, surf)]))
+    crate::sim_walls::raise_verges(&scene, r);
+    let walls = crate::sim_walls::facades(&scene);
+    Ok((odr, 0, vec![(link, surf)], walls))
 }
 
 /// One override of a scenario key: a dotted path (`gps.rate`, `ego.speed`, `route`) and a

@@ -1,7 +1,8 @@
 //! Closed-loop simulation on the surveyed road: an ego vehicle (pluggable longitudinal model,
 //! kinematic bicycle, four wheels on the CRG and OpenDRIVE surface), a GPS, an AI driver on a
-//! route of lanes, actors by id, collisions as contact reports, and a state saved at any tick
-//! and resumed with an identical continuation.
+//! route of lanes, actors by id, collisions as contact reports (with each other, the road's
+//! standing objects, and walls: curbs and facades), and a state saved at any tick and resumed
+//! with an identical continuation.
 //!
 //! A [`Simulation`] borrows the world (a [`RoadSurface`]: one OpenDRIVE road and its CRGs) and
 //! owns its [`SimState`]; [`Simulation::step`] advances one fixed tick and returns its
@@ -22,6 +23,7 @@ pub mod scenario;
 mod sim;
 pub mod surface;
 pub mod vehicle;
+pub mod walls;
 
 pub use actors::{ActorKind, Prefab, Spawn, Variable};
 pub use collide::ContactReport;
@@ -32,6 +34,7 @@ pub use scenario::Scenario;
 pub use sim::{EgoRecord, Event, SimState, Simulation};
 pub use surface::RoadSurface;
 pub use vehicle::{External, Longitudinal, VehicleParams, VehicleState};
+pub use walls::{WallKind, WallLine, Walls};
 
 /// `value` if it is positive and finite.
 pub(crate) fn positive(what: &str, value: f64) -> Result<f64, Error> {

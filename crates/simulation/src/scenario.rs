@@ -84,6 +84,9 @@ pub struct Scenario {
     /// Whether the road's standing objects are collision boxes.
     #[serde(default = "yes")]
     pub scene_objects: bool,
+    /// Whether walls (the road's curbs, the world's facades) are obstacles.
+    #[serde(default = "yes")]
+    pub walls: bool,
 }
 
 impl Default for Scenario {
@@ -101,6 +104,7 @@ impl Default for Scenario {
             actors: Vec::new(),
             gps: GpsConfig::default(),
             scene_objects: true,
+            walls: true,
         }
     }
 }

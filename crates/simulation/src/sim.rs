@@ -5,18 +5,20 @@
 //! 2. with a route, the driver looks at the state at tick k (its events carry tick k) and sets
 //!    the ego's steering and pedals;
 //! 3. the ego and the actors move over the tick with their inputs held (exact steps);
-//! 4. bodies overlapping at tick k + 1 that did not at tick k give one contact report each;
+//! 4. bodies overlapping at tick k + 1 that did not at tick k give one contact report each,
+//!    and so does a moving body touching a wall line ([`crate::walls`]) it did not touch;
 //! 5. the GPS gives a fix when k + 1 is a multiple of its period.
 //!
 //! Time is `tick × dt` (never a running sum), so a resumed run has the same times.
 
-use crate::actors::{checked, Actors, Spawn, Variable};
+use crate::actors::{checked, ActorKind, Actors, Spawn, Variable};
 use crate::collide::{contact_point, overlap, scene_bodies, Body, ContactReport};
 use crate::driver::{lane_centre_t, DriverEvent, DriverState, Route, RouteLeg};
 use crate::gps::{normal, GpsFix, GpsState, ToWgs84};
 use crate::scenario::Scenario;
 use crate::surface::RoadSurface;
 use crate::vehicle::{External, Longitudinal, VehicleState};
+use crate::walls::{curb_walls, WallHit, WallKind, WallLine, Walls};
 use crate::Error;
 use opendrive::model::HeaderOffset;
 use serde::{Deserialize, Serialize};
@@ -32,7 +34,7 @@ pub struct SimState {
     pub driver: DriverState,
     /// Prefabs and actors.
     pub actors: Actors,
-    /// Pairs of ids in contact at this tick, sorted.
+    /// Pairs of ids in contact at this tick (bodies, and a body and a wall line), sorted.
     pub contacts: Vec<[String; 2]>,
     /// The GPS's memory.
     pub gps: GpsState,
@@ -94,6 +96,7 @@ pub struct Simulation<'a> {
     model: Box<dyn Longitudinal>,
     route: Option<Route>,
     statics: Vec<Body>,
+    walls: Walls,
     offset: HeaderOffset,
     wgs84: Option<Box<dyn ToWgs84 + 'a>>,
     script: Vec<crate::scenario::Command>,
@@ -141,6 +144,7 @@ impl<'a> Simulation<'a> {
         let mut script = scenario.script.clone();
         script.sort_by(|a, b| a.time.total_cmp(&b.time));
         let statics = if scenario.scene_objects { scene_bodies(surface) } else { Vec::new() };
+        let walls = if scenario.walls { Walls::new(curb_walls(surface)) } else { Walls::default() };
         let model = scenario.model.build();
         let mut sim = Simulation {
             surface,
@@ -148,6 +152,7 @@ impl<'a> Simulation<'a> {
             model,
             route,
             statics,
+            walls,
             offset: HeaderOffset::default(),
             wgs84: None,
             script,
@@ -161,9 +166,22 @@ impl<'a> Simulation<'a> {
                 script_next: 0,
             },
         };
-        sim.state.contacts = sim.touching().into_iter().map(|(a, b)| [a, b]).collect();
+        sim.state.contacts = sim.contacts_now();
         sim.state.gps.last = Some(sim.antenna());
         Ok(sim)
+    }
+
+    /// Adds walls the world knows beyond the road's curbs (a designed scene's facades); none
+    /// when the scenario's `walls` is off. Call it before the first tick: the contacts at the
+    /// start are taken again.
+    pub fn with_walls(mut self, lines: Vec<WallLine>) -> Simulation<'a> {
+        if self.scenario.walls && !lines.is_empty() {
+            let mut all = self.walls.lines().to_vec();
+            all.extend(lines);
+            self.walls = Walls::new(all);
+            self.state.contacts = self.contacts_now();
+        }
+        self
     }
 
     /// Replaces the ego's longitudinal model (the scenario's otherwise).
@@ -227,6 +245,11 @@ impl<'a> Simulation<'a> {
     /// The road's standing objects as collision boxes.
     pub fn scene_bodies(&self) -> &[Body] {
         &self.statics
+    }
+
+    /// The walls (curbs and facades).
+    pub fn walls(&self) -> &Walls {
+        &self.walls
     }
 
     /// The state as JSON (numbers in the shortest form that reads back to the same bits).
@@ -345,6 +368,7 @@ impl<'a> Simulation<'a> {
         // 4. Contacts that start now.
         let bodies = self.bodies();
         let now = self.touching_of(&bodies);
+        let walls = self.wall_contacts(&bodies);
         for (a, b) in &now {
             let key = [a.clone(), b.clone()];
             if self.state.contacts.contains(&key) {
@@ -363,7 +387,22 @@ impl<'a> Simulation<'a> {
                 relative_speed: dv[0].hypot(dv[1]),
             }));
         }
-        self.state.contacts = now.into_iter().map(|(a, b)| [a, b]).collect();
+        for (key, hit, speed) in &walls {
+            if self.state.contacts.contains(key) {
+                continue;
+            }
+            events.push(Event::Collision(ContactReport {
+                tick: k + 1,
+                time,
+                ids: key.clone(),
+                position: hit.position,
+                relative_speed: *speed,
+            }));
+        }
+        let mut contacts: Vec<[String; 2]> = now.into_iter().map(|(a, b)| [a, b]).collect();
+        contacts.extend(walls.into_iter().map(|(key, ..)| key));
+        contacts.sort();
+        self.state.contacts = contacts;
         // 5. The GPS.
         let antenna = self.antenna();
         let last = self.state.gps.last.unwrap_or(antenna);
@@ -423,8 +462,33 @@ impl<'a> Simulation<'a> {
         out
     }
 
-    fn touching(&self) -> Vec<(String, String)> {
-        self.touching_of(&self.bodies())
+    /// Every pair in contact now, sorted (as the state keeps them).
+    fn contacts_now(&self) -> Vec<[String; 2]> {
+        let bodies = self.bodies();
+        let mut out: Vec<[String; 2]> = self.touching_of(&bodies).into_iter().map(|(a, b)| [a, b]).collect();
+        out.extend(self.wall_contacts(&bodies).into_iter().map(|(key, ..)| key));
+        out.sort();
+        out
+    }
+
+    /// The wall lines each moving body touches: ([body, wall], where, the body's speed), in
+    /// order of the bodies and the lines. Curbs do not stop pedestrians.
+    fn wall_contacts(&self, bodies: &[Body]) -> Vec<([String; 2], WallHit, f64)> {
+        let mut out = Vec::new();
+        if self.walls.is_empty() {
+            return out;
+        }
+        let actors = &self.state.actors.actors;
+        let mut hits = Vec::new();
+        for (i, b) in bodies.iter().take(1 + actors.len()).enumerate() {
+            let walker = i > 0 && actors.get(i - 1).is_some_and(|a| a.kind == ActorKind::Pedestrian);
+            self.walls.touching(b, |k| !(walker && k == WallKind::Curb), &mut hits);
+            for h in &hits {
+                let id = self.walls.lines()[h.line].id.clone();
+                out.push(([b.id.clone(), id], *h, b.velocity[0].hypot(b.velocity[1])));
+            }
+        }
+        out
     }
 
     /// Pairs of bodies that overlap (not two static ones), in the order of the bodies, sorted.

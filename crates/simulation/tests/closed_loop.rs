@@ -325,3 +325,60 @@ fn external_velocity_and_pose_move_the_ego() {
     }
     assert!(sim.ego().odometer > before + 0.5, "the driver drove on");
 }
+
+/// The demo road's right curb (its 0.12 m curb mark, at the outer border of lane -1): the ego
+/// steered off lane -1 touches it once (`wall:curb:1:-2:0`, at its speed); a state saved
+/// while it touches and resumed reports nothing again and ends in the same state; a
+/// pedestrian walking across it reports nothing; with `walls = false` the ego reports nothing.
+#[test]
+fn a_curb_is_touched_once_and_a_resumed_contact_is_not_reported_again() {
+    let odr = demo_road();
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let mut sc = Scenario { duration: 3.0, ..Scenario::default() };
+    (sc.ego.s, sc.ego.lane, sc.ego.speed) = (5.0, -1, 8.0);
+    sc.script = vec![Command { time: 0.0, target: "ego".into(), variable: Variable::Steering, value: -0.05 }];
+    let collisions = |ev: &[Event]| -> Vec<simulation::ContactReport> {
+        ev.iter()
+            .filter_map(|e| match e {
+                Event::Collision(c) => Some(c.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut whole = Simulation::new(&surface, sc.clone()).expect("scenario");
+    assert_eq!(whole.walls().lines().len(), 2, "a curb each side");
+    let hits = collisions(&whole.run());
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].ids, ["ego".to_string(), "wall:curb:1:-2:0".to_string()]);
+    assert!((hits[0].relative_speed - 8.0).abs() < 0.1, "{}", hits[0].relative_speed);
+    // Saved two ticks into the contact.
+    let k = hits[0].tick + 2;
+    let mut first = Simulation::new(&surface, sc.clone()).expect("scenario");
+    for _ in 0..k {
+        first.step();
+    }
+    assert!(first.state().contacts.iter().any(|c| c[1].starts_with("wall:curb")), "in contact at the save");
+    let saved = first.save().expect("save");
+    let mut second = Simulation::new(&surface, sc.clone()).expect("scenario");
+    second.resume(&saved).expect("resume");
+    assert!(collisions(&second.run()).is_empty(), "the resumed contact is not a new one");
+    assert_eq!(second.save().expect("save"), whole.save().expect("save"));
+
+    let off = Scenario { walls: false, ..sc.clone() };
+    let mut none = Simulation::new(&surface, off).expect("scenario");
+    assert!(none.walls().is_empty());
+    assert!(collisions(&none.run()).is_empty());
+
+    // A pedestrian from the middle of lane -1 across the right curb onto the sidewalk.
+    let road = surface.road();
+    let p = road.sth_to_xyz(60.0, -1.6, 0.0);
+    let hdg = road.pose(60.0).hdg - std::f64::consts::FRAC_PI_2;
+    let mut walk = Scenario { duration: 4.0, ..Scenario::default() };
+    walk.actors =
+        vec![Spawn { id: "walker".into(), prefab: "pedestrian".into(), x: p[0], y: p[1], heading: hdg, speed: 1.2 }];
+    let mut sim = Simulation::new(&surface, walk).expect("scenario");
+    assert!(collisions(&sim.run()).is_empty(), "pedestrians step over curbs");
+    let w = sim.state().actors.get("walker").expect("walker");
+    let t = surface.planar_st(w.x, w.y).expect("on the road").1;
+    assert!(t < -3.5, "the walker crossed the curb line: t = {t}");
+}

@@ -33,14 +33,15 @@ python/roadscan_bridges.py is a client of each.";
 #[derive(clap::Args, Debug)]
 pub struct SimArgs {
     /// The scenario (TOML: tick, duration, vehicle, model, ego, route, driver, script, prefabs,
-    /// actors, gps, scene_objects, and the [bridges] table of the bridge flags' keys; every key
-    /// optional).
+    /// actors, gps, scene_objects, walls, and the [bridges] table of the bridge flags' keys;
+    /// every key optional).
     pub scenario: Option<PathBuf>,
     /// The output directory of `roadscan build` or `roadscan demo` (road.xodr and its CRG tiles).
     #[arg(long, conflicts_with_all = ["scene", "xodr"], required_unless_present_any = ["scene", "xodr"])]
     pub world: Option<PathBuf>,
     /// A designed scene: `demo`, or an OpenDRIVE file (its --road): the designed surface as a
-    /// CRG, the scene's poles, trees and parked car as obstacles.
+    /// CRG, the scene's poles, trees and parked car as obstacles, its curbs and building fronts
+    /// as walls.
     #[arg(long, conflicts_with = "xodr")]
     pub scene: Option<String>,
     /// Seed of the --scene (the same as its `synth` or `demo`).

@@ -162,6 +162,7 @@ const SCENARIO_KEYS: &[&str] = &[
     "actors",
     "gps",
     "scene_objects",
+    "walls",
 ];
 
 /// The keys of a saved simulation state.
