@@ -34,10 +34,7 @@ pub struct Body {
 impl Body {
     /// The four corners in plan.
     pub fn corners(&self) -> [[f64; 2]; 4] {
-        let (sn, cs) = self.heading.sin_cos();
-        let [a, b] = self.half;
-        let at = |u: f64, v: f64| [self.centre[0] + u * cs - v * sn, self.centre[1] + u * sn + v * cs];
-        [at(a, b), at(-a, b), at(-a, -b), at(a, -b)]
+        corners_of(self, self.heading.sin_cos())
     }
 
     fn axes(&self) -> [[f64; 2]; 2] {
@@ -60,14 +57,22 @@ pub fn overlap(a: &Body, b: &Body) -> bool {
     }
     // Apart by more than the two circumscribed circles' radii: no axis test needed (most
     // pairs of a scene, and the sines and cosines of the test are the step's main cost).
-    let reach =
-        (a.half[0] * a.half[0] + a.half[1] * a.half[1]).sqrt() + (b.half[0] * b.half[0] + b.half[1] * b.half[1]).sqrt();
+    // Without square roots first: (ra + rb)^2 <= 2 (ra^2 + rb^2), so a pair beyond that is
+    // beyond the circles too.
+    let (ra2, rb2) = (a.half[0] * a.half[0] + a.half[1] * a.half[1], b.half[0] * b.half[0] + b.half[1] * b.half[1]);
     let (dx, dy) = (a.centre[0] - b.centre[0], a.centre[1] - b.centre[1]);
-    if dx * dx + dy * dy > reach * reach * (1.0 + 1e-12) {
+    let d2 = dx * dx + dy * dy;
+    if d2 > 2.0 * (ra2 + rb2) * (1.0 + 1e-12) {
         return false;
     }
-    let (ca, cb) = (a.corners(), b.corners());
-    for axis in a.axes().into_iter().chain(b.axes()) {
+    let reach = ra2.sqrt() + rb2.sqrt();
+    if d2 > reach * reach * (1.0 + 1e-12) {
+        return false;
+    }
+    // Each body's sine and cosine once for its corners and axes.
+    let (sa, sb) = (a.heading.sin_cos(), b.heading.sin_cos());
+    let (ca, cb) = (corners_of(a, sa), corners_of(b, sb));
+    for axis in [[sa.1, sa.0], [-sa.0, sa.1], [sb.1, sb.0], [-sb.0, sb.1]] {
         let proj = |c: &[[f64; 2]; 4]| {
             c.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
                 let d = p[0] * axis[0] + p[1] * axis[1];
@@ -80,6 +85,13 @@ pub fn overlap(a: &Body, b: &Body) -> bool {
         }
     }
     true
+}
+
+/// The corners of `b` (as [`Body::corners`]) from its heading's (sin, cos).
+fn corners_of(b: &Body, (sn, cs): (f64, f64)) -> [[f64; 2]; 4] {
+    let [h0, h1] = b.half;
+    let at = |u: f64, v: f64| [b.centre[0] + u * cs - v * sn, b.centre[1] + u * sn + v * cs];
+    [at(h0, h1), at(-h0, h1), at(-h0, -h1), at(h0, -h1)]
 }
 
 /// A place for the contact: the mean of the corners of each box inside the other, else the

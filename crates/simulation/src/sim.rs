@@ -96,6 +96,9 @@ pub struct Simulation<'a> {
     model: Box<dyn Longitudinal>,
     route: Option<Route>,
     statics: Vec<Body>,
+    /// The moving bodies of the last tick, refreshed in place (their ids copied only when the
+    /// actors change); not state.
+    moving: Vec<Body>,
     walls: Walls,
     offset: HeaderOffset,
     wgs84: Option<Box<dyn ToWgs84 + 'a>>,
@@ -152,6 +155,7 @@ impl<'a> Simulation<'a> {
             model,
             route,
             statics,
+            moving: Vec::new(),
             walls,
             offset: HeaderOffset::default(),
             wgs84: None,
@@ -366,7 +370,8 @@ impl<'a> Simulation<'a> {
         self.state.tick = k + 1;
         let time = self.time();
         // 4. Contacts that start now.
-        let bodies = self.bodies();
+        let mut bodies = std::mem::take(&mut self.moving);
+        self.moving_bodies_into(&mut bodies);
         let now = self.touching_of(&bodies);
         let walls = self.wall_contacts(&bodies);
         for (a, b) in &now {
@@ -374,7 +379,8 @@ impl<'a> Simulation<'a> {
             if self.state.contacts.contains(&key) {
                 continue;
             }
-            let (Some(ba), Some(bb)) = (bodies.iter().find(|x| &x.id == a), bodies.iter().find(|x| &x.id == b)) else {
+            let find = |id: &String| bodies.iter().chain(&self.statics).find(|x| &x.id == id);
+            let (Some(ba), Some(bb)) = (find(a), find(b)) else {
                 continue;
             };
             let p = contact_point(ba, bb);
@@ -403,6 +409,7 @@ impl<'a> Simulation<'a> {
         contacts.extend(walls.into_iter().map(|(key, ..)| key));
         contacts.sort();
         self.state.contacts = contacts;
+        self.moving = bodies;
         // 5. The GPS.
         let antenna = self.antenna();
         let last = self.state.gps.last.unwrap_or(antenna);
@@ -437,34 +444,51 @@ impl<'a> Simulation<'a> {
 
     /// The ego's, the actors' and the scene's bodies.
     pub fn bodies(&self) -> Vec<Body> {
-        let e = &self.state.ego;
-        let p = &self.scenario.vehicle;
-        let (sn, cs) = e.heading.sin_cos();
-        let mut out = vec![Body {
-            id: self.scenario.ego.id.clone(),
-            centre: e.centre(p),
-            heading: e.heading,
-            half: [0.5 * p.length, 0.5 * p.width],
-            z: [e.z, e.z + p.height],
-            velocity: [e.speed * cs, e.speed * sn],
-        }];
-        for a in &self.state.actors.actors {
-            out.push(Body {
-                id: a.id.clone(),
-                centre: [a.x, a.y],
-                heading: a.heading,
-                half: [0.5 * a.size[0], 0.5 * a.size[1]],
-                z: [a.z, a.z + a.size[2]],
-                velocity: a.velocity(),
-            });
-        }
+        let mut out = self.moving_bodies();
         out.extend(self.statics.iter().cloned());
         out
     }
 
+    /// The ego's and the actors' bodies (the scene's stand still and are not copied a tick).
+    fn moving_bodies(&self) -> Vec<Body> {
+        let mut out = Vec::new();
+        self.moving_bodies_into(&mut out);
+        out
+    }
+
+    /// [`Simulation::moving_bodies`] written over `out`, whose ids are kept where they match.
+    fn moving_bodies_into(&self, out: &mut Vec<Body>) {
+        let e = &self.state.ego;
+        let p = &self.scenario.vehicle;
+        let (sn, cs) = e.heading.sin_cos();
+        let ego = (
+            &self.scenario.ego.id,
+            e.centre(p),
+            e.heading,
+            [0.5 * p.length, 0.5 * p.width],
+            [e.z, e.z + p.height],
+            [e.speed * cs, e.speed * sn],
+        );
+        let actors = self.state.actors.actors.iter().map(|a| {
+            (&a.id, [a.x, a.y], a.heading, [0.5 * a.size[0], 0.5 * a.size[1]], [a.z, a.z + a.size[2]], a.velocity())
+        });
+        out.truncate(1 + self.state.actors.actors.len());
+        for (k, (id, centre, heading, half, z, velocity)) in std::iter::once(ego).chain(actors).enumerate() {
+            match out.get_mut(k) {
+                Some(b) => {
+                    if &b.id != id {
+                        b.id.clone_from(id);
+                    }
+                    (b.centre, b.heading, b.half, b.z, b.velocity) = (centre, heading, half, z, velocity);
+                }
+                None => out.push(Body { id: id.clone(), centre, heading, half, z, velocity }),
+            }
+        }
+    }
+
     /// Every pair in contact now, sorted (as the state keeps them).
     fn contacts_now(&self) -> Vec<[String; 2]> {
-        let bodies = self.bodies();
+        let bodies = self.moving_bodies();
         let mut out: Vec<[String; 2]> = self.touching_of(&bodies).into_iter().map(|(a, b)| [a, b]).collect();
         out.extend(self.wall_contacts(&bodies).into_iter().map(|(key, ..)| key));
         out.sort();
@@ -491,14 +515,14 @@ impl<'a> Simulation<'a> {
         out
     }
 
-    /// Pairs of bodies that overlap (not two static ones), in the order of the bodies, sorted.
-    fn touching_of(&self, bodies: &[Body]) -> Vec<(String, String)> {
-        let moving = 1 + self.state.actors.actors.len();
+    /// Pairs of bodies that overlap, a moving body (of `moving`) with a later moving one or a
+    /// standing one, sorted.
+    fn touching_of(&self, moving: &[Body]) -> Vec<(String, String)> {
         let mut out = Vec::new();
-        for i in 0..moving.min(bodies.len()) {
-            for j in i + 1..bodies.len() {
-                if overlap(&bodies[i], &bodies[j]) {
-                    out.push((bodies[i].id.clone(), bodies[j].id.clone()));
+        for (i, a) in moving.iter().enumerate() {
+            for b in moving[i + 1..].iter().chain(&self.statics) {
+                if overlap(a, b) {
+                    out.push((a.id.clone(), b.id.clone()));
                 }
             }
         }

@@ -32,6 +32,9 @@ pub const REACH_MARGIN: f64 = 10.0;
 /// with none asks again with the full reach.
 const NEAR: f64 = 8.0;
 
+/// A hint that says "off the road a tick ago" (see [`RoadSurface::planar_st_from`]).
+pub const OFF_ROAD: [f64; 2] = [-1.0, 0.0];
+
 /// A CRG on its road.
 #[derive(Debug, Clone, Copy)]
 pub struct CrgOnRoad<'a> {
@@ -133,37 +136,53 @@ impl<'a> RoadSurface<'a> {
 
     /// Planar (s, t) of the plan point (x, y), or `None` off the road.
     pub fn planar_st(&self, x: f64, y: f64) -> Option<(f64, f64)> {
-        let c = match self.road.xy_to_st(x, y, NEAR.min(self.reach)) {
-            Some(c) => c,
-            None if self.reach > NEAR => self.road.xy_to_st(x, y, self.reach)?,
-            None => return None,
-        };
+        if self.reach > NEAR {
+            if let Some(st) = self.planar_st_within(x, y, NEAR) {
+                return Some(st);
+            }
+        }
+        self.planar_st_within(x, y, self.reach)
+    }
+
+    /// Planar (s, t) of (x, y) from the road's inverse within `reach` of the reference line.
+    fn planar_st_within(&self, x: f64, y: f64, reach: f64) -> Option<(f64, f64)> {
+        let c = self.road.xy_to_st(x, y, reach)?;
         let (s, t, _, _) = self.planar_newton(x, y, c.s, c.t);
         (s.is_finite() && t.is_finite() && t.abs() <= self.reach).then_some((s, t))
     }
 
-    /// As [`RoadSurface::planar_st`], starting from `hint`, the s of a point near (x, y) (the
-    /// same wheel a tick ago): a few Newton steps from there instead of the road's inverse.
+    /// As [`RoadSurface::planar_st`], starting from `hint`, the (s, t) of a point near (x, y)
+    /// (the same wheel a tick ago): a few Newton steps from there instead of the road's inverse.
     /// The warm answer is taken only where it is the nearest foot point beyond doubt: the
     /// steps converge, s lies inside the road, |t| <= the first search's distance and the
     /// point lies well inside the reference line's circle of curvature (|κ t| < 0.5); else,
-    /// and without a hint, the full search. A hint kept in the saved state makes a resumed run
-    /// ask the same questions.
-    pub fn planar_st_from(&self, x: f64, y: f64, hint: Option<f64>) -> Option<(f64, f64)> {
+    /// and without a hint, the full search. A hint outside the road ([`OFF_ROAD`]) says the
+    /// point was off the road a tick ago: the full reach is searched at once, not the near
+    /// band first. A hint kept in the saved state makes a resumed run ask the same questions.
+    pub fn planar_st_from(&self, x: f64, y: f64, hint: Option<[f64; 2]>) -> Option<(f64, f64)> {
         let len = self.road.length();
-        if let Some(s0) = hint.filter(|s| s.is_finite() && *s > 0.0 && *s < len) {
-            let (s, t, curvature, converged) = self.planar_newton(x, y, s0, 0.0);
-            let reach = NEAR.min(self.reach);
-            if converged && s > 0.0 && s < len && t.abs() <= reach && (curvature * t).abs() < 0.5 {
-                return Some((s, t));
+        match hint {
+            Some([s0, t0]) if s0.is_finite() && s0 > 0.0 && s0 < len && t0.is_finite() => {
+                let (s, t, curvature, converged) = self.planar_newton(x, y, s0, t0);
+                let reach = NEAR.min(self.reach);
+                if converged && s > 0.0 && s < len && t.abs() <= reach && (curvature * t).abs() < 0.5 {
+                    return Some((s, t));
+                }
+                self.planar_st(x, y)
             }
+            Some(_) => self.planar_st_within(x, y, self.reach),
+            None => self.planar_st(x, y),
         }
-        self.planar_st(x, y)
+    }
+
+    /// The hint of a point that was off the road (see [`RoadSurface::planar_st_from`]).
+    pub fn hint_of(contact: Option<&Contact>) -> Option<[f64; 2]> {
+        Some(contact.map_or(OFF_ROAD, |c| [c.s, c.t]))
     }
 
     /// Newton on P(s) + t N(s) = (x, y) from (s, t): the last (s, t), the reference line's
-    /// curvature there, and whether it converged (a step below 1e-10 m, after which the error
-    /// is of the order of the step squared times the curvature).
+    /// curvature there, and whether it converged: a step below 1e-7 m, after which the error
+    /// is of the order of the step squared times the curvature (below 1e-13 m on a road).
     fn planar_newton(&self, x: f64, y: f64, mut s: f64, mut t: f64) -> (f64, f64, f64, bool) {
         let len = self.road.length();
         let mut curvature = 0.0;
@@ -182,7 +201,7 @@ impl<'a> RoadSurface<'a> {
             let ds = along / k;
             s = (s + ds).clamp(0.0, len);
             t += across;
-            if ds.abs() < 1e-10 && across.abs() < 1e-10 {
+            if ds.abs() < 1e-7 && across.abs() < 1e-7 {
                 return (s, t, curvature, true);
             }
         }
@@ -226,7 +245,7 @@ impl<'a> RoadSurface<'a> {
 
     /// As [`RoadSurface::contact`], warm started from `hint` (see
     /// [`RoadSurface::planar_st_from`]).
-    pub fn contact_from(&self, x: f64, y: f64, hint: Option<f64>) -> Option<Contact> {
+    pub fn contact_from(&self, x: f64, y: f64, hint: Option<[f64; 2]>) -> Option<Contact> {
         let (s, t) = self.planar_st_from(x, y, hint)?;
         let (z, on_crg) = self.height_st(s, t);
         Some(Contact { s, t, z, on_crg })

@@ -343,9 +343,9 @@ pub struct VehicleState {
     /// Motion imposed by external dynamics (a co-simulation bridge); while set, the model,
     /// the pedals, the steering and the driver are not used.
     pub external: Option<External>,
-    /// The road's planar s under each wheel after the last tick (order of `wheels`), where the
+    /// The road's planar (s, t) under each wheel after the last tick (order of `wheels`), where the
     /// next tick's searches start (see `RoadSurface::planar_st_from`).
-    pub wheel_s: [Option<f64>; 4],
+    pub wheel_st: [Option<[f64; 2]>; 4],
 }
 
 /// Motion imposed on a body by external dynamics, held until replaced or cleared.
@@ -475,8 +475,8 @@ impl VehicleState {
         let pos = wheel_positions(p, self.x, self.y, self.heading);
         let mut z = [None; 4];
         for (k, w) in pos.iter().enumerate() {
-            let c = surface.contact_from(w[0], w[1], self.wheel_s[k]);
-            self.wheel_s[k] = c.map(|c| c.s);
+            let c = surface.contact_from(w[0], w[1], self.wheel_st[k]);
+            self.wheel_st[k] = RoadSurface::hint_of(c.as_ref());
             z[k] = c.map(|c| c.z);
         }
         let on: Vec<f64> = z.iter().flatten().copied().collect();

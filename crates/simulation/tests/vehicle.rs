@@ -230,11 +230,11 @@ fn a_warm_started_inverse_equals_the_full_search() {
             let t = -3.0 + (i as f64 * 0.61).sin() * 2.5;
             let xy = surface.st_to_xy(s, t);
             let full = surface.planar_st(xy[0], xy[1]).expect("on the road");
-            for hint in [s - 0.12, s + 0.3, s, len - s] {
+            for hint in [[s - 0.12, t], [s + 0.3, 0.0], [s, t + 0.2], [len - s, -t]] {
                 let got = surface.planar_st_from(xy[0], xy[1], Some(hint)).expect("on the road");
                 assert!(
                     (got.0 - full.0).abs() < 1e-9 && (got.1 - full.1).abs() < 1e-9,
-                    "({s}, {t}) from {hint}: {got:?} vs {full:?}"
+                    "({s}, {t}) from {hint:?}: {got:?} vs {full:?}"
                 );
             }
             warm += usize::from((full.0 - s).abs() < 1e-9);
@@ -243,7 +243,8 @@ fn a_warm_started_inverse_equals_the_full_search() {
         // Beyond the reach: nothing, hinted or not.
         let far = surface.st_to_xy(0.5 * len, surface.reach() + 5.0);
         assert!(surface.planar_st(far[0], far[1]).is_none());
-        assert!(surface.planar_st_from(far[0], far[1], Some(0.5 * len)).is_none());
+        assert!(surface.planar_st_from(far[0], far[1], Some([0.5 * len, 0.0])).is_none());
+        assert!(surface.planar_st_from(far[0], far[1], Some(simulation::surface::OFF_ROAD)).is_none());
     }
 }
 

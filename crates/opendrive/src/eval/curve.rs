@@ -41,6 +41,10 @@ pub struct Curve {
     x0: f64,
     y0: f64,
     hdg0: f64,
+    /// `hdg0.sin()`, `hdg0.cos()` (a line's direction) and `hdg0.sin_cos()` (the frame of a
+    /// spiral or cubic), once: a pose is asked for millions of times (each wheel's inverse).
+    line_dir: (f64, f64),
+    frame: (f64, f64),
     kind: CurveKind,
 }
 
@@ -76,7 +80,8 @@ impl Curve {
                 CurveKind::Cubic(Box::new(ParamCubic::new(u, v, p_end)))
             }
         };
-        Curve { s0: g.s, length: g.length, x0: g.x, y0: g.y, hdg0: g.hdg, kind }
+        let (line_dir, frame) = ((g.hdg.sin(), g.hdg.cos()), g.hdg.sin_cos());
+        Curve { s0: g.s, length: g.length, x0: g.x, y0: g.y, hdg0: g.hdg, line_dir, frame, kind }
     }
 
     /// Pose at `ds` metres from the record start (not clamped: lines, arcs and spirals
@@ -84,8 +89,8 @@ impl Curve {
     pub fn pose(&self, ds: f64) -> Pose {
         match &self.kind {
             CurveKind::Line => Pose {
-                x: self.x0 + ds * self.hdg0.cos(),
-                y: self.y0 + ds * self.hdg0.sin(),
+                x: self.x0 + ds * self.line_dir.1,
+                y: self.y0 + ds * self.line_dir.0,
                 hdg: self.hdg0,
                 curvature: 0.0,
             },
@@ -102,7 +107,7 @@ impl Curve {
             }
             CurveKind::Spiral { k0, rate } => {
                 let (lx, ly) = spiral_local(*k0, *rate, ds);
-                let (sin0, cos0) = self.hdg0.sin_cos();
+                let (sin0, cos0) = self.frame;
                 Pose {
                     x: self.x0 + lx * cos0 - ly * sin0,
                     y: self.y0 + lx * sin0 + ly * cos0,
@@ -115,7 +120,7 @@ impl Curve {
                 let (u, v) = (c.u(p), c.v(p));
                 let (du, dv) = (c.du(p), c.dv(p));
                 let (ddu, ddv) = (c.ddu(p), c.ddv(p));
-                let (sin0, cos0) = self.hdg0.sin_cos();
+                let (sin0, cos0) = self.frame;
                 let speed2 = du * du + dv * dv;
                 let curvature = if speed2 > 0.0 { (du * ddv - dv * ddu) / (speed2 * speed2.sqrt()) } else { 0.0 };
                 Pose {
