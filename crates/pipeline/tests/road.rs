@@ -271,3 +271,39 @@ fn a_banked_track_steeper_than_the_facade_limit_keeps_its_surface() {
     assert!(ez < 0.010, "elevation off by {ez} m");
     assert!(ex < 0.005, "superelevation off by {ex} rad");
 }
+
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_banked_tracks_crg_covers_its_lanes_in_plan() {
+    // esmini's velodrome, s 600..660, banked at 60 degrees: the lanes' 6.14 m of road-frame t
+    // lie within 3.07 m in plan, where the CRG's v runs. The grid and its coverage band once
+    // took the lanes' t as plan widths: twice the surveyed width, 45.8 % covered.
+    let odr = sample("velodrome.xodr");
+    let scene = Scene::from_road(&odr, "1", Some((600.0, 660.0)), 1).unwrap();
+    let p = survey(&scene);
+    let pts: Vec<[f64; 3]> = (0..p.x.len()).map(|i| [p.x[i], p.y[i], p.z[i]]).collect();
+    let opts = pipeline::SurfaceOptions { min_coverage: 0.0, s_range: Some((600.0, 660.0)), ..Default::default() };
+    let g = pipeline::grid_surface(&scene.odr.roads[0], scene.odr.header.offset, &pts, opts).unwrap();
+    let road = scene.road();
+    let s = 630.0;
+    let outer = road.lane_borders(s).iter().map(|(_, t)| *t).fold(0.0, f64::min);
+    let phi = road.superelevation(s);
+    assert!((phi.abs() - std::f64::consts::FRAC_PI_3).abs() < 1e-6, "bank {phi}");
+    assert!((road.planar_t(s, outer) - outer * phi.cos()).abs() < 1e-9);
+    // The grid reaches the farthest lane border in plan over its s range (the bank still
+    // steepens from 59 degrees at s 600).
+    let plan_edge = (600..=660)
+        .map(|s| {
+            let s = s as f64;
+            road.lane_borders(s).iter().map(|(_, t)| road.planar_t(s, *t)).fold(0.0, f64::min)
+        })
+        .fold(0.0, f64::min);
+    let v_right = g.crg.road.v_right.unwrap();
+    eprintln!(
+        "grid v from {v_right:.3} m (lanes in plan to {plan_edge:.3} m, t {outer:.3} m), coverage {:.3}",
+        g.coverage
+    );
+    assert!((v_right - plan_edge).abs() < 0.05, "grid from v {v_right}, lanes in plan to {plan_edge}");
+    assert!(plan_edge > 0.6 * outer, "a 60 degree bank halves the width in plan");
+    assert!(g.coverage >= 0.9, "coverage {}", g.coverage);
+}

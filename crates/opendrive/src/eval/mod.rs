@@ -247,6 +247,20 @@ impl<'a> RoadEval<'a> {
         Frame { position, e_s, e_t, e_h }
     }
 
+    /// Where the road-frame point (s, t, 0) lies across the road in plan: its distance from the
+    /// reference point along the horizontal left normal at `s` (the frame a CRG's v and the
+    /// planar t run in). On a road banked by φ it is about t cos φ (a lane border of a 60°
+    /// banked track lies at half its t in plan); without superelevation it is t.
+    pub fn planar_t(&self, s: f64, t: f64) -> f64 {
+        if self.superelevation(s) == 0.0 {
+            return t;
+        }
+        let f = self.frame(s, t, 0.0);
+        let p = self.pose(s);
+        let (sn, cs) = p.hdg.sin_cos();
+        (f.position[0] - p.x) * -sn + (f.position[1] - p.y) * cs
+    }
+
     /// Map (x, y, z) of the road-frame point (s, t, h). See [`RoadEval::frame`].
     pub fn sth_to_xyz(&self, s: f64, t: f64, h: f64) -> [f64; 3] {
         self.frame(s, t, h).position

@@ -76,7 +76,7 @@ impl<'a> SurfaceBuilder<'a> {
         scope: SurfaceScope,
     ) -> Result<SurfaceBuilder<'a>, Error> {
         let eval = RoadEval::new(road);
-        let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval));
+        let v_range = opts.v_range.unwrap_or_else(|| lane_extent(&eval, opts.s_range));
         let place = offset.unwrap_or_default().placement();
         let reach = v_range.0.abs().max(v_range.1.abs()) + opts.radius + opts.cell + 1.0;
         let frame = RoadFrame::for_points(&eval, scope.points_box, &place, reach)?;
@@ -166,7 +166,7 @@ impl<'a> SurfaceBuilder<'a> {
                 });
             }
         }
-        let want = v_range.unwrap_or_else(|| lane_extent(&eval));
+        let want = v_range.unwrap_or_else(|| lane_extent(&eval, self.opts.s_range));
         let have = self.proj.v_range;
         let v = (want.0.max(have.0), want.1.min(have.1));
         if v.0 >= v.1 {

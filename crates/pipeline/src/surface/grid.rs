@@ -56,8 +56,12 @@ pub const LANE_INSET: f64 = 0.1;
 /// The v range of the lanes of `road` at `s` (between its outermost lane borders and its lane
 /// offset, [`LANE_INSET`] inside), if it is wider than nothing.
 pub(super) fn lane_band(road: &RoadEval, s: f64) -> Option<(f64, f64)> {
-    let c = road.lane_offset(s);
-    let (lo, hi) = road.lane_borders(s).iter().fold((c, c), |(a, b), &(_, t)| (a.min(t), b.max(t)));
+    // In plan, as the grid's v: a banked road's lanes are narrower there than their t.
+    let c = road.planar_t(s, road.lane_offset(s));
+    let (lo, hi) = road.lane_borders(s).iter().fold((c, c), |(a, b), &(_, t)| {
+        let v = road.planar_t(s, t);
+        (a.min(v), b.max(v))
+    });
     (hi - lo > 2.0 * LANE_INSET).then_some((lo + LANE_INSET, hi - LANE_INSET))
 }
 
@@ -230,14 +234,18 @@ pub fn clip_grid(s_range: (f64, f64), cut: (f64, f64), cell: f64) -> Result<(f64
     Ok((lo, hi))
 }
 
-/// The road's extent across: the outermost lane borders over its length.
-pub(super) fn lane_extent(road: &RoadEval) -> (f64, f64) {
-    let n = road.length().ceil().max(1.0) as usize;
+/// The road's extent across, in plan (the grid's v): the outermost lane borders over its
+/// length, or over `s_range` (a grid of part of the road is as wide as that part's lanes).
+pub(super) fn lane_extent(road: &RoadEval, s_range: Option<(f64, f64)>) -> (f64, f64) {
+    let (a, b) = s_range.map_or((0.0, road.length()), |(a, b)| (a.max(0.0), b.min(road.length())));
+    let (a, b) = if a.is_finite() && b.is_finite() && a < b { (a, b) } else { (0.0, road.length()) };
+    let n = (b - a).ceil().clamp(1.0, 1e7) as usize;
     let mut ext = (0.0f64, 0.0f64);
     for i in 0..=n {
-        let s = (i as f64).min(road.length());
+        let s = (a + i as f64).min(b);
         for (_, t) in road.lane_borders(s) {
-            ext = (ext.0.min(t), ext.1.max(t));
+            let v = road.planar_t(s, t);
+            ext = (ext.0.min(v), ext.1.max(v));
         }
     }
     ext
