@@ -220,7 +220,7 @@ fn planar_st_inverts_the_crg_placement_on_a_superelevated_road() {
 #[roadscan_tests::needs_shared_data]
 fn a_warm_started_inverse_equals_the_full_search() {
     let curves =
-        opendrive::read_file(&roadscan_tests::shared_data().join("opendrive/esmini/curves.xodr")).expect("curves");
+        opendrive::read_file(roadscan_tests::shared_data().join("opendrive/esmini/curves.xodr")).expect("curves");
     for odr in [demo_road(), curves] {
         let surface = RoadSurface::new(&odr.roads[0]);
         let len = surface.road().length();

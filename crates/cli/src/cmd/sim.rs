@@ -274,11 +274,16 @@ pub fn run(a: &SimArgs, progress: &Bars) -> Result<u8> {
         println!("{}", serde_json::to_string_pretty(&r)?);
     } else if !progress.quiet() {
         eprintln!(
-            "roadscan: simulated {:.2} s in {} ticks (from tick {}) at {:.0}x real time; the ego drove {:.1} m{}; {} collision(s), {} GPS fixes",
+            "roadscan: simulated {:.2} s in {} ticks (from tick {}) at {}x real time; the ego drove {:.1} m{}; {} collision(s), {} GPS fixes",
             r.sim_seconds,
             r.ticks,
             r.first_tick,
-            r.real_time_factor,
+            // Two decimals below 10x (a run with sensors is near real time), none above.
+            if r.real_time_factor < 10.0 {
+                format!("{:.2}", r.real_time_factor)
+            } else {
+                format!("{:.0}", r.real_time_factor)
+            },
             r.odometer,
             r.route_complete.map(|t| format!(", route complete at {t:.2} s")).unwrap_or_default(),
             r.collisions.len(),
