@@ -147,7 +147,9 @@ fi
 [ ! -e out.work ] || fail "the work directory out.work is left"
 
 # One build of the same config, and every product compared.
-roadscan build -q --config survey.toml --out one
+rc=0
+roadscan build -q --config survey.toml --out one || rc=$?
+[ "$rc" = 0 ] || fail "one build of survey.toml exited $rc"
 (cd one && find . -type f | sort) > one.txt
 (cd out && find . -type f | sort) > out.txt
 cmp -s one.txt out.txt || { diff one.txt out.txt >&2; fail "the jobs' files are not one build's"; }

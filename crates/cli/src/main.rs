@@ -415,7 +415,8 @@ On Slurm, with N units a stage (the plan has 2N+2), one job array a stage:
 /// `after_help` at the terminal's width (100 columns off a terminal), which broke the shell
 /// lines for copying (the sbatch lines are 120 characters); a template's text is written
 /// unwrapped, a `{...}` that names no tag included.
-const PLAN_HELP: &str = concat!("{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\n", plan_examples!());
+const PLAN_HELP: &str =
+    concat!("{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\n", plan_examples!());
 
 /// Whether an error comes from writing to a closed pipe.
 fn broken_pipe(e: &anyhow::Error) -> bool {
