@@ -206,7 +206,7 @@ enum Command {
     /// same options: first the `points` units (in any order, at once), then `road`, then the
     /// `surface` units, then `finish`, which writes the products to --out, the same bytes as
     /// one `build`.
-    #[command(after_help = PLAN_EXAMPLES)]
+    #[command(help_template = PLAN_HELP)]
     Plan(cmd::build::PlanArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
@@ -388,8 +388,10 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
     }
 }
 
-/// `plan --help`'s examples.
-const PLAN_EXAMPLES: &str = r#"Examples:
+/// `plan --help`'s examples (`.ci/slurm_check.sh` runs the sbatch lines as they are here).
+macro_rules! plan_examples {
+    () => {
+        r#"Examples:
   roadscan plan --config survey.toml > units.jsonl
   roadscan plan --config survey.toml --unit-tiles 2
 
@@ -404,7 +406,17 @@ On Slurm, with N units a stage (the plan has 2N+2), one job array a stage:
   a=$(sbatch --parsable --array=0-$((N-1)) --wrap 'roadscan build --config survey.toml --unit $SLURM_ARRAY_TASK_ID')
   b=$(sbatch --parsable -d afterok:$a --wrap "roadscan build --config survey.toml --unit $N")
   c=$(sbatch --parsable -d afterok:$b --array=$((N+1))-$((2*N)) --wrap 'roadscan build --config survey.toml --unit $SLURM_ARRAY_TASK_ID')
-  sbatch -d afterok:$c --wrap "roadscan build --config survey.toml --unit $((2*N+1))""#;
+  sbatch -d afterok:$c --wrap "roadscan build --config survey.toml --unit $((2*N+1))"
+"#
+    };
+}
+
+/// `plan --help`: clap's default layout, then the examples as they are. clap wraps an
+/// `after_help` at the terminal's width (100 columns off a terminal), which broke the shell
+/// lines for copying (the sbatch lines are 120 characters); a template's text is written
+/// unwrapped, a `{...}` that names no tag included.
+const PLAN_HELP: &str =
+    concat!("{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\n", plan_examples!());
 
 /// Whether an error comes from writing to a closed pipe.
 fn broken_pipe(e: &anyhow::Error) -> bool {

@@ -163,6 +163,32 @@ fn help_has_examples() {
     }
 }
 
+/// `plan --help`'s shell lines are copied and run as they are (`.ci/slurm_check.sh` runs its
+/// sbatch lines on Slurm): they must not be wrapped at the terminal's width, however narrow.
+#[test]
+fn plan_help_keeps_its_shell_lines_whole_on_a_narrow_terminal() {
+    for columns in ["60", "100"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+            .args(["plan", "--help"])
+            .env("COLUMNS", columns)
+            .output()
+            .expect("run roadscan");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let help = stdout(&o);
+        // The options are still wrapped to the width.
+        assert!(help.contains("--unit-tiles"), "{help}");
+        let slurm: Vec<&str> =
+            help.lines().skip_while(|l| !l.starts_with("On Slurm")).skip(1).take_while(|l| !l.is_empty()).collect();
+        assert_eq!(slurm.len(), 4, "{help}");
+        for (l, start) in slurm.iter().zip(["  a=$(sbatch ", "  b=$(sbatch ", "  c=$(sbatch ", "  sbatch "]) {
+            assert!(l.starts_with(start) && l.contains("--wrap") && l.contains("--unit $"), "{l}");
+            assert!(l.ends_with("_ID')") || l.ends_with("$N\")") || l.ends_with("))\""), "{l}");
+        }
+        let xargs = help.lines().find(|l| l.contains("xargs")).unwrap_or_default();
+        assert!(xargs.ends_with("break; }"), "{xargs}");
+    }
+}
+
 #[test]
 fn synth_writes_the_survey_and_its_truth() {
     let d = tmp_dir("synth");
