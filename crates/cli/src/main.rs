@@ -197,7 +197,7 @@ enum Command {
     /// parameters, timings). The products replace --out whole, or nothing changes. Exit code
     /// 1: built, but a check in the report failed.
     #[command(
-        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  roadscan build --input scan.laz --trajectory traj.csv --crs EPSG:25832 --out out   (the scanner's height from the points, its track the reference line)\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
+        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv \\\n    --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  # the scanner's height from the points, its track the reference line:\n  roadscan build --input scan.laz --trajectory traj.csv --crs EPSG:25832 --out out\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
     )]
     Build(cmd::build::BuildArgs),
     /// Split a build into work units for a batch engine (Slurm job arrays, Kubernetes
@@ -206,7 +206,7 @@ enum Command {
     /// same options: first the `points` units (in any order, at once), then `road`, then the
     /// `surface` units, then `finish`, which writes the products to --out, the same bytes as
     /// one `build`.
-    #[command(help_template = PLAN_HELP)]
+    #[command(after_help = PLAN_EXAMPLES)]
     Plan(cmd::build::PlanArgs),
     /// Render an OpenCRG grid as a PNG: height against a fitted plane (or the reference line)
     /// as colours, hillshaded, with colour bar, scale bar and caption.
@@ -285,11 +285,23 @@ fn panic_message() -> String {
     v.iter().rfind(|m| !passed_on(m)).or(v.last()).cloned().unwrap_or_else(|| "panic".to_string())
 }
 
-/// The command line's grammar: every verb takes negative numbers as values (`--offset -1.6`).
+/// The command line's grammar: every verb takes negative numbers as values (`--offset -1.6`),
+/// and prints its examples (its `after_help`) unwrapped, so their shell lines copy whole.
 fn command() -> clap::Command {
     use clap::CommandFactory;
-    Cli::command().mut_subcommands(|c| c.allow_negative_numbers(true))
+    Cli::command().mut_subcommands(|c| {
+        let c = c.allow_negative_numbers(true);
+        match c.get_after_help().map(|h| h.to_string()) {
+            // clap wraps an `after_help` at the terminal's width (100 columns off a terminal),
+            // which broke example lines; a template's own text is written as it is.
+            Some(examples) => c.help_template(format!("{HELP_HEAD}{examples}")).after_help(None::<&str>),
+            None => c,
+        }
+    })
 }
+
+/// A verb's help before its examples: clap's default layout.
+const HELP_HEAD: &str = "{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\n";
 
 /// Parses the command line; help and version print as clap prints them, a usage error as one
 /// line (exit 2).
@@ -389,9 +401,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
 }
 
 /// `plan --help`'s examples (`.ci/slurm_check.sh` runs the sbatch lines as they are here).
-macro_rules! plan_examples {
-    () => {
-        r#"Examples:
+const PLAN_EXAMPLES: &str = r#"Examples:
   roadscan plan --config survey.toml > units.jsonl
   roadscan plan --config survey.toml --unit-tiles 2
 
@@ -407,16 +417,7 @@ On Slurm, with N units a stage (the plan has 2N+2), one job array a stage:
   b=$(sbatch --parsable -d afterok:$a --wrap "roadscan build --config survey.toml --unit $N")
   c=$(sbatch --parsable -d afterok:$b --array=$((N+1))-$((2*N)) --wrap 'roadscan build --config survey.toml --unit $SLURM_ARRAY_TASK_ID')
   sbatch -d afterok:$c --wrap "roadscan build --config survey.toml --unit $((2*N+1))"
-"#
-    };
-}
-
-/// `plan --help`: clap's default layout, then the examples as they are. clap wraps an
-/// `after_help` at the terminal's width (100 columns off a terminal), which broke the shell
-/// lines for copying (the sbatch lines are 120 characters); a template's text is written
-/// unwrapped, a `{...}` that names no tag included.
-const PLAN_HELP: &str =
-    concat!("{before-help}{about-with-newline}\n{usage-heading} {usage}\n\n{all-args}\n\n", plan_examples!());
+"#;
 
 /// Whether an error comes from writing to a closed pipe.
 fn broken_pipe(e: &anyhow::Error) -> bool {

@@ -189,6 +189,28 @@ fn plan_help_keeps_its_shell_lines_whole_on_a_narrow_terminal() {
     }
 }
 
+/// Every verb's examples print as written, whatever the width: the long lines of `axis`,
+/// `synth` and `world` whole (clap once wrapped them at 100 columns).
+#[test]
+fn every_verbs_examples_print_unwrapped() {
+    for (verb, line) in [
+        ("axis", "  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr"),
+        ("synth", "--clutter --traj-noise 0.03,0.05 --out messy-survey"),
+        ("world", "--cast rays.bin --hits hits.f32"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
+            .args([verb, "--help"])
+            .env("COLUMNS", "60")
+            .output()
+            .expect("run roadscan");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let help = stdout(&o);
+        let at = help.find("Examples:").unwrap_or_else(|| panic!("{verb}: no examples"));
+        let example = help[at..].lines().find(|l| l.contains(line.trim())).unwrap_or_default();
+        assert!(example.len() > 100, "{verb}: {line:?} wrapped:\n{help}");
+    }
+}
+
 #[test]
 fn synth_writes_the_survey_and_its_truth() {
     let d = tmp_dir("synth");
