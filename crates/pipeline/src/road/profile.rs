@@ -78,7 +78,7 @@ fn robust(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64, curved: bo
     let s_last = s[n - 1];
     let done = |records: Vec<Poly3>| {
         let (max, rms) = stats(&records);
-        ProfileFit { records, max, rms, rejected, s_last, searched: 0 }
+        ProfileFit { records, max, rms, rejected, s_last }
     };
     if ks.len() < 4 {
         let m = median(&mut kv.clone()).unwrap_or(v[0]);
@@ -88,14 +88,7 @@ fn robust(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64, curved: bo
     if let Ok(f) = fit_profile(&bs, &bv, &FitOptions { tolerance: tol, min_length }) {
         if !overshoots(&f.records, &ks, &kv, s_last, tol) {
             let (max, rms) = stats(&f.records);
-            return Some(ProfileFit {
-                max,
-                rms,
-                rejected: rejected + f.rejected,
-                s_last,
-                records: f.records,
-                searched: f.searched,
-            });
+            return Some(ProfileFit { max, rms, rejected: rejected + f.rejected, s_last, records: f.records });
         }
     }
     Some(done(monotone_hermite(&ks, &kv, 5.0)))
