@@ -94,12 +94,11 @@ pub struct Actor {
     /// Motion imposed by external dynamics; while set, the pedals and steering are not used.
     #[serde(default)]
     pub external: Option<crate::vehicle::External>,
-    /// The road's planar (s, t) under it after the last tick, where the next tick's search for it
-    /// starts (see `RoadSurface::planar_st_from`; `OFF_ROAD` when it was off the road); saved
-    /// with the state so a resumed run asks
-    /// the same.
+    /// The road's planar (s, t) under it after the last tick, where the next tick's search
+    /// for it starts (see `RoadSurface::planar_st_from`; `OFF_ROAD` when it was off the
+    /// road); saved with the state so a resumed run asks the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub s_hint: Option<[f64; 2]>,
+    pub st_hint: Option<[f64; 2]>,
 }
 
 /// Sets a variable; NaN or infinite values are refused.
@@ -142,8 +141,8 @@ impl Actor {
         if let Some(ext) = self.external {
             let ([x, y], h, v) = ext.advance([self.x, self.y], self.heading, 0.0, dt);
             (self.x, self.y, self.heading, self.speed) = (x, y, h, v);
-            let c = surface.contact_from(x, y, self.s_hint);
-            self.s_hint = RoadSurface::hint_of(c.as_ref());
+            let c = surface.contact_from(x, y, self.st_hint);
+            self.st_hint = RoadSurface::hint_of(c.as_ref());
             match (c.map(|c| c.z), ext) {
                 (Some(z), _) => self.z = z,
                 (None, crate::vehicle::External::Pose(p)) => self.z = p[2],
@@ -170,8 +169,8 @@ impl Actor {
             (self.x, self.y, self.heading) = (self.x + dx, self.y + dy, h + if d > 0.0 { 0.0 } else { steer * dt });
         }
         self.speed = v1;
-        let c = surface.contact_from(self.x, self.y, self.s_hint);
-        self.s_hint = RoadSurface::hint_of(c.as_ref());
+        let c = surface.contact_from(self.x, self.y, self.st_hint);
+        self.st_hint = RoadSurface::hint_of(c.as_ref());
         if let Some(c) = c {
             self.z = c.z;
         }
@@ -286,7 +285,7 @@ impl Actors {
             brake: 0.0,
             acceleration: 0.0,
             external: None,
-            s_hint: Some([c.s, c.t]),
+            st_hint: Some([c.s, c.t]),
         };
         self.actors.push(actor);
         self.actors.last().ok_or_else(|| Error::UnknownId { what: "actor", id: s.id.clone() })
