@@ -37,6 +37,9 @@
 //!   `reshape(fread(f, w*h*3, 'uint8=>uint8'), h, w, 3)` and
 //!   `reshape(fread(f, w*h, 'float32', 0, 'l'), h, w)`.
 //!
+//! Pixels are cast in tiles of 8 x 8 as one packet ([`world::Cast::cast_many`]), which gives
+//! each pixel the hit its ray alone would get.
+//!
 //! Invariant: the same world, camera, pose and time give the same bytes at any thread count
 //! (every pixel is computed alone; threads only share out blocks of rows).
 
@@ -362,7 +365,9 @@ pub struct Frame {
 }
 
 /// Rows a thread takes at a time.
-const ROWS: usize = 4;
+const ROWS: usize = 8;
+/// Side of the square tiles of pixels cast together (a packet of at most 64 rays).
+const TILE: usize = 8;
 
 /// One block of rows' outputs.
 type Block<'a> = (usize, (&'a mut [u8], (&'a mut [f32], (&'a mut [u8], &'a mut [u32]))));
@@ -411,29 +416,49 @@ pub fn render(
         )
         .enumerate();
     let queue: Mutex<_> = Mutex::new(blocks);
+    let rays_dirs = &rays.dirs;
     let work = |b: Block| {
         let (index, (rgb, (depth, (class, instance)))) = b;
         let first = index * ROWS * w;
-        for (i, dc) in rays.dirs[first..first + depth.len()].iter().enumerate() {
-            if !dc[0].is_finite() {
-                rgb[3 * i..3 * i + 3].copy_from_slice(&NO_RAY_RGB);
-                continue;
-            }
-            // Camera (right, down, forward) to the mount's (forward, left, up).
-            let dir = eye.direction([dc[2], -dc[0], -dc[1]]);
-            let ray = Ray { time, ..Ray::new(eye.position, dir).up_to(cam.max_range) };
-            let Some(hit) = world.cast(&ray) else {
-                rgb[3 * i..3 * i + 3].copy_from_slice(&cam.sky);
-                continue;
-            };
-            depth[i] = (hit.t * dc[2]) as f32;
-            class[i] = hit.class;
-            instance[i] = hit.object;
-            let ns = hit.normal[0] * cam.sun[0] + hit.normal[1] * cam.sun[1] + hit.normal[2] * cam.sun[2];
-            let light = cam.ambient + (1.0 - cam.ambient) * ns.max(0.0);
-            let c = colours.get(hit.material.0 as usize).or(colours.first()).copied().unwrap_or([0.0; 3]);
-            for (o, ch) in rgb[3 * i..3 * i + 3].iter_mut().zip(c) {
-                *o = (ch * light).round().clamp(0.0, 255.0) as u8;
+        let rows = depth.len() / row_len;
+        // Tiles of TILE x TILE pixels (fewer at the right and bottom edges), cast as packets.
+        let mut rays = Vec::with_capacity(TILE * TILE);
+        let mut pixels = Vec::with_capacity(TILE * TILE);
+        let mut hits = vec![None; TILE * TILE];
+        for c0 in (0..w).step_by(TILE) {
+            for r0 in (0..rows).step_by(TILE) {
+                rays.clear();
+                pixels.clear();
+                for r in r0..(r0 + TILE).min(rows) {
+                    for c in c0..(c0 + TILE).min(w) {
+                        let i = r * w + c;
+                        let dc = rays_dirs[first + i];
+                        if !dc[0].is_finite() {
+                            rgb[3 * i..3 * i + 3].copy_from_slice(&NO_RAY_RGB);
+                            continue;
+                        }
+                        // Camera (right, down, forward) to the mount's (forward, left, up).
+                        let dir = eye.direction([dc[2], -dc[0], -dc[1]]);
+                        rays.push(Ray { time, ..Ray::new(eye.position, dir).up_to(cam.max_range) });
+                        pixels.push((i, dc[2]));
+                    }
+                }
+                world.cast_many(&rays, &mut hits[..rays.len()]);
+                for (&(i, zc), hit) in pixels.iter().zip(&hits) {
+                    let Some(hit) = hit else {
+                        rgb[3 * i..3 * i + 3].copy_from_slice(&cam.sky);
+                        continue;
+                    };
+                    depth[i] = (hit.t * zc) as f32;
+                    class[i] = hit.class;
+                    instance[i] = hit.object;
+                    let ns = hit.normal[0] * cam.sun[0] + hit.normal[1] * cam.sun[1] + hit.normal[2] * cam.sun[2];
+                    let light = cam.ambient + (1.0 - cam.ambient) * ns.max(0.0);
+                    let c = colours.get(hit.material.0 as usize).or(colours.first()).copied().unwrap_or([0.0; 3]);
+                    for (o, ch) in rgb[3 * i..3 * i + 3].iter_mut().zip(c) {
+                        *o = (ch * light).round().clamp(0.0, 255.0) as u8;
+                    }
+                }
             }
         }
     };

@@ -189,6 +189,99 @@ fn main() {
     let world =
         World::new(vec![Part::Heightfield(hf), Part::Mesh(voxels), Part::Mesh(ground)], MaterialTable::standard());
     let w = time("world", &rays, |r| world.cast(r).map(|h| h.t));
+    // The same rays, each firing's 32 lasers (then two firings: 64) cast as one packet.
+    let mut hits = vec![None; 64];
+    for per in [32usize, 64] {
+        let mut runs = Vec::new();
+        let mut check = (0usize, 0.0f64);
+        for _ in 0..run_count() {
+            let wall = Instant::now();
+            let t0 = cpu_seconds(wall);
+            let (mut n, mut sum) = (0usize, 0.0f64);
+            for p in rays.chunks(per) {
+                world.cast_packet(p, &mut hits[..p.len()]);
+                for hit in hits[..p.len()].iter().flatten() {
+                    n += 1;
+                    sum += hit.t;
+                }
+            }
+            runs.push(rays.len() as f64 / (cpu_seconds(wall) - t0));
+            check = (n, sum);
+        }
+        let m = median(runs);
+        println!(
+            "{:<12} {:>8.3} M rays/s  ({} hits, sum of t {:.6} m)",
+            format!("world x{per}"),
+            m * 1e-6,
+            check.0,
+            check.1
+        );
+    }
+
+    // A 640 x 480 pinhole camera (90 degrees across) 1.6 m above lane -1's centre, level and
+    // facing along the lane, at 5 stations: each pixel's ray alone, then 8 x 8 tiles of pixels
+    // as packets (`World::cast_packet`); the hits must be the same.
+    let (cw, ch) = (640usize, 480usize);
+    let f = (cw as f64 / 2.0) / 45f64.to_radians().tan();
+    let mut frames = Vec::new();
+    for k in 0..if run_count() == 1 { 1 } else { 5 } {
+        let pose = lane.pose(1.0 + 2.0 * k as f64);
+        let o = pose.point([0.0, 0.0, 1.6]);
+        let mut tiles = Vec::new();
+        for r0 in (0..ch).step_by(8) {
+            for c0 in (0..cw).step_by(8) {
+                let mut tile = Vec::with_capacity(64);
+                for r in r0..r0 + 8 {
+                    for c in c0..c0 + 8 {
+                        let (x, y) =
+                            ((c as f64 - (cw as f64 - 1.0) / 2.0) / f, (r as f64 - (ch as f64 - 1.0) / 2.0) / f);
+                        // Camera (right, down, forward) to the body's (forward, left, up).
+                        let d = pose.direction([1.0, -x, -y]);
+                        tile.push(Ray::new(o, d).up_to(200.0));
+                    }
+                }
+                tiles.push(tile);
+            }
+        }
+        frames.push(tiles);
+    }
+    let camera_rays: Vec<Ray> = frames.iter().flatten().flatten().copied().collect();
+    let cs = time("camera 1 ray", &camera_rays, |r| world.cast(r).map(|h| h.t));
+    let mut runs = Vec::new();
+    let mut check = (0usize, 0.0f64);
+    let mut hits = vec![None; 64];
+    for _ in 0..run_count() {
+        let wall = Instant::now();
+        let t0 = cpu_seconds(wall);
+        let (mut n, mut sum) = (0usize, 0.0f64);
+        for tile in frames.iter().flatten() {
+            world.cast_packet(tile, &mut hits);
+            for hit in hits.iter().flatten() {
+                n += 1;
+                sum += hit.t;
+            }
+        }
+        runs.push(camera_rays.len() as f64 / (cpu_seconds(wall) - t0));
+        check = (n, sum);
+    }
+    let cp = median(runs);
+    println!("{:<12} {:>8.3} M rays/s  ({} hits, sum of t {:.6} m)", "camera tiles", cp * 1e-6, check.0, check.1);
+    let mut differ = 0;
+    for tile in frames.iter().flatten() {
+        world.cast_packet(tile, &mut hits);
+        for (r, hit) in tile.iter().zip(&hits) {
+            if world.cast(r).map(|x| x.t) != hit.map(|x| x.t) {
+                differ += 1;
+            }
+        }
+    }
+    println!(
+        "camera: {} rays in {} frames, tiles {:.2}x one ray at a time, {differ} rays with another hit",
+        camera_rays.len(),
+        frames.len(),
+        cp / cs
+    );
+
     println!(
         "summary: build {build:.3} s, {} bytes, heightfield {:.3}, mesh {:.3}, ground {:.3}, world {:.3} M rays/s",
         st.bytes,

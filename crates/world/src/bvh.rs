@@ -2,6 +2,7 @@
 //! box never shrinks), traversed nearest child first with a stack of entry distances.
 
 use crate::geom::{Aabb, V3};
+use crate::packet::{best_max, Frustum, Lanes, PacketStack, LANES};
 
 /// One node: its bounds, and either two children (`count == 0`, children at `first` and
 /// `first + 1`) or a leaf (`count` items from `first`; what an item is, the owner knows).
@@ -168,6 +169,73 @@ impl Bvh {
                 let tb = self.nodes[b as usize].enter(r, t_min, *best);
                 match stack.descend((a, ta), (b, tb)) {
                     Some(next) => at = next,
+                    None => break,
+                }
+            }
+        }
+    }
+}
+
+impl Bvh {
+    /// The lanes of a packet of rays (origins `o`, directions `d`, from `t_min`) in a world
+    /// tree's coordinates.
+    pub(crate) fn lanes(rays: &[crate::geom::Ray]) -> Lanes {
+        let mut l = Lanes::new();
+        for (i, r) in rays.iter().take(LANES).enumerate() {
+            for (a, (&o, x)) in r.origin.iter().zip(inverse(&r.dir)).enumerate() {
+                l.p[a][i] = o;
+                l.k[a][i] = x;
+                l.c[a][i] = 0.0;
+            }
+            l.t_min[i] = r.t_min;
+        }
+        let rays = &rays[..rays.len().min(LANES)];
+        if let Some(first) = rays.first() {
+            if rays.iter().all(|r| r.origin == first.origin) {
+                let t0 = rays.iter().map(|r| r.t_min).fold(f64::INFINITY, f64::min);
+                let t_min_max = rays.iter().map(|r| r.t_min).fold(f64::NEG_INFINITY, f64::max);
+                let t1 = rays.iter().map(|r| r.t_max).fold(f64::NEG_INFINITY, f64::max);
+                let inv = rays.iter().map(|r| inverse(&r.dir));
+                l.frustum = Some(Frustum::of([1.0; 3], first.origin, inv, (t0, t_min_max, t1)));
+            }
+        }
+        l
+    }
+
+    /// Visits the leaves that lanes `mask` of a packet enter within `[t_min, best]`, nearest
+    /// first for the packet; `leaf(first, count, lanes, best)` casts those lanes there and
+    /// lowers their `best` when they hit.
+    #[inline]
+    pub(crate) fn traverse_packet(
+        &self,
+        lanes: &Lanes,
+        best: &mut [f64; LANES],
+        mask: u64,
+        mut leaf: impl FnMut(u32, u32, u64, &mut [f64; LANES]),
+    ) {
+        if self.nodes.get(self.root as usize).is_none() {
+            return;
+        }
+        let mut stack = PacketStack::new();
+        stack.push(self.root, mask);
+        while let Some((at, m)) = stack.pop() {
+            // Tested when taken: the lanes' nearest hits may have come closer since.
+            let bm = best_max(best, m);
+            let n = &self.nodes[at as usize];
+            let (mut m, _) = lanes.enter_node(&n.b.map(f64::from), best, m, n.count == 0, bm);
+            let mut at = at;
+            while m != 0 {
+                let n = &self.nodes[at as usize];
+                if n.count > 0 {
+                    leaf(n.first, n.count, m, best);
+                    break;
+                }
+                let (a, b) = (n.first, n.first + 1);
+                let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+                let (ma, ta) = lanes.enter_node(&na.b.map(f64::from), best, m, na.count == 0, bm);
+                let (mb, tb) = lanes.enter_node(&nb.b.map(f64::from), best, m, nb.count == 0, bm);
+                match stack.descend((a, ma, ta), (b, mb, tb)) {
+                    Some((next, nm)) => (at, m) = (next, nm),
                     None => break,
                 }
             }

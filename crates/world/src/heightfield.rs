@@ -21,6 +21,7 @@ use crate::bvh::{Bvh, SlabRay, Stack};
 use crate::geom::{cross, sub, Aabb, Hit, Ray, V3};
 use crate::material::Tag;
 use crate::mesh::triangle;
+use crate::packet::{best_max, Frustum, Lanes, PacketStack, LANES};
 use crate::Error;
 use opendrive::eval::marks::PaintLine;
 use opendrive::RoadEval;
@@ -102,6 +103,11 @@ impl Chunk {
 }
 
 impl QNode {
+    /// Its bounds in steps, as numbers.
+    #[inline(always)]
+    fn bounds(&self) -> [f64; 6] {
+        self.b.map(f64::from)
+    }
     #[inline(always)]
     fn enter(&self, r: &StepRay, t0: f64, t1: f64) -> Option<f64> {
         let (mut near, mut far) = (t0, t1);
@@ -409,7 +415,7 @@ impl Heightfield {
     pub fn cast(&self, ray: &Ray, best: &mut f64) -> Option<Hit> {
         let sr = SlabRay::new(&ray.origin, &ray.dir);
         // (t, row, column, second triangle, barycentric u, v)
-        let mut found: Option<(f64, usize, usize, bool, f64, f64)> = None;
+        let mut found: Option<Found> = None;
         // One stack for every chunk the ray enters.
         let mut stack = Stack::new(0, 0.0);
         self.bvh.traverse(&sr, ray.t_min, best, |first, count, best| {
@@ -419,7 +425,11 @@ impl Heightfield {
                 }
             }
         });
-        let (t, iu, iv, second, bu, bv) = found?;
+        self.hit_of(ray, found?)
+    }
+
+    /// The hit `found` by a leaf test of `ray`: its normal and tag.
+    fn hit_of(&self, ray: &Ray, (t, iu, iv, second, bu, bv): Found) -> Option<Hit> {
         let [a, b, c, dd] = self.corners(iu, iv)?;
         let normal = if second { cross(sub(c, a), sub(dd, a)) } else { cross(sub(b, a), sub(c, a)) };
         // Fractions of the cell along u and v at the hit.
@@ -428,15 +438,112 @@ impl Heightfield {
         Some(Hit::new(ray, t, normal, tag))
     }
 
-    #[allow(clippy::type_complexity)]
-    fn cast_chunk(
+    /// Casts lanes `mask` of a packet (`rays`, `lanes` made of them by [`Bvh::lanes`]): each
+    /// lane's nearest hit within `(t_min, best[i])` goes to `hits[i]` and lowers `best[i]`.
+    /// Leaves are tested lane by lane as [`Heightfield::cast`] tests them.
+    pub(crate) fn cast_packet(
+        &self,
+        rays: &[Ray],
+        lanes: &Lanes,
+        best: &mut [f64; LANES],
+        mask: u64,
+        hits: &mut [Option<Hit>],
+    ) {
+        let mut found: [Option<Found>; LANES] = [None; LANES];
+        let mut chunk_lanes = Lanes::new();
+        // A packet from one point: its origin and the lanes' range of t.
+        let packet = lanes.frustum.map(|f| Shared { origin: f.origin, t0: f.t0, t_min_max: f.t_min_max, t1: f.t1 });
+        self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
+            for k in first..first + count {
+                if let Some(c) = self.chunks.get(k as usize) {
+                    self.cast_chunk_packet(c, (rays, packet.as_ref()), m, &mut chunk_lanes, best, &mut found);
+                }
+            }
+        });
+        for (i, f) in found.iter().enumerate() {
+            if let (Some(f), Some(ray), Some(out)) = (f, rays.get(i), hits.get_mut(i)) {
+                if let Some(h) = self.hit_of(ray, *f) {
+                    *out = Some(h);
+                }
+            }
+        }
+    }
+
+    /// [`Heightfield::cast_chunk`] for lanes `mask` of a packet.
+    fn cast_chunk_packet(
         &self,
         c: &Chunk,
-        ray: &Ray,
-        best: &mut f64,
-        found: &mut Option<(f64, usize, usize, bool, f64, f64)>,
-        stack: &mut Stack,
+        (rays, packet): (&[Ray], Option<&Shared>),
+        mask: u64,
+        l: &mut Lanes,
+        best: &mut [f64; LANES],
+        found: &mut [Option<Found>; LANES],
     ) {
+        if self.nodes.get(c.root as usize).is_none() {
+            return;
+        }
+        let mut m = mask;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(ray) = rays.get(i) else { continue };
+            let r = c.ray(&ray.origin, &ray.dir);
+            for a in 0..3 {
+                l.p[a][i] = 0.0;
+                l.k[a][i] = r.k[a];
+                l.c[a][i] = r.c[a];
+            }
+            l.t_min[i] = ray.t_min;
+        }
+        // The packet's bound in the chunk's steps: t = (q * step - (o3 - origin)) / d3.
+        l.frustum = packet.map(|p| {
+            let o = p.origin;
+            let o3 = [o[0], o[1], o[2] - c.g[0] * o[0] - c.g[1] * o[1]];
+            let inv = |r: &Ray| {
+                let d = &r.dir;
+                let d3 = [d[0], d[1], d[2] - c.g[0] * d[0] - c.g[1] * d[1]];
+                d3.map(finite_inverse)
+            };
+            let lanes = (0..LANES).filter(|i| mask >> i & 1 != 0).filter_map(|i| rays.get(i)).map(inv);
+            Frustum::of(c.step, [0, 1, 2].map(|a| o3[a] - c.origin[a]), lanes, (p.t0, p.t_min_max, p.t1))
+        });
+        let row_end = (c.row0 as usize + CHUNK).min(self.rows.len() - 1);
+        let bv = c.blocks_v as usize;
+        let mut stack = PacketStack::new();
+        stack.push(c.root, mask);
+        while let Some((at, m)) = stack.pop() {
+            let Some(n) = self.nodes.get(at as usize) else { continue };
+            let bm = best_max(best, m);
+            let (mut m, _) = l.enter_node(&n.bounds(), best, m, n.child & LEAF_BIT == 0, bm);
+            let mut at = at;
+            while m != 0 {
+                let Some(n) = self.nodes.get(at as usize) else { break };
+                if n.child & LEAF_BIT != 0 {
+                    let block = (n.child & !LEAF_BIT) as usize;
+                    let iu0 = c.row0 as usize + (block / bv) * LEAF;
+                    let iv0 = (block % bv) * LEAF;
+                    while m != 0 {
+                        let i = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        if let Some(ray) = rays.get(i) {
+                            self.cast_leaf(iu0, iv0, row_end, ray, &mut best[i], &mut found[i]);
+                        }
+                    }
+                    break;
+                }
+                let (a, b) = (n.child, n.child + 1);
+                let (Some(na), Some(nb)) = (self.nodes.get(a as usize), self.nodes.get(b as usize)) else { break };
+                let (ma, ta) = l.enter_node(&na.bounds(), best, m, na.child & LEAF_BIT == 0, bm);
+                let (mb, tb) = l.enter_node(&nb.bounds(), best, m, nb.child & LEAF_BIT == 0, bm);
+                match stack.descend((a, ma, ta), (b, mb, tb)) {
+                    Some((next, nm)) => (at, m) = (next, nm),
+                    None => break,
+                }
+            }
+        }
+    }
+
+    fn cast_chunk(&self, c: &Chunk, ray: &Ray, best: &mut f64, found: &mut Option<Found>, stack: &mut Stack) {
         let r = c.ray(&ray.origin, &ray.dir);
         let Some(root) = self.nodes.get(c.root as usize) else { return };
         let Some(t) = root.enter(&r, ray.t_min, *best) else { return };
@@ -464,17 +571,8 @@ impl Heightfield {
     }
 
     /// Tests the cells of the leaf from cell (iu0, iv0), rows below `row_end`.
-    #[allow(clippy::type_complexity)]
     #[inline]
-    fn cast_leaf(
-        &self,
-        iu0: usize,
-        iv0: usize,
-        row_end: usize,
-        ray: &Ray,
-        best: &mut f64,
-        found: &mut Option<(f64, usize, usize, bool, f64, f64)>,
-    ) {
+    fn cast_leaf(&self, iu0: usize, iv0: usize, row_end: usize, ray: &Ray, best: &mut f64, found: &mut Option<Found>) {
         const N: usize = LEAF + 1;
         let nv = self.v.len();
         let (o, d) = (&ray.origin, &ray.dir);
@@ -587,6 +685,17 @@ fn triangle_uv(o: &V3, d: &V3, v0: &V3, e1: &V3, e2: &V3, t_min: f64, t_max: f64
     }
     Some((t, (c * pe1 - b * pe2) / det, (a * pe2 - b * pe1) / det))
 }
+
+/// What the rays of a packet from one point share: the origin and their range of t.
+struct Shared {
+    origin: V3,
+    t0: f64,
+    t_min_max: f64,
+    t1: f64,
+}
+
+/// A leaf's hit: (t, row, column, second triangle, barycentric u, v).
+type Found = (f64, usize, usize, bool, f64, f64);
 
 /// An (x, y, h) box: lower and upper corners.
 type Box3 = ([f64; 3], [f64; 3]);

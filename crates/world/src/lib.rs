@@ -4,7 +4,8 @@
 //! A [`World`] holds parts ([`Part`]): [`Heightfield`]s (an OpenCRG grid laid on an OpenDRIVE
 //! road, cast as the grid's own triangles through a tree of exact bounds, never expanded into
 //! a triangle list) and [`TriMesh`]es (a binned-SAH [`Bvh`] over triangles). A top-level BVH
-//! over the parts' bounds finds the nearest [`Hit`] of a [`Ray`].
+//! over the parts' bounds finds the nearest [`Hit`] of a [`Ray`]; [`World::cast_packet`] casts
+//! up to [`LANES`] rays together (a camera's tile), each with the hit it would get alone.
 //!
 //! Frame: one right-handed Cartesian frame in metres for everything in a world, x east, y
 //! north, z up; a world made from a build uses the road file's frame (map minus the header's
@@ -21,6 +22,7 @@ mod geom;
 mod heightfield;
 mod material;
 mod mesh;
+mod packet;
 mod path;
 mod world;
 
@@ -30,5 +32,6 @@ pub use geom::{Aabb, Hit, Ray, V3};
 pub use heightfield::{CrgLink, Heightfield, HeightfieldStats, PaintBands};
 pub use material::{Material, MaterialId, MaterialTable, Tag};
 pub use mesh::TriMesh;
+pub use packet::LANES;
 pub use path::{LanePath, PathError, Pose, Trajectory};
 pub use world::{Cast, Part, World};

@@ -3,6 +3,7 @@
 use crate::bvh::{Bvh, SlabRay};
 use crate::geom::{cross, dot, sub, Aabb, Hit, Ray, V3};
 use crate::material::Tag;
+use crate::packet::{Lanes, LANES};
 use crate::Error;
 
 /// Barycentric slack: a ray through a shared edge hits one of its triangles (no cracks).
@@ -111,6 +112,41 @@ impl TriMesh {
         let [_, e1, e2] = &self.tris[k];
         let tag = self.tags[self.tag_of[k] as usize];
         Some(Hit::new(ray, t, cross(*e1, *e2), tag))
+    }
+
+    /// Casts lanes `mask` of a packet (`rays`, `lanes` made of them by [`Bvh::lanes`]): each
+    /// lane's nearest hit within `(t_min, best[i])` goes to `hits[i]` and lowers `best[i]`.
+    pub(crate) fn cast_packet(
+        &self,
+        rays: &[Ray],
+        lanes: &Lanes,
+        best: &mut [f64; LANES],
+        mask: u64,
+        hits: &mut [Option<Hit>],
+    ) {
+        let mut found: [Option<(f64, usize)>; LANES] = [None; LANES];
+        self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
+            let mut m = m;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let ray = &rays[i];
+                for k in first as usize..(first + count) as usize {
+                    let [v0, e1, e2] = &self.tris[k];
+                    if let Some(t) = triangle(&ray.origin, &ray.dir, v0, e1, e2, ray.t_min, best[i]) {
+                        best[i] = t;
+                        found[i] = Some((t, k));
+                    }
+                }
+            }
+        });
+        for (i, f) in found.iter().enumerate() {
+            if let (Some((t, k)), Some(ray), Some(out)) = (f, rays.get(i), hits.get_mut(i)) {
+                let [_, e1, e2] = &self.tris[*k];
+                let tag = self.tags[self.tag_of[*k] as usize];
+                *out = Some(Hit::new(ray, *t, cross(*e1, *e2), tag));
+            }
+        }
     }
 
     /// Every triangle as three vertices, in the mesh's order (for export and checks).

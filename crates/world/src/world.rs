@@ -5,6 +5,7 @@ use crate::geom::{Aabb, Hit, Ray, V3};
 use crate::heightfield::Heightfield;
 use crate::material::MaterialTable;
 use crate::mesh::TriMesh;
+use crate::packet::LANES;
 
 /// One part of a world.
 #[derive(Debug, Clone)]
@@ -45,6 +46,12 @@ pub trait Cast: Sync {
     fn cast(&self, ray: &Ray) -> Option<Hit>;
     /// The materials its hits name.
     fn materials(&self) -> &MaterialTable;
+    /// The nearest hits of rays cast together (`hits[i]` for `rays[i]`); by default one by one.
+    fn cast_many(&self, rays: &[Ray], hits: &mut [Option<Hit>]) {
+        for (r, h) in rays.iter().zip(hits.iter_mut()) {
+            *h = self.cast(r);
+        }
+    }
 }
 
 impl Cast for World {
@@ -53,6 +60,11 @@ impl Cast for World {
     }
     fn materials(&self) -> &MaterialTable {
         &self.materials
+    }
+    fn cast_many(&self, rays: &[Ray], hits: &mut [Option<Hit>]) {
+        for (r, h) in rays.chunks(LANES).zip(hits.chunks_mut(LANES)) {
+            self.cast_packet(r, h);
+        }
     }
 }
 
@@ -110,6 +122,41 @@ impl World {
             }
         }
         hit
+    }
+
+    /// The nearest hits of up to [`LANES`] rays cast as one packet: `hits[i]` for `rays[i]`
+    /// (None for an invalid ray or a miss), the same hits [`World::cast`] gives each ray
+    /// (where two triangles are hit at exactly the same distance, either may be named). Rays
+    /// from one point in nearly one direction (a camera's tile of pixels) share the walk
+    /// through the trees; any rays give the right hits.
+    pub fn cast_packet(&self, rays: &[Ray], hits: &mut [Option<Hit>]) {
+        let n = rays.len().min(hits.len()).min(LANES);
+        for h in hits.iter_mut() {
+            *h = None;
+        }
+        let mut best = [f64::NEG_INFINITY; LANES];
+        let mut mask = 0u64;
+        for (i, r) in rays.iter().take(n).enumerate() {
+            if r.is_valid() {
+                best[i] = r.t_max;
+                mask |= 1 << i;
+            }
+        }
+        if mask == 0 {
+            return;
+        }
+        let lanes = Bvh::lanes(&rays[..n]);
+        // Road surfaces first, as a single ray casts them: what most rays hit first.
+        for p in &self.parts {
+            if let Part::Heightfield(h) = p {
+                h.cast_packet(&rays[..n], &lanes, &mut best, mask, &mut hits[..n]);
+            }
+        }
+        for p in &self.parts {
+            if let Part::Mesh(m) = p {
+                m.cast_packet(&rays[..n], &lanes, &mut best, mask, &mut hits[..n]);
+            }
+        }
     }
 
     /// The parts.
