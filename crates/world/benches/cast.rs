@@ -189,34 +189,6 @@ fn main() {
     let world =
         World::new(vec![Part::Heightfield(hf), Part::Mesh(voxels), Part::Mesh(ground)], MaterialTable::standard());
     let w = time("world", &rays, |r| world.cast(r).map(|h| h.t));
-    // The same rays, each firing's 32 lasers (then two firings: 64) cast as one packet.
-    let mut hits = vec![None; 64];
-    for per in [32usize, 64] {
-        let mut runs = Vec::new();
-        let mut check = (0usize, 0.0f64);
-        for _ in 0..run_count() {
-            let wall = Instant::now();
-            let t0 = cpu_seconds(wall);
-            let (mut n, mut sum) = (0usize, 0.0f64);
-            for p in rays.chunks(per) {
-                world.cast_packet(p, &mut hits[..p.len()]);
-                for hit in hits[..p.len()].iter().flatten() {
-                    n += 1;
-                    sum += hit.t;
-                }
-            }
-            runs.push(rays.len() as f64 / (cpu_seconds(wall) - t0));
-            check = (n, sum);
-        }
-        let m = median(runs);
-        println!(
-            "{:<12} {:>8.3} M rays/s  ({} hits, sum of t {:.6} m)",
-            format!("world x{per}"),
-            m * 1e-6,
-            check.0,
-            check.1
-        );
-    }
 
     // A 640 x 480 pinhole camera (90 degrees across) 1.6 m above lane -1's centre, level and
     // facing along the lane, at 5 stations: each pixel's ray alone, then 8 x 8 tiles of pixels

@@ -203,31 +203,31 @@ impl Bvh {
     }
 
     /// Visits the leaves that lanes `mask` of a packet enter within `[t_min, best]`, nearest
-    /// first for the packet; `leaf(first, count, lanes, best)` casts those lanes there and
-    /// lowers their `best` when they hit.
+    /// first for the packet; `leaf(first, count, lanes, best)` casts those lanes there, lowers
+    /// their `best` when they hit, and says whether any did.
     #[inline]
     pub(crate) fn traverse_packet(
         &self,
         lanes: &Lanes,
         best: &mut [f64; LANES],
         mask: u64,
-        mut leaf: impl FnMut(u32, u32, u64, &mut [f64; LANES]),
+        mut leaf: impl FnMut(u32, u32, u64, &mut [f64; LANES]) -> bool,
     ) {
-        if self.nodes.get(self.root as usize).is_none() {
-            return;
-        }
+        let Some(root) = self.nodes.get(self.root as usize) else { return };
         let mut stack = PacketStack::new();
-        stack.push(self.root, mask);
-        while let Some((at, m)) = stack.pop() {
-            // Tested when taken: the lanes' nearest hits may have come closer since.
+        stack.push(self.root, lanes.enter_node(&root.b.map(f64::from), best, mask, root.count == 0, f64::INFINITY).0);
+        while let Some((at, m, fresh)) = stack.pop() {
             let bm = best_max(best, m);
             let n = &self.nodes[at as usize];
-            let (mut m, _) = lanes.enter_node(&n.b.map(f64::from), best, m, n.count == 0, bm);
+            // Tested again when taken if a lane has hit something since: it may be nearer now.
+            let mut m = if fresh { m } else { lanes.enter_node(&n.b.map(f64::from), best, m, n.count == 0, bm).0 };
             let mut at = at;
             while m != 0 {
                 let n = &self.nodes[at as usize];
                 if n.count > 0 {
-                    leaf(n.first, n.count, m, best);
+                    if leaf(n.first, n.count, m, best) {
+                        stack.hit();
+                    }
                     break;
                 }
                 let (a, b) = (n.first, n.first + 1);

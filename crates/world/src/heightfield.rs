@@ -454,11 +454,13 @@ impl Heightfield {
         // A packet from one point: its origin and the lanes' range of t.
         let packet = lanes.frustum.map(|f| Shared { origin: f.origin, t0: f.t0, t_min_max: f.t_min_max, t1: f.t1 });
         self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
+            let mut hit = false;
             for k in first..first + count {
                 if let Some(c) = self.chunks.get(k as usize) {
-                    self.cast_chunk_packet(c, (rays, packet.as_ref()), m, &mut chunk_lanes, best, &mut found);
+                    hit |= self.cast_chunk_packet(c, (rays, packet.as_ref()), m, &mut chunk_lanes, best, &mut found);
                 }
             }
+            hit
         });
         for (i, f) in found.iter().enumerate() {
             if let (Some(f), Some(ray), Some(out)) = (f, rays.get(i), hits.get_mut(i)) {
@@ -478,10 +480,8 @@ impl Heightfield {
         l: &mut Lanes,
         best: &mut [f64; LANES],
         found: &mut [Option<Found>; LANES],
-    ) {
-        if self.nodes.get(c.root as usize).is_none() {
-            return;
-        }
+    ) -> bool {
+        let Some(root) = self.nodes.get(c.root as usize) else { return false };
         let mut m = mask;
         while m != 0 {
             let i = m.trailing_zeros() as usize;
@@ -510,11 +510,13 @@ impl Heightfield {
         let row_end = (c.row0 as usize + CHUNK).min(self.rows.len() - 1);
         let bv = c.blocks_v as usize;
         let mut stack = PacketStack::new();
-        stack.push(c.root, mask);
-        while let Some((at, m)) = stack.pop() {
+        let mut leaf = LeafNodes::new();
+        stack.push(c.root, l.enter_node(&root.bounds(), best, mask, root.child & LEAF_BIT == 0, f64::INFINITY).0);
+        while let Some((at, m, fresh)) = stack.pop() {
             let Some(n) = self.nodes.get(at as usize) else { continue };
             let bm = best_max(best, m);
-            let (mut m, _) = l.enter_node(&n.bounds(), best, m, n.child & LEAF_BIT == 0, bm);
+            // Tested again when taken if a lane has hit something since: it may be nearer now.
+            let mut m = if fresh { m } else { l.enter_node(&n.bounds(), best, m, n.child & LEAF_BIT == 0, bm).0 };
             let mut at = at;
             while m != 0 {
                 let Some(n) = self.nodes.get(at as usize) else { break };
@@ -522,11 +524,17 @@ impl Heightfield {
                     let block = (n.child & !LEAF_BIT) as usize;
                     let iu0 = c.row0 as usize + (block / bv) * LEAF;
                     let iv0 = (block % bv) * LEAF;
+                    // The leaf's nodes once for all its lanes.
+                    if !self.leaf_nodes(iu0, iv0, row_end, &mut leaf) {
+                        break;
+                    }
                     while m != 0 {
                         let i = m.trailing_zeros() as usize;
                         m &= m - 1;
                         if let Some(ray) = rays.get(i) {
-                            self.cast_leaf(iu0, iv0, row_end, ray, &mut best[i], &mut found[i]);
+                            if leaf.cast(ray, &mut best[i], &mut found[i]) {
+                                stack.hit();
+                            }
                         }
                     }
                     break;
@@ -541,6 +549,7 @@ impl Heightfield {
                 }
             }
         }
+        stack.hits() != 0
     }
 
     fn cast_chunk(&self, c: &Chunk, ray: &Ray, best: &mut f64, found: &mut Option<Found>, stack: &mut Stack) {
@@ -573,54 +582,29 @@ impl Heightfield {
     /// Tests the cells of the leaf from cell (iu0, iv0), rows below `row_end`.
     #[inline]
     fn cast_leaf(&self, iu0: usize, iv0: usize, row_end: usize, ray: &Ray, best: &mut f64, found: &mut Option<Found>) {
-        const N: usize = LEAF + 1;
+        let mut leaf = LeafNodes::new();
+        if self.leaf_nodes(iu0, iv0, row_end, &mut leaf) {
+            leaf.cast(ray, best, found);
+        }
+    }
+
+    /// Puts the nodes of the leaf from cell (iu0, iv0), rows below `row_end`, in `leaf`;
+    /// false where the grid has no such rows.
+    #[inline]
+    fn leaf_nodes(&self, iu0: usize, iv0: usize, row_end: usize, leaf: &mut LeafNodes) -> bool {
         let nv = self.v.len();
-        let (o, d) = (&ray.origin, &ray.dir);
-        let nu_l = (row_end.min(iu0 + LEAF) + 1).saturating_sub(iu0).min(N);
-        let nv_l = ((iv0 + LEAF).min(nv - 1) + 1).saturating_sub(iv0).min(N);
-        let (Some(vs), Some(_)) = (self.v.get(iv0..iv0 + nv_l), self.rows.get(iu0..iu0 + nu_l)) else { return };
-        let mut p = [[[0.0f64; 3]; N]; N];
-        // Per node: 1, 2 = right, left of the ray's vertical plane; 4, 8 = above, below the ray.
-        let mut side = [[0u8; N]; N];
-        let dxy2 = d[0] * d[0] + d[1] * d[1];
-        let tol_f = 1e-9 * dxy2.sqrt();
-        let tol_s = 1e-9 * dxy2;
+        let nu_l = (row_end.min(iu0 + LEAF) + 1).saturating_sub(iu0).min(LEAF_NODES);
+        let nv_l = ((iv0 + LEAF).min(nv - 1) + 1).saturating_sub(iv0).min(LEAF_NODES);
+        let (Some(vs), Some(_)) = (self.v.get(iv0..iv0 + nv_l), self.rows.get(iu0..iu0 + nu_l)) else { return false };
+        (leaf.nu, leaf.nv, leaf.iu0, leaf.iv0) = (nu_l, nv_l, iu0, iv0);
         for i in 0..nu_l {
             let r = &self.rows[iu0 + i];
-            let Some(zrow) = self.z.get((iu0 + i) * nv..(iu0 + i + 1) * nv) else { return };
+            let Some(zrow) = self.z.get((iu0 + i) * nv..(iu0 + i + 1) * nv) else { return false };
             for (j, &v) in vs.iter().enumerate() {
-                let q = self.node_raw(r, zrow, v, iv0 + j);
-                p[i][j] = q;
-                let (rx, ry, rz) = (q[0] - o[0], q[1] - o[1], q[2] - o[2]);
-                let f = d[0] * ry - d[1] * rx;
-                let g = d[0] * rx + d[1] * ry;
-                let s = rz * dxy2 - d[2] * g;
-                side[i][j] = (f > tol_f) as u8
-                    | ((f < -tol_f) as u8) << 1
-                    | ((s > tol_s) as u8) << 2
-                    | ((s < -tol_s) as u8) << 3;
+                leaf.p[i][j] = self.node_raw(r, zrow, v, iv0 + j);
             }
         }
-        for i in 0..nu_l.saturating_sub(1) {
-            for j in 0..nv_l.saturating_sub(1) {
-                if side[i][j] & side[i + 1][j] & side[i + 1][j + 1] & side[i][j + 1] != 0 {
-                    continue;
-                }
-                let (a, b, c, dd) = (p[i][j], p[i + 1][j], p[i + 1][j + 1], p[i][j + 1]);
-                if [a, b, c, dd].iter().any(|q| q[2].is_nan()) {
-                    continue;
-                }
-                let (ac, ab, ad) = (sub(c, a), sub(b, a), sub(dd, a));
-                if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ab, &ac, ray.t_min, *best) {
-                    *best = t;
-                    *found = Some((t, iu0 + i, iv0 + j, false, bu, bv));
-                }
-                if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ac, &ad, ray.t_min, *best) {
-                    *best = t;
-                    *found = Some((t, iu0 + i, iv0 + j, true, bu, bv));
-                }
-            }
-        }
+        true
     }
 
     fn tag_at(&self, iu: usize, iv: usize, fu: f64, fv: f64) -> Tag {
@@ -668,6 +652,74 @@ impl Heightfield {
         (0..cu)
             .flat_map(move |iu| (0..cv).filter_map(move |iv| self.corners(iu, iv)))
             .flat_map(|[a, b, c, d]| [[a, b, c], [a, c, d]])
+    }
+}
+
+/// Nodes a leaf side has.
+const LEAF_NODES: usize = LEAF + 1;
+
+/// The nodes of one leaf (NaN z for holes): `nu` x `nv` of them from cell (iu0, iv0).
+struct LeafNodes {
+    p: [[V3; LEAF_NODES]; LEAF_NODES],
+    nu: usize,
+    nv: usize,
+    iu0: usize,
+    iv0: usize,
+}
+
+impl LeafNodes {
+    fn new() -> LeafNodes {
+        LeafNodes { p: [[[0.0; 3]; LEAF_NODES]; LEAF_NODES], nu: 0, nv: 0, iu0: 0, iv0: 0 }
+    }
+
+    /// Tests the leaf's cells against `ray` within `(t_min, best)`: a cell is skipped when its
+    /// four corners lie on one side of the ray's vertical plane, or all above or all below the
+    /// ray within that plane; the rest are Möller-Trumbore tests of its two triangles. True
+    /// when it lowered `best`.
+    #[inline]
+    fn cast(&self, ray: &Ray, best: &mut f64, found: &mut Option<Found>) -> bool {
+        let (o, d) = (&ray.origin, &ray.dir);
+        let p = &self.p;
+        let before = *best;
+        // Per node: 1, 2 = right, left of the ray's vertical plane; 4, 8 = above, below the ray.
+        let mut side = [[0u8; LEAF_NODES]; LEAF_NODES];
+        let dxy2 = d[0] * d[0] + d[1] * d[1];
+        let tol_f = 1e-9 * dxy2.sqrt();
+        let tol_s = 1e-9 * dxy2;
+        for i in 0..self.nu {
+            for j in 0..self.nv {
+                let q = &p[i][j];
+                let (rx, ry, rz) = (q[0] - o[0], q[1] - o[1], q[2] - o[2]);
+                let f = d[0] * ry - d[1] * rx;
+                let g = d[0] * rx + d[1] * ry;
+                let s = rz * dxy2 - d[2] * g;
+                side[i][j] = (f > tol_f) as u8
+                    | ((f < -tol_f) as u8) << 1
+                    | ((s > tol_s) as u8) << 2
+                    | ((s < -tol_s) as u8) << 3;
+            }
+        }
+        for i in 0..self.nu.saturating_sub(1) {
+            for j in 0..self.nv.saturating_sub(1) {
+                if side[i][j] & side[i + 1][j] & side[i + 1][j + 1] & side[i][j + 1] != 0 {
+                    continue;
+                }
+                let (a, b, c, dd) = (p[i][j], p[i + 1][j], p[i + 1][j + 1], p[i][j + 1]);
+                if [a, b, c, dd].iter().any(|q| q[2].is_nan()) {
+                    continue;
+                }
+                let (ac, ab, ad) = (sub(c, a), sub(b, a), sub(dd, a));
+                if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ab, &ac, ray.t_min, *best) {
+                    *best = t;
+                    *found = Some((t, self.iu0 + i, self.iv0 + j, false, bu, bv));
+                }
+                if let Some((t, bu, bv)) = triangle_uv(o, d, &a, &ac, &ad, ray.t_min, *best) {
+                    *best = t;
+                    *found = Some((t, self.iu0 + i, self.iv0 + j, true, bu, bv));
+                }
+            }
+        }
+        *best < before
     }
 }
 

@@ -126,6 +126,7 @@ impl TriMesh {
     ) {
         let mut found: [Option<(f64, usize)>; LANES] = [None; LANES];
         self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
+            let mut hit = false;
             let mut m = m;
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
@@ -136,9 +137,11 @@ impl TriMesh {
                     if let Some(t) = triangle(&ray.origin, &ray.dir, v0, e1, e2, ray.t_min, best[i]) {
                         best[i] = t;
                         found[i] = Some((t, k));
+                        hit = true;
                     }
                 }
             }
+            hit
         });
         for (i, f) in found.iter().enumerate() {
             if let (Some((t, k)), Some(ray), Some(out)) = (f, rays.get(i), hits.get_mut(i)) {

@@ -182,12 +182,14 @@ impl Lanes {
     /// lanes outside `mask` dropped after. The same numbers as lane by lane.
     #[inline(always)]
     fn enter_all(&self, b: &[f64; 6], best: &[f64; LANES], mask: u64) -> (u64, f64) {
+        // Lanes up to the highest in the mask, in fours (so the loops stay vector code).
+        let n = ((LANES - mask.leading_zeros() as usize).div_ceil(4) * 4).min(LANES);
         let mut near = self.t_min;
         let mut far = *best;
         for a in 0..3 {
-            let (p, k, c) = (&self.p[a], &self.k[a], &self.c[a]);
+            let (p, k, c) = (&self.p[a][..n], &self.k[a][..n], &self.c[a][..n]);
             let (qa, qb) = (b[a], b[a + 3]);
-            for i in 0..LANES {
+            for i in 0..n {
                 let ta = (qa - p[i]) * k[i] + c[i];
                 let tb = (qb - p[i]) * k[i] + c[i];
                 let (lo, hi) = if ta < tb { (ta, tb) } else { (tb, ta) };
@@ -197,7 +199,7 @@ impl Lanes {
         }
         let mut out = 0u64;
         let mut least = f64::INFINITY;
-        for i in 0..LANES {
+        for i in 0..n {
             let ok = near[i] <= far[i] && (mask >> i) & 1 != 0;
             out |= (ok as u64) << i;
             let t = if ok { near[i] } else { f64::INFINITY };
@@ -232,11 +234,16 @@ impl Lanes {
     }
 }
 
-/// The stack of a packet's traversal: (node, lanes that entered it).
+/// The stack of a packet's traversal: (node, lanes that entered it), and whether any lane has
+/// hit something since the entry was pushed (else the lanes need no new test when it is
+/// taken: their nearest hits are where they were when it was tested).
 pub(crate) struct PacketStack {
     nodes: [u32; DEPTH],
     masks: [u64; DEPTH],
+    stamps: [u32; DEPTH],
     len: usize,
+    /// Hits so far.
+    now: u32,
 }
 
 /// Entries a packet stack holds (one a level, as the single-ray stack).
@@ -244,21 +251,32 @@ const DEPTH: usize = crate::bvh::MAX_DEPTH + 4;
 
 impl PacketStack {
     pub(crate) fn new() -> PacketStack {
-        PacketStack { nodes: [0; DEPTH], masks: [0; DEPTH], len: 0 }
+        PacketStack { nodes: [0; DEPTH], masks: [0; DEPTH], stamps: [0; DEPTH], len: 0, now: 0 }
+    }
+    /// Notes that some lane's nearest hit came closer.
+    #[inline(always)]
+    pub(crate) fn hit(&mut self) {
+        self.now = self.now.wrapping_add(1);
+    }
+    /// Hits noted so far (modulo 2^32).
+    pub(crate) fn hits(&self) -> u32 {
+        self.now
     }
     #[inline(always)]
     pub(crate) fn push(&mut self, node: u32, mask: u64) {
         if mask != 0 && self.len < DEPTH {
             self.nodes[self.len] = node;
             self.masks[self.len] = mask;
+            self.stamps[self.len] = self.now;
             self.len += 1;
         }
     }
+    /// The last entry: its node, its lanes, and true when no lane has hit anything since.
     #[inline(always)]
-    pub(crate) fn pop(&mut self) -> Option<(u32, u64)> {
+    pub(crate) fn pop(&mut self) -> Option<(u32, u64, bool)> {
         (self.len > 0).then(|| {
             self.len -= 1;
-            (self.nodes[self.len], self.masks[self.len])
+            (self.nodes[self.len], self.masks[self.len], self.stamps[self.len] == self.now)
         })
     }
     /// Of two children entered by lanes `ma` (least entry `ta`) and `mb` (`tb`): the nearer to
