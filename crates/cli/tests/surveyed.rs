@@ -717,6 +717,21 @@ fn a_build_split_into_units_gives_the_products_of_one_build() {
     }
     let json = |p: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
     let (mut r1, mut r2) = (json(&one.join("report.json")), json(&dist.join("report.json")));
+    // The units' report times every unit (not only `finish`): their seconds added up, at
+    // least the reading they did, and it says how many units ran.
+    let units = points.len() + road.len() + surface.len() + finish.len();
+    assert_eq!(
+        (r1["performance"]["work_units"].as_u64(), r2["performance"]["work_units"].as_u64()),
+        (Some(0), Some(units as u64))
+    );
+    let (secs, reading) =
+        (r2["performance"]["seconds"].as_f64().unwrap(), r2["performance"]["reading_seconds"].as_f64().unwrap());
+    assert!(secs >= reading && reading > 0.0, "{secs} s in all, {reading} s reading");
+    let rate = r2["performance"]["points_per_second"].as_f64().unwrap();
+    assert!(
+        (rate * secs - r2["performance"]["points_read"].as_f64().unwrap()).abs() < 1.0,
+        "{rate} points/s over {secs} s"
+    );
     for r in [&mut r1, &mut r2] {
         let m = r.as_object_mut().unwrap();
         m.remove("performance");

@@ -346,6 +346,8 @@ pub(crate) struct Gathered<'a> {
     /// The passes' registration, as the report gives it (None: none).
     pub registration: Option<report::RegistrationSummary>,
     pub read_secs: f64,
+    /// Work units before `finish` and their times added up, s (None: one build).
+    pub units: Option<(usize, f64)>,
     pub hashing: std::thread::JoinHandle<Result<Vec<(u64, String)>>>,
 }
 
@@ -409,6 +411,7 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
         info,
         registration,
         read_secs,
+        units: None,
         hashing,
     };
     finish_into(s, dir, st, t0, g)
@@ -554,10 +557,11 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
     let stages: Vec<report::StageTime> =
         st.times.iter().map(|(w, t)| report::StageTime { stage: w.clone(), seconds: *t }).collect();
     let (report, report_json) = st.run("report and manifest", None, |_| {
-        let total_secs = t0.elapsed().as_secs_f64();
+        let total_secs = t0.elapsed().as_secs_f64() + g.units.map_or(0.0, |u| u.1);
         let performance = report::Performance {
             points_read: side.points.offered,
             seconds: total_secs,
+            work_units: g.units.map_or(0, |u| u.0 + 1),
             reading_seconds: g.read_secs,
             points_per_second: side.points.offered as f64 / total_secs.max(1e-9),
             peak_rss_mb: peak_rss_mb(),

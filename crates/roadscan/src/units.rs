@@ -81,6 +81,9 @@ struct PointsRecord {
     /// Points read from each input it read, by the input's index.
     points_read: Vec<(usize, u64)>,
     reading_seconds: f64,
+    /// The unit's whole time, s.
+    #[serde(default)]
+    seconds: f64,
 }
 
 /// What the `road` unit found (`road.json`; the road itself is `road.xodr`).
@@ -91,6 +94,9 @@ struct RoadRecord {
     /// The part of the axis road that `road.xodr` is, m of its s (None: all of it).
     #[serde(default)]
     part: Option<(f64, f64)>,
+    /// The unit's whole time, s.
+    #[serde(default)]
+    seconds: f64,
 }
 
 /// What a `surface` unit gridded (`surface/NNNN.json`): its tiles and its rows' counts.
@@ -110,6 +116,9 @@ struct SurfaceRecord {
     filled: usize,
     kept: u64,
     reading_seconds: f64,
+    /// The unit's whole time, s.
+    #[serde(default)]
+    seconds: f64,
 }
 
 /// Writes a record as JSON, atomically.
@@ -290,9 +299,9 @@ pub fn run_unit(s: &BuildConfig, unit: usize, progress: &dyn Progress) -> Result
     let s = &s.for_road(road);
     let ctx = Ctx { s, plan: &plan, axis: &axis, road, work: &work, progress };
     match stage {
-        Stage::Points(i) => ctx.points(i)?,
-        Stage::Road => ctx.road()?,
-        Stage::Surface(i) => ctx.surface(i)?,
+        Stage::Points(i) => ctx.points(i, t0)?,
+        Stage::Road => ctx.road(t0)?,
+        Stage::Surface(i) => ctx.surface(i, t0)?,
         Stage::Finish => return ctx.finish(t0).map(|b| UnitDone::Finished(Box::new(b))),
     }
     Ok(UnitDone::Stage(stage))
@@ -356,7 +365,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A `points` unit: range i's points into the roadside part i and the candidate count.
-    fn points(&self, i: usize) -> Result<()> {
+    fn points(&self, i: usize, t0: Instant) -> Result<()> {
         let Ctx { s, plan, axis, road, work, progress } = *self;
         let part = plan.part(s, i);
         let context = on_road(s, road);
@@ -376,7 +385,13 @@ impl<'a> Ctx<'a> {
         let seen = surface.seen();
         std::fs::create_dir_all(work.join("points")).with_context(|| format!("{}: cannot create", work.display()))?;
         voxel::write_atomic(&part_path(work, i), |w| w.write_all(&side.to_part()))?;
-        let r = PointsRecord { near: seen.near, s_seen: seen.s_range, points_read: counts, reading_seconds: secs };
+        let r = PointsRecord {
+            near: seen.near,
+            s_seen: seen.s_range,
+            points_read: counts,
+            reading_seconds: secs,
+            seconds: t0.elapsed().as_secs_f64(),
+        };
         write_record(&work.join(format!("points/{i:04}.json")), &r)?;
         Ok(())
     }
@@ -426,7 +441,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The `road` unit: the parts merged, the surveyed road and the CRG grid's extent.
-    fn road(&self) -> Result<()> {
+    fn road(&self, t0: Instant) -> Result<()> {
         let Ctx { s, axis, road, work, .. } = *self;
         let side = self.merged()?;
         let seen = self.seen()?.s_range;
@@ -441,7 +456,8 @@ impl<'a> Ctx<'a> {
             None => grid,
         };
         voxel::write_atomic(&work.join("road.xodr"), |w| w.write_all(text.as_bytes()))?;
-        write_record(&work.join("road.json"), &RoadRecord { grid_s_range: grid, part })?;
+        let seconds = t0.elapsed().as_secs_f64();
+        write_record(&work.join("road.json"), &RoadRecord { grid_s_range: grid, part, seconds })?;
         Ok(())
     }
 
@@ -451,10 +467,10 @@ impl<'a> Ctx<'a> {
     }
 
     /// A `surface` unit: range i's CRG tiles.
-    fn surface(&self, i: usize) -> Result<()> {
+    fn surface(&self, i: usize, t0: Instant) -> Result<()> {
         let Ctx { s, plan, axis, road, work, progress } = *self;
         let n = plan.units;
-        let RoadRecord { grid_s_range: grid, part } = self.road_record()?;
+        let RoadRecord { grid_s_range: grid, part, .. } = self.road_record()?;
         let plain = opendrive::read_file(work.join("road.xodr"))?;
         let tiles = (i * plan.unit_tiles, (i + 1) * plan.unit_tiles);
         let range = (grid.0 + tiles.0 as f64 * s.tile, grid.0 + tiles.1 as f64 * s.tile);
@@ -488,6 +504,7 @@ impl<'a> Ctx<'a> {
             filled: g.filled,
             kept: g.points.kept,
             reading_seconds: secs,
+            seconds: t0.elapsed().as_secs_f64(),
         };
         write_record(&work.join(format!("surface/{i:04}.json")), &r)?;
         Ok(())
@@ -511,7 +528,7 @@ impl<'a> Ctx<'a> {
         }
         let mut side = self.merged()?;
         let PointsSeen { near, units: points, s_range: seen } = self.seen()?;
-        let RoadRecord { grid_s_range: grid_range, part: planned_part } = self.road_record()?;
+        let RoadRecord { grid_s_range: grid_range, part: planned_part, seconds: road_secs } = self.road_record()?;
         let (plain, text, survey, part) = survey_of(s, axis, road, &side, seen)?;
         let planned = std::fs::read_to_string(work.join("road.xodr"))
             .with_context(|| format!("{}: missing: {}", work.join("road.xodr").display(), not_run(n)))?;
@@ -525,6 +542,8 @@ impl<'a> Ctx<'a> {
         let inputs = axis.inputs(s, progress)?;
         let mut read: Vec<Option<u64>> = vec![None; s.input.len()];
         let mut read_secs = 0.0;
+        // The other units' times, added up (as if run one after another).
+        let mut unit_secs = road_secs;
         for r in &points {
             for &(k, c) in &r.points_read {
                 if let Some(slot) = read.get_mut(k) {
@@ -532,6 +551,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             read_secs += r.reading_seconds;
+            unit_secs += r.seconds;
         }
         let offered: u64 =
             inputs.header_counts().iter().map(|&(k, h)| read.get(k).copied().flatten().unwrap_or(h)).sum();
@@ -560,6 +580,7 @@ impl<'a> Ctx<'a> {
             filled += r.filled;
             kept += r.kept;
             read_secs += r.reading_seconds;
+            unit_secs += r.seconds;
             for name in &r.tiles {
                 let (from, rel) =
                     (work.join(format!("surface/{i:04}/crg/{name}")), PathBuf::from(format!("crg/{name}")));
@@ -601,6 +622,7 @@ impl<'a> Ctx<'a> {
             info,
             registration,
             read_secs,
+            units: Some((2 * n + 1, unit_secs)),
             hashing,
         };
         let built = finish_into(s, &dir, st, t0, g)?;

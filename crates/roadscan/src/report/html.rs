@@ -314,9 +314,14 @@ details{{margin:.4em 0}}table.checks td{{text-align:left}}code{{font-size:13px}}
     b.push_str(&table(&["section from s (m)", "lanes"], &rows, "road.xodr has no lane sections"));
     // Performance.
     let perf = &r.performance;
+    let units = if perf.work_units > 0 {
+        format!(" (the {} work units' times added up; peak memory of the finish unit)", perf.work_units)
+    } else {
+        String::new()
+    };
     let _ = write!(
         b,
-        "<h2>Throughput and memory</h2><p>{} points in {} s ({} M points/s over the whole build; reading {} s), peak memory {} MB, {} threads.</p>",
+        "<h2>Throughput and memory</h2><p>{} points in {} s ({} M points/s over the whole build; reading {} s), peak memory {} MB, {} threads{units}.</p>",
         perf.points_read,
         num(perf.seconds, 1.0, 1),
         num(perf.points_per_second, 1e-6, 2),

@@ -570,6 +570,7 @@ mod tests {
             ("/registration", OptObj),
             ("/performance/points_read", Int),
             ("/performance/seconds", Num),
+            ("/performance/work_units", Int),
             ("/performance/reading_seconds", Num),
             ("/performance/points_per_second", Num),
             ("/performance/peak_rss_mb", OptNum),

@@ -337,9 +337,12 @@ pub struct RegistrationSummary {
 pub struct Performance {
     /// Points read.
     pub points_read: u64,
-    /// The build's time up to the report, s.
+    /// The build's time up to the report, s; for a build in work units, every unit's time
+    /// added up (as if run one after another).
     pub seconds: f64,
-    /// Time reading the points, s.
+    /// Work units the build ran as (0: one build).
+    pub work_units: usize,
+    /// Time reading the points, s (summed over the units).
     pub reading_seconds: f64,
     /// Points read per second of the whole build.
     pub points_per_second: f64,
