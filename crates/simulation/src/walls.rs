@@ -32,10 +32,11 @@
 //! the higher. Its id is `wall:curb:<road>:<lane>:<k>`, `<lane>` the lane on the outer side
 //! of the step (one past the outermost lane for a curb at its outer border), k counting that
 //! border's runs of stations with a step from 0. Facades come from the world (a designed scene's building
-//! fronts) as lines of their own (`wall:facade:<k>`).
+//! fronts) as lines of their own (`wall:facade:<k>`), and so does a built world's roadside
+//! (the outlines of the voxel columns standing beside the road, `wall:roadside:<k>`).
 //!
-//! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade is
-//! one to every body.
+//! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade or
+//! a roadside wall is one to every body.
 
 use crate::collide::Body;
 use crate::surface::RoadSurface;
@@ -63,12 +64,15 @@ pub enum WallKind {
     Curb,
     /// A building front.
     Facade,
+    /// Something standing beside the road that a survey found (a built world's roadside
+    /// voxels: building fronts, walls, poles, trees, parked things).
+    Roadside,
 }
 
 /// A wall: a plan polyline with its height band at each point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallLine {
-    /// Its id (`wall:curb:<road>:<lane>:<k>`, `wall:facade:<k>`).
+    /// Its id (`wall:curb:<road>:<lane>:<k>`, `wall:facade:<k>`, `wall:roadside:<k>`).
     pub id: String,
     /// What it is.
     pub kind: WallKind,
