@@ -8,8 +8,9 @@
 //! Static scene boxes are the road's `<object>`s that stand up: those with a height (or a
 //! radius: a square of the diameter), at (s, t, zOffset) on the road, heading the road's plus
 //! the object's `hdg`; objects of the road surface (`roadSurface`, `roadMark`, `crosswalk`,
-//! `parkingSpace`: potholes, manholes, paint) are not obstacles. Repeats and outlines are
-//! not read yet.
+//! `parkingSpace`: potholes, manholes, paint) are not obstacles. An object with a `<repeat>`
+//! of distance 0 is continuous: its repeats are walls ([`crate::walls::object_walls`]), not a
+//! box. Repeats of a distance and outlines are not read yet.
 
 use crate::surface::RoadSurface;
 use serde::{Deserialize, Serialize};
@@ -132,6 +133,9 @@ pub fn scene_bodies(surface: &RoadSurface) -> Vec<Body> {
     let mut out = Vec::new();
     for o in &road.road().objects.objects {
         let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
+        if o.repeats.iter().any(|r| r.distance == 0.0) {
+            continue;
+        }
         let size = match (o.length, o.width, o.radius) {
             (Some(l), Some(w), _) if l > 0.0 && w > 0.0 => [0.5 * l, 0.5 * w],
             (_, _, Some(r)) if r > 0.0 => [r, r],
