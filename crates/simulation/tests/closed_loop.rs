@@ -459,3 +459,30 @@ fn continuous_objects_of_tunnels_are_walls_on_their_records() {
     assert!(walls_hit.is_empty(), "{walls_hit:?}");
     assert_eq!(completed(&events), 1);
 }
+
+/// parking_demo.xodr (esmini), its first road (200 m): trees 100 (radius 0.3 m) and 101
+/// (4 x 2.5 m) are `<repeat>`s every 40 m from s = 10 m over 200 m at t = -14 m, 4 m tall
+/// (the repeat's height, not the object's 3 m): five boxes each (s = 10 to 170 m; 210 m is past
+/// the road's end), `object:<id>:<k>`, each centred on its record's (s, t) (the road's
+/// inverse, 1 cm) with its size and 4 m tall; the parking spaces' repeats are no boxes.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn repeated_objects_of_parking_demo_are_boxes_on_their_records() {
+    let path = roadscan_tests::shared_data().join("opendrive/esmini/parking_demo.xodr");
+    let odr = opendrive::read_file(&path).expect("parking_demo.xodr");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let road = surface.road();
+    let boxes = simulation::collide::scene_bodies(&surface);
+    let ids: Vec<&str> = boxes.iter().map(|b| b.id.as_str()).collect();
+    let want: Vec<String> =
+        ["100", "101"].iter().flat_map(|o| (0..5).map(move |k| format!("object:{o}:{k}"))).collect();
+    assert_eq!(ids, want);
+    for (n, b) in boxes.iter().enumerate() {
+        let c = road.xy_to_st(b.centre[0], b.centre[1], 30.0).expect("near the road");
+        let s = 10.0 + 40.0 * (n % 5) as f64;
+        assert!((c.s - s).abs() <= 0.01 && (c.t + 14.0).abs() <= 0.01, "{}: s {} t {}", b.id, c.s, c.t);
+        let half = if n < 5 { [0.3, 0.3] } else { [2.0, 1.25] };
+        assert_eq!(b.half, half, "{}", b.id);
+        assert!((b.z[1] - b.z[0] - 4.0).abs() < 1e-12, "{}: {:?}", b.id, b.z);
+    }
+}
