@@ -605,3 +605,129 @@ fn a_pedestrian_walking_into_a_facade_reports_one_contact() {
     assert!(overlap(grow(walker(tick)), ([at[0], at[1]], 0.0, [0.0, 0.0])), "contact {at:?} off the walker");
     assert!((c["relative_speed"].as_f64().expect("speed") - v).abs() < 1e-9);
 }
+
+/// The world built from the demo survey with its roadside voxels as walls (1 m, as `demo`
+/// writes them, and again at 0.25 m from `roadscan voxel` on the same survey): a pedestrian
+/// walking from a sidewalk straight away from the road, at 14 stations clear of the poles and
+/// trees, first touches a `wall:roadside:` line where the designed building front stands (the
+/// truth road's planar t = 8.5 m left, -9.5 m right): in front of it by no more than a voxel's
+/// reach across a plane (the voxel size times |cos| + |sin| of the road's heading against the
+/// grid: up to 1.41 m at 1 m, 0.35 m at 0.25 m) and behind it by no more than 5 cm (the
+/// scanner's noise). The ego following lane -1 to its end touches no roadside wall (its
+/// surface, marks, curbs and the parked car on its widened lane stand over no roadside).
+#[test]
+fn the_built_worlds_roadside_stops_walkers_at_the_facades_and_not_the_ego() {
+    let d = Scratch::new("cli-sim-roadside");
+    let out = d.join("demo");
+    ok(&["demo", "--out", s(&out), "-q"]);
+    let truth = opendrive::read_file(out.join("survey/truth/road.xodr")).expect("truth road");
+    let truth_road = opendrive::RoadEval::new(&truth.roads[0]);
+    let scene = sim::Scene::demo(1);
+    let (left, right) = (scene.facades.left, scene.facades.right);
+    for size in [1.0, 0.25] {
+        if size != 1.0 {
+            let obj = out.join("scene.obj");
+            let (xodr, las) = (out.join("road.xodr"), out.join("survey/scan.las"));
+            let sz = size.to_string();
+            ok(&[
+                "voxel",
+                "-q",
+                "--axis",
+                s(&xodr),
+                "--input",
+                s(&las),
+                "--out",
+                s(&obj),
+                "--size",
+                &sz,
+                "--buffer",
+                "15",
+            ]);
+        }
+        let world = SimWorld::load(&WorldSource::Build(out.clone()), None).expect("the built world");
+        let lines = world.walls().iter().filter(|w| w.id.starts_with("wall:roadside:")).count();
+        assert!(lines > 0, "{size} m voxels: no roadside walls");
+        let surface = world.surface().expect("surface");
+        let (to, bo) = (truth.header.offset.unwrap_or_default(), world.offset());
+        // Truth planar (s, t) <-> the built road's file frame.
+        let at = |s: f64, t: f64| {
+            let p = truth_road.pose(s);
+            let (sn, cs) = p.hdg.sin_cos();
+            bo.placement().to_file(to.placement().to_map([p.x - t * sn, p.y + t * cs, 0.0]))
+        };
+        let truth_st = |p: [f64; 3]| {
+            let f = to.placement().to_file(bo.placement().to_map(p));
+            let c = truth_road.xy_to_st(f[0], f[1], 50.0).expect("near the truth road");
+            (c.s, c.t)
+        };
+        let stations: Vec<(f64, f64)> = [15.0, 27.0, 47.0, 72.0, 97.0, 122.0]
+            .map(|s| (s, left))
+            .into_iter()
+            .chain([15.0, 30.0, 40.0, 55.0, 80.0, 110.0, 120.0, 140.0].map(|s| (s, right)))
+            .collect();
+        let mut sc = Scenario { duration: 5.0, ..Scenario::default() };
+        for (n, &(s0, facade)) in stations.iter().enumerate() {
+            let start = at(s0, 5.5 * facade.signum());
+            let heading = truth_road.pose(s0).hdg + to.hdg - bo.hdg + facade.signum() * std::f64::consts::FRAC_PI_2;
+            sc.actors.push(simulation::actors::Spawn {
+                id: format!("walker{n}"),
+                prefab: "pedestrian".into(),
+                x: start[0],
+                y: start[1],
+                heading,
+                speed: 1.2,
+            });
+        }
+        let mut sim = world.simulation(&surface, sc).expect("scenario");
+        let hits: Vec<simulation::ContactReport> = sim
+            .run()
+            .into_iter()
+            .filter_map(|e| match e {
+                simulation::Event::Collision(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        let mut worst = (f64::INFINITY, f64::NEG_INFINITY);
+        for (n, &(s0, facade)) in stations.iter().enumerate() {
+            let id = format!("walker{n}");
+            let c = hits
+                .iter()
+                .find(|c| c.ids.contains(&id))
+                .unwrap_or_else(|| panic!("{size} m: {id} at s {s0} touches nothing"));
+            assert!(
+                c.ids.iter().any(|i| i.starts_with("wall:roadside:")),
+                "{size} m: {id} at s {s0}: first contact {c:?}"
+            );
+            let (s, t) = truth_st(c.position);
+            // In front of the facade (toward the road) positive.
+            let ahead = (facade - t) * facade.signum();
+            let h = truth_road.pose(s).hdg + to.hdg;
+            let reach = size * (h.cos().abs() + h.sin().abs());
+            eprintln!("{size} m voxels: {id} at s {s0:5.1}: contact at s {s:6.2}, t {t:6.3}: {ahead:+.3} m before the facade (reach {reach:.3})");
+            assert!(
+                ahead >= -0.05 && ahead <= reach + 0.05,
+                "{size} m: {id}: {ahead} m before the facade, reach {reach}"
+            );
+            worst = (worst.0.min(ahead), worst.1.max(ahead));
+        }
+        eprintln!(
+            "{size} m voxels: {lines} roadside lines; contacts from {:+.3} to {:+.3} m before the facades",
+            worst.0, worst.1
+        );
+        // The ego along lane -1.
+        let sc = Scenario { duration: 40.0, route: vec!["lane:-1".into()], ..Scenario::default() };
+        let mut sim = world.simulation(&surface, sc).expect("scenario");
+        let events = sim.run();
+        let roadside: Vec<_> = events
+            .iter()
+            .filter(|e| matches!(e, simulation::Event::Collision(c) if c.ids[1].starts_with("wall:roadside:")))
+            .collect();
+        let done = events.iter().any(|e| matches!(e, simulation::Event::RouteComplete { .. }));
+        eprintln!(
+            "{size} m voxels: the ego along lane -1: {} roadside contacts, route complete {done}",
+            roadside.len()
+        );
+        assert!(done, "{size} m: the ego's route");
+        assert!(roadside.is_empty(), "{size} m: {roadside:?}");
+    }
+}

@@ -12,9 +12,9 @@
 //! same inputs give the same bytes.
 //!
 //! Walls: the road file's curbs are the simulation's own (`simulation::walls`); a designed
-//! scene adds its building fronts as facades and its raised verges as lane heights
-//! ([`crate::sim_walls`]). A build's roadside is voxels the simulation does not read: no
-//! facades there yet.
+//! scene adds its building fronts as facades and its raised verges as lane heights, a build
+//! the outlines of its roadside voxel columns that stand up beside the road
+//! ([`crate::sim_walls`]).
 //!
 //! Frames: the simulation runs in the road file's frame; every output is in the map frame (the
 //! header `<offset>` applied), latitude and longitude from the map's geoReference through the
@@ -194,8 +194,8 @@ pub struct SimSummary {
 
 /// A world to simulate on: the road file (with a scene's standing objects as `<object>`s and
 /// its raised verges as lane heights) and its CRGs, owned, so a [`simulation::RoadSurface`] can
-/// borrow them, and the walls the road file does not hold (a scene's facades). A build's
-/// roadside (voxels) gives no walls yet.
+/// borrow them, and the walls the road file does not hold (a scene's facades, a build's
+/// roadside voxels).
 #[derive(Debug)]
 pub struct SimWorld {
     /// The road file.
@@ -219,7 +219,12 @@ impl SimWorld {
                         dir.display()
                     );
                 }
-                with_no_walls(file_world(&xodr, road)?)
+                let (odr, ri, crgs) = file_world(&xodr, road)?;
+                let walls = match crate::world_source::read_build_voxels(dir)? {
+                    Some(vox) => crate::sim_walls::roadside_walls(&vox, &odr, ri),
+                    None => Vec::new(),
+                };
+                (odr, ri, crgs, walls)
             }
             WorldSource::Xodr(path) => with_no_walls(file_world(path, road)?),
             WorldSource::Scene { name, seed, grid } => scene_world(name, road, *seed, *grid)?,
@@ -244,7 +249,7 @@ impl SimWorld {
         Ok(s)
     }
 
-    /// The walls beyond the road file's curbs (a scene's facades).
+    /// The walls beyond the road file's curbs (a scene's facades, a build's roadside).
     pub fn walls(&self) -> &[simulation::WallLine] {
         &self.walls
     }

@@ -378,13 +378,24 @@ fn surface_mesh(road: &RoadEval, covered: &[&(usize, f64, f64, f64, f64)], paved
     TriMesh::new(&v, &f, vec![paved, ground], &tag_of).map_err(|e| anyhow!("the road surface mesh: {e}"))
 }
 
-/// The exposed faces of the roadside voxels of the build in `dir` (None when it wrote none).
-fn voxel_mesh(
-    dir: &Path,
-    odr: &OpenDrive,
-    materials: &MaterialTable,
-    stats: &mut WorldStats,
-) -> Result<Option<TriMesh>> {
+/// Survey classes of the ground and the road's own surfaces (ground, road, marking, sidewalk,
+/// curb): the voxels of these classes are no roadside.
+pub const SURFACE_CLASSES: [u8; 5] = [2, 11, 64, 65, 68];
+
+/// The voxels a build wrote (`scene.voxels.csv` with `scene.json`), every class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildVoxels {
+    /// Edge length, m.
+    pub size: f64,
+    /// Map point of the corner of voxel (0, 0, 0), m: voxel (i, j, k) spans origin + [i, j, k]
+    /// * size to origin + [i + 1, j + 1, k + 1] * size.
+    pub origin: [f64; 3],
+    /// (i, j, k) and class, in the file's order.
+    pub cells: Vec<([i64; 3], u8)>,
+}
+
+/// The voxels of the build in `dir` (None when it wrote none); errors name the file and line.
+pub fn read_build_voxels(dir: &Path) -> Result<Option<BuildVoxels>> {
     let (csv, json) = (dir.join("scene.voxels.csv"), dir.join("scene.json"));
     if !csv.is_file() || !json.is_file() {
         return Ok(None);
@@ -399,11 +410,9 @@ fn voxel_mesh(
     let origin: Vec<f64> =
         meta["origin"].as_array().map(|a| a.iter().filter_map(|x| x.as_f64()).collect()).unwrap_or_default();
     let [ox, oy, oz] = origin[..] else { bail!("{}: origin is not three numbers", json.display()) };
-    let place = odr.header.offset.map(|o| o.placement());
-    let to_file = |p: V3| match &place {
-        Some(pl) => pl.to_file(p),
-        None => p,
-    };
+    if ![ox, oy, oz].iter().all(|v| v.is_finite()) {
+        bail!("{}: origin is not three finite numbers", json.display());
+    }
     let text = std::fs::read_to_string(&csv).with_context(|| format!("reading {}", csv.display()))?;
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = lines.next().map(|(_, h)| h.split(',').collect()).unwrap_or_default();
@@ -411,7 +420,7 @@ fn voxel_mesh(
         header.iter().position(|h| *h == name).ok_or_else(|| anyhow!("{}: line 1 has no column {name}", csv.display()))
     };
     let (ci, cj, ck, cc) = (col("i")?, col("j")?, col("k")?, col("class")?);
-    let mut cells = std::collections::HashMap::new();
+    let mut cells = Vec::new();
     for (n, line) in lines {
         let f: Vec<&str> = line.split(',').collect();
         let num = |c: usize| -> Result<i64> {
@@ -425,10 +434,31 @@ fn voxel_mesh(
             bail!("{}: line {}: voxel index {name} = {v} is out of range (|{name}| <= 1e9)", csv.display(), n + 1);
         }
         let class = u8::try_from(class).map_err(|_| anyhow!("{}: line {}: class {class}", csv.display(), n + 1))?;
-        if [2, 11, 64, 65, 68].contains(&class) {
-            continue;
+        cells.push(([i, j, k], class));
+    }
+    Ok(Some(BuildVoxels { size, origin: [ox, oy, oz], cells }))
+}
+
+/// The exposed faces of the roadside voxels of the build in `dir` (None when it wrote none).
+fn voxel_mesh(
+    dir: &Path,
+    odr: &OpenDrive,
+    materials: &MaterialTable,
+    stats: &mut WorldStats,
+) -> Result<Option<TriMesh>> {
+    let Some(vox) = read_build_voxels(dir)? else { return Ok(None) };
+    let csv = dir.join("scene.voxels.csv");
+    let (size, [ox, oy, oz]) = (vox.size, vox.origin);
+    let place = odr.header.offset.map(|o| o.placement());
+    let to_file = |p: V3| match &place {
+        Some(pl) => pl.to_file(p),
+        None => p,
+    };
+    let mut cells = std::collections::HashMap::new();
+    for ([i, j, k], class) in vox.cells {
+        if !SURFACE_CLASSES.contains(&class) {
+            cells.insert((i, j, k), class);
         }
-        cells.insert((i, j, k), class);
     }
     stats.voxels = cells.len();
     let material = |class: u8| match class {

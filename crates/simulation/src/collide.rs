@@ -8,8 +8,12 @@
 //! Static scene boxes are the road's `<object>`s that stand up: those with a height (or a
 //! radius: a square of the diameter), at (s, t, zOffset) on the road, heading the road's plus
 //! the object's `hdg`; objects of the road surface (`roadSurface`, `roadMark`, `crosswalk`,
-//! `parkingSpace`: potholes, manholes, paint) are not obstacles. Repeats and outlines are
-//! not read yet.
+//! `parkingSpace`: potholes, manholes, paint) are not obstacles. An object with a `<repeat>`
+//! of distance 0 is continuous: its repeats are walls ([`crate::walls::object_walls`]), not a
+//! box. A `<repeat>` of a distance d > 0 stands the object every d m over its length instead
+//! (at most [`MAX_REPEATED`]; t, zOffset, height and, where given, length, width or radius
+//! linear from their start to their end values), its boxes `object:<id>:<k>` (k from 0 over
+//! the object's repeats). Outlines are not read yet.
 
 use crate::surface::RoadSurface;
 use serde::{Deserialize, Serialize};
@@ -126,32 +130,90 @@ pub struct ContactReport {
     pub relative_speed: f64,
 }
 
+/// Most boxes one `<repeat>` of a distance gives.
+pub const MAX_REPEATED: usize = 10_000;
+
+/// One placement of an object: (s, t, zOffset, half length and width, height, id).
+type Placement = (f64, f64, f64, [f64; 2], f64, String);
+
 /// The standing objects of the road as static bodies (see the module).
 pub fn scene_bodies(surface: &RoadSurface) -> Vec<Body> {
     let road = surface.road();
+    let len = road.length();
     let mut out = Vec::new();
     for o in &road.road().objects.objects {
         let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
-        let size = match (o.length, o.width, o.radius) {
-            (Some(l), Some(w), _) if l > 0.0 && w > 0.0 => [0.5 * l, 0.5 * w],
-            (_, _, Some(r)) if r > 0.0 => [r, r],
-            _ => continue,
-        };
-        let Some(h) = o.height.filter(|h| *h > 0.0 && h.is_finite()) else { continue };
-        if flat || !(o.s.is_finite() && o.t.is_finite() && size.iter().all(|v| v.is_finite())) {
+        if flat || o.repeats.iter().any(|r| r.distance == 0.0) {
             continue;
         }
-        let s = o.s.clamp(0.0, road.length());
-        let p = road.sth_to_xyz(s, o.t, 0.0);
-        let z = surface.height(p[0], p[1]).unwrap_or(p[2]) + if o.z_offset.is_finite() { o.z_offset } else { 0.0 };
-        out.push(Body {
-            id: format!("object:{}", o.id),
-            centre: [p[0], p[1]],
-            heading: road.pose(s).hdg + o.hdg.filter(|h| h.is_finite()).unwrap_or(0.0),
-            half: size,
-            z: [z, z + h],
-            velocity: [0.0, 0.0],
-        });
+        let size = match (o.length, o.width, o.radius) {
+            (Some(l), Some(w), _) if l > 0.0 && w > 0.0 => Some([0.5 * l, 0.5 * w]),
+            (_, _, Some(r)) if r > 0.0 => Some([r, r]),
+            _ => None,
+        };
+        let z_offset = if o.z_offset.is_finite() { o.z_offset } else { 0.0 };
+        let mut places: Vec<Placement> = Vec::new();
+        if o.repeats.is_empty() {
+            if let (Some(size), Some(h)) = (size, o.height) {
+                places.push((o.s, o.t, z_offset, size, h, format!("object:{}", o.id)));
+            }
+        }
+        for r in &o.repeats {
+            let extra = |name: &str| {
+                r.extras.attributes.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.trim().parse::<f64>().ok())
+            };
+            let pair = |a: &str, b: &str| Some((extra(a)?, extra(b)?)).filter(|(x, y)| x.is_finite() && y.is_finite());
+            let (lengths, widths, radii) =
+                (pair("lengthStart", "lengthEnd"), pair("widthStart", "widthEnd"), pair("radiusStart", "radiusEnd"));
+            if !(r.distance > 0.0 && r.length >= 0.0 && r.s.is_finite() && r.length.is_finite()) {
+                continue;
+            }
+            let n = ((r.length / r.distance + 1e-9).floor() as usize).min(MAX_REPEATED - 1);
+            for k in 0..=n {
+                let ds = k as f64 * r.distance;
+                let s = r.s + ds;
+                if !(0.0..=len).contains(&s) {
+                    continue;
+                }
+                let u = if r.length > 0.0 { (ds / r.length).clamp(0.0, 1.0) } else { 0.0 };
+                let lerp = |(a, b): (f64, f64)| a + (b - a) * u;
+                let size = match (
+                    lengths.map(lerp).or(o.length),
+                    widths.map(lerp).or(o.width),
+                    radii.map(lerp).or(o.radius),
+                ) {
+                    (Some(l), Some(w), _) if l > 0.0 && w > 0.0 => [0.5 * l, 0.5 * w],
+                    (_, _, Some(r)) if r > 0.0 => [r, r],
+                    _ => continue,
+                };
+                let id = format!("object:{}:{}", o.id, places.len());
+                places.push((
+                    s,
+                    lerp((r.t_start, r.t_end)),
+                    lerp((r.z_offset_start, r.z_offset_end)),
+                    size,
+                    lerp((r.height_start, r.height_end)),
+                    id,
+                ));
+            }
+        }
+        for (s, t, dz, size, h, id) in places {
+            let finite = h.is_finite() && s.is_finite() && t.is_finite() && dz.is_finite();
+            if !(finite && h > 0.0 && size.iter().all(|v| v.is_finite())) {
+                continue;
+            }
+            let s = s.clamp(0.0, len);
+            let p = road.sth_to_xyz(s, t, 0.0);
+            let z = surface.height(p[0], p[1]).unwrap_or(p[2]) + dz;
+            out.push(Body {
+                id,
+                centre: [p[0], p[1]],
+                heading: road.pose(s).hdg + o.hdg.filter(|h| h.is_finite()).unwrap_or(0.0),
+                half: size,
+                z: [z, z + h],
+                velocity: [0.0, 0.0],
+            });
+        }
     }
     out
 }

@@ -84,7 +84,8 @@ pub struct Scenario {
     /// Whether the road's standing objects are collision boxes.
     #[serde(default = "yes")]
     pub scene_objects: bool,
-    /// Whether walls (the road's curbs, the world's facades) are obstacles.
+    /// Whether walls (the road's curbs and continuous objects, the world's facades and
+    /// roadside) are obstacles.
     #[serde(default = "yes")]
     pub walls: bool,
 }

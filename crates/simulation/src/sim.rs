@@ -18,7 +18,7 @@ use crate::gps::{normal, GpsFix, GpsState, ToWgs84};
 use crate::scenario::Scenario;
 use crate::surface::RoadSurface;
 use crate::vehicle::{External, Longitudinal, VehicleState};
-use crate::walls::{curb_walls, WallHit, WallKind, WallLine, Walls};
+use crate::walls::{curb_walls, object_walls, WallHit, WallKind, WallLine, Walls};
 use crate::Error;
 use opendrive::model::HeaderOffset;
 use serde::{Deserialize, Serialize};
@@ -147,7 +147,13 @@ impl<'a> Simulation<'a> {
         let mut script = scenario.script.clone();
         script.sort_by(|a, b| a.time.total_cmp(&b.time));
         let statics = if scenario.scene_objects { scene_bodies(surface) } else { Vec::new() };
-        let walls = if scenario.walls { Walls::new(curb_walls(surface)) } else { Walls::default() };
+        let walls = if scenario.walls {
+            let mut lines = curb_walls(surface);
+            lines.extend(object_walls(surface));
+            Walls::new(lines)
+        } else {
+            Walls::default()
+        };
         let model = scenario.model.build();
         let mut sim = Simulation {
             surface,
@@ -175,7 +181,8 @@ impl<'a> Simulation<'a> {
         Ok(sim)
     }
 
-    /// Adds walls the world knows beyond the road's curbs (a designed scene's facades); none
+    /// Adds walls the world knows beyond the road's curbs and continuous objects (a designed
+    /// scene's facades, a build's roadside); none
     /// when the scenario's `walls` is off. Call it before the first tick: the contacts at the
     /// start are taken again.
     pub fn with_walls(mut self, lines: Vec<WallLine>) -> Simulation<'a> {

@@ -32,10 +32,14 @@
 //! the higher. Its id is `wall:curb:<road>:<lane>:<k>`, `<lane>` the lane on the outer side
 //! of the step (one past the outermost lane for a curb at its outer border), k counting that
 //! border's runs of stations with a step from 0. Facades come from the world (a designed scene's building
-//! fronts) as lines of their own (`wall:facade:<k>`).
+//! fronts) as lines of their own (`wall:facade:<k>`), and so does a built world's roadside
+//! (the outlines of the voxel columns standing beside the road, `wall:roadside:<k>`).
 //!
-//! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade is
-//! one to every body.
+//! The road's continuous objects (an `<object>`'s `<repeat>` of distance 0: guard rails,
+//! walls, fences, barriers) are walls too ([`object_walls`], `wall:object:<id>`).
+//!
+//! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade, a
+//! continuous object or a roadside wall is one to every body.
 
 use crate::collide::Body;
 use crate::surface::RoadSurface;
@@ -63,12 +67,19 @@ pub enum WallKind {
     Curb,
     /// A building front.
     Facade,
+    /// A continuous object of the road (an `<object>`'s `<repeat>` of distance 0: a guard
+    /// rail, wall, fence, barrier).
+    Object,
+    /// Something standing beside the road that a survey found (a built world's roadside
+    /// voxels: building fronts, walls, poles, trees, parked things).
+    Roadside,
 }
 
 /// A wall: a plan polyline with its height band at each point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallLine {
-    /// Its id (`wall:curb:<road>:<lane>:<k>`, `wall:facade:<k>`).
+    /// Its id (`wall:curb:<road>:<lane>:<k>`, `wall:facade:<k>`, `wall:roadside:<k>`,
+    /// `wall:object:<id>`).
     pub id: String,
     /// What it is.
     pub kind: WallKind,
@@ -457,6 +468,95 @@ fn steps_at(surface: &RoadSurface, s: f64) -> Vec<(i32, f64, f64, f64)> {
         }
         if let Some(h) = curb_mark(id).filter(|h| *h >= MIN_STEP) {
             out.push((outside, t, 0.0, h));
+        }
+    }
+    out
+}
+
+/// Spacing of a continuous object's stations, m.
+pub const OBJECT_STEP: f64 = 0.5;
+
+/// The continuous objects of the road as walls: each `<repeat>` of an `<object>` with
+/// `distance` 0 (a guard rail, wall, fence, barrier along s; objects of the road surface,
+/// `roadSurface`, `roadMark`, `crosswalk`, `parkingSpace`, are none) and a positive height
+/// somewhere, from its `s` over its `length` (within the road), with t, height and zOffset
+/// linear from their start to their end values. Stations every [`OBJECT_STEP`] m and at its
+/// end; at each the wall stands on the road's OpenDRIVE surface at (s, t) from zOffset to
+/// zOffset + height. Without a `widthStart`/`widthEnd` (or of width 0) it is the line t(s);
+/// with a width it is the closed outline of the strip t(s) +- width(s) / 2. Its id is
+/// `wall:object:<id>` (`wall:object:<id>:<n>` for an object's n-th repeat after its first).
+pub fn object_walls(surface: &RoadSurface) -> Vec<WallLine> {
+    let road = surface.road();
+    let len = road.length();
+    let mut out = Vec::new();
+    if !(len.is_finite() && len > 0.0) {
+        return out;
+    }
+    for o in &road.road().objects.objects {
+        if matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace")) {
+            continue;
+        }
+        for (n, r) in o.repeats.iter().enumerate() {
+            let width = |name: &str| {
+                r.extras.attributes.iter().find(|(k, _)| k == name).and_then(|(_, v)| v.trim().parse::<f64>().ok())
+            };
+            let (w0, w1) = (width("widthStart").unwrap_or(0.0), width("widthEnd").unwrap_or(0.0));
+            let nums = [
+                r.s,
+                r.length,
+                r.t_start,
+                r.t_end,
+                r.height_start,
+                r.height_end,
+                r.z_offset_start,
+                r.z_offset_end,
+                w0,
+                w1,
+            ];
+            if r.distance != 0.0 || nums.iter().any(|v| !v.is_finite()) || r.height_start.max(r.height_end) <= 0.0 {
+                continue;
+            }
+            let (a, b) = (r.s.clamp(0.0, len), (r.s + r.length).clamp(0.0, len));
+            if b - a <= 0.0 {
+                continue;
+            }
+            let count = ((b - a) / OBJECT_STEP.max((b - a) / MAX_STATIONS)).ceil().max(1.0) as usize;
+            let lerp = |u: f64, v0: f64, v1: f64| v0 + (v1 - v0) * u;
+            // (s, t of its centre, half width, bottom and top above the surface) per station.
+            let stations: Vec<(f64, f64, f64, f64, f64)> = (0..=count)
+                .map(|k| {
+                    let s = a + (b - a) * k as f64 / count as f64;
+                    let u = if r.length > 0.0 { ((s - r.s) / r.length).clamp(0.0, 1.0) } else { 0.0 };
+                    let z = lerp(u, r.z_offset_start, r.z_offset_end);
+                    let h = lerp(u, r.height_start, r.height_end).max(0.0);
+                    (s, lerp(u, r.t_start, r.t_end), 0.5 * lerp(u, w0, w1).max(0.0), z, z + h)
+                })
+                .collect();
+            let at = |s: f64, t: f64, z0: f64, z1: f64| {
+                let p = road.sth_to_xyz(s, t, 0.0);
+                ([p[0], p[1]], [p[2] + z0, p[2] + z1])
+            };
+            let (mut points, mut z) = (Vec::new(), Vec::new());
+            let wide = stations.iter().any(|st| st.2 > 0.0);
+            let mut push = |(p, zz): ([f64; 2], [f64; 2])| {
+                points.push(p);
+                z.push(zz);
+            };
+            if wide {
+                for &(s, t, hw, z0, z1) in &stations {
+                    push(at(s, t - hw, z0, z1));
+                }
+                for &(s, t, hw, z0, z1) in stations.iter().rev() {
+                    push(at(s, t + hw, z0, z1));
+                }
+                push(at(stations[0].0, stations[0].1 - stations[0].2, stations[0].3, stations[0].4));
+            } else {
+                for &(s, t, _, z0, z1) in &stations {
+                    push(at(s, t, z0, z1));
+                }
+            }
+            let id = if n == 0 { format!("wall:object:{}", o.id) } else { format!("wall:object:{}:{n}", o.id) };
+            out.push(WallLine { id, kind: WallKind::Object, points, z });
         }
     }
     out

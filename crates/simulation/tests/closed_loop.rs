@@ -382,3 +382,107 @@ fn a_curb_is_touched_once_and_a_resumed_contact_is_not_reported_again() {
     let t = surface.planar_st(w.x, w.y).expect("on the road").1;
     assert!(t < -3.5, "the walker crossed the curb line: t = {t}");
 }
+
+/// tunnels.xodr (esmini): the three barriers of its first road are `<repeat>`s of distance 0
+/// from s = 400 m, 150 m long: two tunnel walls 10 m wide about t = 13 m and t = -16.5 m,
+/// 5 m tall, and the roof 39.5 m wide about t = -1.75 m, from 5 to 7 m up. Each becomes the
+/// outline of its strip (`wall:object:<id>`): every point on one of its edges (the road's
+/// inverse: t within 1 cm of the record's t +- width / 2, s within the repeat), its band the
+/// road's surface there plus zOffset and zOffset + height (1 mm); none is also a box. A
+/// pedestrian walking from
+/// t = 5 m toward the left wall touches it at t = 8 m (1 cm); the ego following lane -1
+/// through the tunnel (under the roof, between the walls) touches none of them.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn continuous_objects_of_tunnels_are_walls_on_their_records() {
+    let path = roadscan_tests::shared_data().join("opendrive/esmini/tunnels.xodr");
+    let odr = opendrive::read_file(&path).expect("tunnels.xodr");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let road = surface.road();
+    let walls = simulation::walls::object_walls(&surface);
+    let ids: Vec<&str> = walls.iter().map(|w| w.id.as_str()).collect();
+    assert_eq!(ids, ["wall:object:2", "wall:object:3", "wall:object:4"]);
+    // (t, width, zOffset, height) of the records.
+    let records = [(13.0, 10.0, 0.0, 5.0), (-16.5, 10.0, 0.0, 5.0), (-1.75, 39.5, 5.0, 2.0)];
+    for (w, (t0, width, z0, h)) in walls.iter().zip(records) {
+        assert!(w.points.len() > 600, "{}: {} points", w.id, w.points.len());
+        assert_eq!(w.points.first(), w.points.last(), "{}: closed", w.id);
+        let mut worst = 0.0f64;
+        for (p, z) in w.points.iter().zip(&w.z) {
+            let c = road.xy_to_st(p[0], p[1], 60.0).expect("near the road");
+            let off = (c.t - (t0 - 0.5 * width)).abs().min((c.t - (t0 + 0.5 * width)).abs());
+            worst = worst.max(off);
+            assert!(off <= 0.01, "{}: point at s {} t {} is {off} m off its edges", w.id, c.s, c.t);
+            assert!(c.s >= 400.0 - 0.01 && c.s <= 550.0 + 0.01, "{}: s {}", w.id, c.s);
+            let ground = road.sth_to_xyz(c.s, c.t, 0.0)[2];
+            assert!((z[0] - ground - z0).abs() < 1e-3 && (z[1] - ground - z0 - h).abs() < 1e-3, "{}: {z:?}", w.id);
+        }
+        eprintln!("{}: {} points, at most {worst:.2e} m off the record's edges", w.id, w.points.len());
+    }
+    // Given a size (length 150 m is there), the barrier is still no box: its repeat is it.
+    let mut sized = odr.clone();
+    for o in &mut sized.roads[0].objects.objects {
+        (o.width, o.height) = (Some(10.0), Some(5.0));
+    }
+    let boxes = simulation::collide::scene_bodies(&RoadSurface::new(&sized.roads[0]));
+    assert!(boxes.is_empty(), "{boxes:?}");
+    // A walker into the left wall.
+    let p = road.sth_to_xyz(450.0, 5.0, 0.0);
+    let mut sc = Scenario { duration: 4.0, ..Scenario::default() };
+    sc.ego.s = 10.0;
+    sc.actors = vec![Spawn {
+        id: "walker".into(),
+        prefab: "pedestrian".into(),
+        x: p[0],
+        y: p[1],
+        heading: road.pose(450.0).hdg + std::f64::consts::FRAC_PI_2,
+        speed: 1.2,
+    }];
+    let mut sim = Simulation::new(&surface, sc).expect("scenario");
+    let hits: Vec<_> = sim
+        .run()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Collision(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].ids, ["walker".to_string(), "wall:object:2".to_string()]);
+    let c = road.xy_to_st(hits[0].position[0], hits[0].position[1], 60.0).expect("on the road");
+    eprintln!("walker: contact at s {:.3}, t {:.4}", c.s, c.t);
+    assert!((c.t - 8.0).abs() <= 0.01 && (c.s - 450.0).abs() < 0.3, "contact at s {} t {}", c.s, c.t);
+    // The ego through the tunnel.
+    let (_, _, events) = follow(&odr, -1, 120.0);
+    let walls_hit: Vec<_> =
+        events.iter().filter(|e| matches!(e, Event::Collision(c) if c.ids[1].starts_with("wall:object:"))).collect();
+    assert!(walls_hit.is_empty(), "{walls_hit:?}");
+    assert_eq!(completed(&events), 1);
+}
+
+/// parking_demo.xodr (esmini), its first road (200 m): trees 100 (radius 0.3 m) and 101
+/// (4 x 2.5 m) are `<repeat>`s every 40 m from s = 10 m over 200 m at t = -14 m, 4 m tall
+/// (the repeat's height, not the object's 3 m): five boxes each (s = 10 to 170 m; 210 m is past
+/// the road's end), `object:<id>:<k>`, each centred on its record's (s, t) (the road's
+/// inverse, 1 cm) with its size and 4 m tall; the parking spaces' repeats are no boxes.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn repeated_objects_of_parking_demo_are_boxes_on_their_records() {
+    let path = roadscan_tests::shared_data().join("opendrive/esmini/parking_demo.xodr");
+    let odr = opendrive::read_file(&path).expect("parking_demo.xodr");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let road = surface.road();
+    let boxes = simulation::collide::scene_bodies(&surface);
+    let ids: Vec<&str> = boxes.iter().map(|b| b.id.as_str()).collect();
+    let want: Vec<String> =
+        ["100", "101"].iter().flat_map(|o| (0..5).map(move |k| format!("object:{o}:{k}"))).collect();
+    assert_eq!(ids, want);
+    for (n, b) in boxes.iter().enumerate() {
+        let c = road.xy_to_st(b.centre[0], b.centre[1], 30.0).expect("near the road");
+        let s = 10.0 + 40.0 * (n % 5) as f64;
+        assert!((c.s - s).abs() <= 0.01 && (c.t + 14.0).abs() <= 0.01, "{}: s {} t {}", b.id, c.s, c.t);
+        let half = if n < 5 { [0.3, 0.3] } else { [2.0, 1.25] };
+        assert_eq!(b.half, half, "{}", b.id);
+        assert!((b.z[1] - b.z[0] - 4.0).abs() < 1e-12, "{}: {:?}", b.id, b.z);
+    }
+}
