@@ -136,17 +136,32 @@ impl ProfileFit {
             let a = crate::eval::profile_value(&self.records, s);
             Poly3 { s, a, b: 0.0, c: 0.0, d: 0.0 }
         };
-        let mut r = if first.s <= 1.0 {
+        // A held constant that qc-opendrive would take for the record beside it (nearly level,
+        // near s = 0) is left out when that record, extended, stays within 1 mm of it.
+        let same = |hold: &Poly3, rec: &Poly3, from: f64, to: f64| {
+            let (p, q) = if hold.s <= rec.s { (hold, rec) } else { (rec, hold) };
+            p.equation_difference(q) < MERGE_EQUATION
+                && (0..=32).all(|j| {
+                    let x = from + (to - from) * j as f64 / 32.0;
+                    (rec.value(x - rec.s) - hold.value(x - hold.s)).abs() <= 1e-3
+                })
+        };
+        let mut hold = constant(first.s);
+        hold.s = 0.0;
+        let mut r = if first.s <= 1.0 || same(&hold, first, 0.0, first.s) {
             self.from_zero()
         } else {
-            let mut r = vec![constant(first.s)];
-            r[0].s = 0.0;
+            let mut r = vec![hold];
             r.extend(self.records.iter().cloned());
             r
         };
         let last_start = r.last().map_or(0.0, |p| p.s);
         if end - last > 1.0 && last > last_start {
-            r.push(constant(last));
+            let hold = constant(last);
+            let rec = r[r.len() - 1];
+            if !same(&hold, &rec, last, end) {
+                r.push(hold);
+            }
         }
         // A held constant beside a level record is that record again.
         merge_redundant(&mut r, end.max(last), 0.0);
