@@ -123,6 +123,28 @@ fn a_survey_trajectory_gives_back_the_designed_reference_line() {
     // The first designed record is a 50 m line; so is ours, within 0.5 m.
     let g0 = &road.plan_view.geometries[0];
     assert!(matches!(g0.kind, GeometryKind::Line) && (g0.length - 50.0).abs() < 0.5, "{g0:?}");
+    // No two adjacent records of one equation (qc-opendrive's strict run fails on them), by
+    // `check` as by the rule itself.
+    let errors: Vec<_> = opendrive::validate::check(&odr, &Default::default())
+        .into_iter()
+        .filter(|d| d.severity == opendrive::validate::Severity::Error || d.message.contains("redundant"))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let elev = &road.elevation_profile.elevations;
+    assert!(elev.windows(2).all(|w| !w[0].same_equation(&w[1])), "{elev:?}");
+    // The same for the refit of the designed road (resampled, fitted again), as CI runs it.
+    let refit = d.join("refit.xodr");
+    let design = data.join("opendrive/esmini/curves.xodr");
+    let o = roadscan(&["axis", "--xodr", s(&design), "--road", "1", "--out", s(&refit)]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let odr = opendrive::read_file(&refit).unwrap();
+    let errors: Vec<_> = opendrive::validate::check(&odr, &Default::default())
+        .into_iter()
+        .filter(|d| d.severity == opendrive::validate::Severity::Error || d.message.contains("redundant"))
+        .collect();
+    assert!(errors.is_empty(), "refit: {errors:?}");
+    let elev = &odr.roads[0].elevation_profile.elevations;
+    assert!(elev.windows(2).all(|w| !w[0].same_equation(&w[1])), "refit: {elev:?}");
 }
 
 /// A way along UTM zone 33's central meridian (15° E) from 45° N: in EPSG:32633 it starts at

@@ -244,6 +244,17 @@ fn check_plan_view(road: &Road, options: &CheckOptions, out: &mut Vec<Diagnostic
                     format!("gap of {gap:.3e} m between geometry {i} and {}", i + 1),
                 ));
             }
+            // qc-opendrive (performance.avoid_redundant_info) compares the headings as written.
+            if matches!((g.kind, next.kind), (GeometryKind::Line, GeometryKind::Line))
+                && (g.hdg - next.hdg).abs() < crate::REDUNDANT_EPSILON
+            {
+                out.push(diag(
+                    Severity::Warning,
+                    road,
+                    Some(next.s),
+                    format!("redundant line: geometry {} continues line {i} at the same heading", i + 1),
+                ));
+            }
             if dh > options.heading_warning {
                 out.push(diag(
                     Severity::Warning,
@@ -295,6 +306,35 @@ fn check_profiles(road: &Road, out: &mut Vec<Diagnostic>) {
         }
         if let Some(r) = recs.iter().find(|r| r.s > road.length + 1e-6) {
             out.push(diag(Severity::Warning, road, Some(r.s), format!("{name} record starts beyond the road's end")));
+        }
+        redundant(road, name, 0.0, recs, out);
+    }
+    for sec in &road.lanes.lane_sections {
+        for lane in sec.lanes() {
+            redundant(road, &format!("lane {} width", lane.id), sec.s, &lane.widths, out);
+            redundant(road, &format!("lane {} border", lane.id), sec.s, &lane.borders, out);
+        }
+    }
+}
+
+/// Adjacent records of one equation (qc-opendrive's rule performance.avoid_redundant_info, a
+/// warning there too, which its strict run fails on): a warning at the second record's s
+/// (`base` + its sOffset). Not an error: sample maps have hundreds (Town07: 1,431), and a build
+/// on them carries some into its road.
+fn redundant(road: &Road, name: &str, base: f64, recs: &[Poly3], out: &mut Vec<Diagnostic>) {
+    for w in recs.windows(2) {
+        if w[0].same_equation(&w[1]) {
+            out.push(diag(
+                Severity::Warning,
+                road,
+                Some(base + w[1].s),
+                format!(
+                    "redundant {name} record: the same cubic as the one at {:.6} (coefficients within {:.0e} \
+                     when expanded in s; qc-opendrive performance.avoid_redundant_info)",
+                    base + w[0].s,
+                    crate::REDUNDANT_EPSILON
+                ),
+            ));
         }
     }
 }

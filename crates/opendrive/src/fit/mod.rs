@@ -100,6 +100,9 @@ pub struct ProfileFit {
     pub rejected: usize,
     /// s of the last sample given (where the samples end, outlier or not).
     pub s_last: f64,
+    /// The most samples any one knot search (and its linear systems) was given: long profiles
+    /// are searched chunk by chunk, so this stays bounded whatever their length.
+    pub searched: usize,
 }
 
 /// Share of the tolerance beyond which a profile sample is left out.
@@ -133,18 +136,35 @@ impl ProfileFit {
             let a = crate::eval::profile_value(&self.records, s);
             Poly3 { s, a, b: 0.0, c: 0.0, d: 0.0 }
         };
-        let mut r = if first.s <= 1.0 {
+        // A held constant that qc-opendrive would take for the record beside it (nearly level,
+        // near s = 0) is left out when that record, extended, stays within 1 mm of it.
+        let same = |hold: &Poly3, rec: &Poly3, from: f64, to: f64| {
+            let (p, q) = if hold.s <= rec.s { (hold, rec) } else { (rec, hold) };
+            p.equation_difference(q) < MERGE_EQUATION
+                && (0..=32).all(|j| {
+                    let x = from + (to - from) * j as f64 / 32.0;
+                    (rec.value(x - rec.s) - hold.value(x - hold.s)).abs() <= 1e-3
+                })
+        };
+        let mut hold = constant(first.s);
+        hold.s = 0.0;
+        let mut r = if first.s <= 1.0 || same(&hold, first, 0.0, first.s) {
             self.from_zero()
         } else {
-            let mut r = vec![constant(first.s)];
-            r[0].s = 0.0;
+            let mut r = vec![hold];
             r.extend(self.records.iter().cloned());
             r
         };
         let last_start = r.last().map_or(0.0, |p| p.s);
         if end - last > 1.0 && last > last_start {
-            r.push(constant(last));
+            let hold = constant(last);
+            let rec = r[r.len() - 1];
+            if !same(&hold, &rec, last, end) {
+                r.push(hold);
+            }
         }
+        // A held constant beside a level record is that record again.
+        merge_redundant(&mut r, end.max(last), 0.0);
         r
     }
 }
@@ -570,7 +590,7 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
     let mut rejected = 0;
     for _ in 0..12 {
         let dense = Samples::new(&s, &value).dense(start);
-        let r: Vec<f64> = s.iter().zip(&value).map(|(&x, &v)| (dense.eval(x)[0] - v).abs()).collect();
+        let r: Vec<f64> = dense.values(&s).iter().zip(&value).map(|(&d, &v)| (d - v).abs()).collect();
         let worst = r.iter().copied().fold(0.0, f64::max);
         if worst <= REJECT * opts.tolerance {
             break;
@@ -585,16 +605,153 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
     }
     let (s, value, k) = thin(&s, &value, spacing, false);
     let spacing = spacing * k as f64;
-    let data = Samples::new(&s, &value);
-    let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
-    let records = (0..sp.pieces.len())
+    // Few samples: one knot search over all of them.
+    if s.len() as f64 <= 1.5 * PROFILE_CHUNK as f64 {
+        let data = Samples::new(&s, &value);
+        let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
+        let mut records: Vec<Poly3> = (0..sp.pieces.len())
+            .map(|k| {
+                let [a, b, c, d] = sp.poly(k);
+                Poly3 { s: sp.breaks[k], a, b, c, d }
+            })
+            .collect();
+        if merge_redundant(&mut records, s_last, opts.tolerance) == 0 {
+            let rms = (sp.sse / s.len() as f64).sqrt();
+            return Ok(ProfileFit { records, max: sp.max, rms, rejected, s_last, searched: s.len() });
+        }
+        return Ok(profile_residuals(records, &s, &value, rejected, s_last, s.len()));
+    }
+    let (pieces, searched) = profile_chunked(&s, &value, opts.tolerance, spacing, opts.min_length);
+    let mut records: Vec<Poly3> = (0..pieces.pieces.len())
         .map(|k| {
-            let [a, b, c, d] = sp.poly(k);
-            Poly3 { s: sp.breaks[k], a, b, c, d }
+            let [a, b, c, d] = pieces.poly(k);
+            Poly3 { s: pieces.breaks[k], a, b, c, d }
         })
         .collect();
-    let rms = (sp.sse / s.len() as f64).sqrt();
-    Ok(ProfileFit { records, max: sp.max, rms, rejected, s_last })
+    // A chunk's first piece may continue the kept one's cubic exactly (a line after a line):
+    // two records of one equation, which qc-opendrive reports as redundant.
+    merge_redundant(&mut records, s_last, opts.tolerance);
+    Ok(profile_residuals(records, &s, &value, rejected, s_last, searched))
+}
+
+/// The fit of `records` to the samples: their residuals walked along `s` (ascending).
+fn profile_residuals(
+    records: Vec<Poly3>,
+    s: &[f64],
+    value: &[f64],
+    rejected: usize,
+    s_last: f64,
+    searched: usize,
+) -> ProfileFit {
+    let (mut max, mut sse, mut p) = (0.0f64, 0.0, 0);
+    let last = records.len() - 1;
+    for (&x, &v) in s.iter().zip(value) {
+        while p < last && records[p + 1].s <= x {
+            p += 1;
+        }
+        let r = records[p].value(x - records[p].s) - v;
+        max = max.max(r.abs());
+        sse += r * r;
+    }
+    let rms = (sse / s.len() as f64).sqrt();
+    ProfileFit { records, max, rms, rejected, s_last, searched }
+}
+
+/// Change of a profile, m, below which a record that continues the one before is taken for
+/// it (the two are one cubic to a micrometre over the second's length).
+const SAME_CUBIC: f64 = 1e-6;
+
+/// Coefficient difference (see [`Poly3::equation_difference`]) below which two adjacent
+/// records are merged when the first, continued, stays within the tolerance of the second:
+/// ten times qc-opendrive's [`crate::REDUNDANT_EPSILON`], so that re-expanding a record
+/// from another s (`ProfileFit::from_zero`) cannot bring a pair back under it.
+const MERGE_EQUATION: f64 = 10.0 * crate::REDUNDANT_EPSILON;
+
+/// How far record `q` (from `q.s` to `end`) is at most from `p` continued over it, m: the
+/// difference of the two cubics in ds from `q.s`, bounded term by term.
+fn continuation_gap(p: &Poly3, q: &Poly3, end: f64) -> f64 {
+    let u = q.s - p.s;
+    let (a, b, c) = (p.value(u), p.slope(u), p.c + 3.0 * p.d * u);
+    let len = (end - q.s).max(0.0);
+    (q.a - a).abs() + len * ((q.b - b).abs() + len * ((q.c - c).abs() + len * (q.d - p.d).abs()))
+}
+
+/// Merges adjacent records that describe one cubic: a record is dropped (the one before it
+/// continued over its length) when that changes the profile by at most [`SAME_CUBIC`], or
+/// when qc-opendrive would call the two the same equation (within [`MERGE_EQUATION`]) and
+/// the change stays within `tol`. `end` is where the last record ends. Returns how many
+/// records were dropped. No two records left are the same equation by qc-opendrive's test
+/// unless merging them would move the profile by more than `tol`.
+pub fn merge_redundant(records: &mut Vec<Poly3>, end: f64, tol: f64) -> usize {
+    let before = records.len();
+    let mut out: Vec<Poly3> = Vec::with_capacity(before);
+    for k in 0..records.len() {
+        let q = records[k];
+        if let Some(p) = out.last() {
+            let q_end = records.get(k + 1).map_or(end, |n| n.s).max(q.s);
+            let gap = continuation_gap(p, &q, q_end);
+            if gap <= SAME_CUBIC || (p.equation_difference(&q) < MERGE_EQUATION && gap <= tol) {
+                continue;
+            }
+        }
+        out.push(q);
+    }
+    *records = out;
+    before - records.len()
+}
+
+/// Samples of a profile whose knots are searched at once: longer profiles are fitted chunk by
+/// chunk (each spline continuing the pieces kept so far in value, slope and curvature), so the
+/// work and the largest system grow with the chunk, not with the profile.
+const PROFILE_CHUNK: usize = 600;
+
+/// Knots of a profile chunk beyond which they are no longer moved, merged or constrained (see
+/// `Samples::many`): noisy heights held to a tolerance on single samples keep many knots, and
+/// moving each of them costs a solve per trial place.
+const PROFILE_MANY: usize = 40;
+
+/// The fewest pieces within `tol` (see [`fit_spline`]) on chunks of about [`PROFILE_CHUNK`]
+/// samples: each chunk's pieces are kept up to its last knot in the first two thirds (the
+/// rest is fitted again with what follows), and the next chunk starts there with the kept
+/// pieces' value, slope and curvature held (a chunk of one piece is kept whole). Also the
+/// most samples of one chunk.
+fn profile_chunked(s: &[f64], y: &[f64], tol: f64, spacing: f64, min_len: f64) -> (Pieces, usize) {
+    let n = s.len();
+    let mut out = Pieces::default();
+    let mut searched = 0;
+    let mut start: Option<(f64, [f64; 3])> = None;
+    let mut i0 = 0;
+    loop {
+        let a = start.map_or(s[0], |(x, _)| x);
+        let mut i1 = (i0 + PROFILE_CHUNK).min(n);
+        if (n - i1) as f64 <= 0.5 * PROFILE_CHUNK as f64 {
+            i1 = n;
+        }
+        let i1 = i1.max(i0 + 2).min(n);
+        let last = i1 >= n;
+        // Less the line of the start's value and slope (see `fit_chunked`).
+        let line = start.map_or((0.0, 0.0, 0.0), |(x, d)| (x, d[0], d[1]));
+        let local: Vec<f64> = (i0..i1).map(|i| y[i] - line.1 - line.2 * (s[i] - line.0)).collect();
+        searched = searched.max(i1 - i0);
+        let mut data = Samples::new(&s[i0..i1], &local);
+        data.start = start.map(|(x, d)| (x, [0.0, 0.0, d[2]]));
+        data.many = PROFILE_MANY;
+        let sp = fit_spline(&data, tol, spacing, min_len);
+        if last {
+            out.append_plus(&sp, sp.pieces.len(), line);
+            return (out, searched);
+        }
+        let cut = a + (s[i1 - 1] - a) * 2.0 / 3.0;
+        let nb = sp.breaks.len();
+        // A chunk of one piece is kept whole (growing it instead would make the search's
+        // samples unbounded along a long even grade).
+        let k = (1..nb - 1).rev().find(|&k| sp.breaks[k] <= cut).unwrap_or(1);
+        out.append_plus(&sp, k, line);
+        let x = sp.breaks[k];
+        let d = out.eval_in(out.pieces.len() - 1, x);
+        start = Some((x, [d[0], d[1], d[2]]));
+        i0 = s.partition_point(|&v| v < x).min(n - 2);
+    }
 }
 
 /// Spacing below which samples are thinned for the knot search, m.

@@ -75,7 +75,37 @@ impl Poly3 {
     pub fn curvature_term(&self, ds: f64) -> f64 {
         2.0 * self.c + 6.0 * self.d * ds
     }
+    /// The largest difference of the four coefficients of this record and `next`, each
+    /// expanded in powers of s (not of ds from its start), computed as ASAM qc-opendrive's rule
+    /// performance.avoid_redundant_info computes it (same operations in the same order).
+    pub fn equation_difference(&self, next: &Poly3) -> f64 {
+        let (p, q) = (self, next);
+        let (s1, s2) = (p.s, q.s);
+        let a3 = p.a - q.a - p.b * s1 + q.b * s2 + p.c * s1.powf(2.0) - q.c * s2.powf(2.0) - p.d * s1.powf(3.0)
+            + q.d * s2.powf(3.0);
+        let b3 = p.b - q.b - 2.0 * p.c * s1 + 2.0 * q.c * s2 + 3.0 * p.d * s1.powf(2.0) - 3.0 * q.d * s2.powf(2.0);
+        let c3 = p.c - q.c - 3.0 * p.d * s1 + 3.0 * q.d * s2;
+        let d3 = p.d - q.d;
+        let m = a3.abs().max(b3.abs()).max(c3.abs()).max(d3.abs());
+        // NaN coefficients are no equation at all: never "the same".
+        if m.is_nan() {
+            f64::INFINITY
+        } else {
+            m
+        }
+    }
+    /// Whether `next` declares the same cubic as this record (so one of them is redundant),
+    /// by qc-opendrive's test: every coefficient difference of [`Poly3::equation_difference`]
+    /// below [`REDUNDANT_EPSILON`].
+    pub fn same_equation(&self, next: &Poly3) -> bool {
+        self.equation_difference(next) < REDUNDANT_EPSILON
+    }
 }
+
+/// Coefficient difference below which ASAM qc-opendrive (its rule
+/// performance.avoid_redundant_info, 1.7 and later) reports two adjacent cubic records as
+/// one equation declared twice.
+pub const REDUNDANT_EPSILON: f64 = 1e-6;
 
 /// A whole OpenDRIVE file.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -76,9 +76,11 @@ fn robust(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64, curved: bo
         (max, (r.iter().map(|e| e * e).sum::<f64>() / r.len().max(1) as f64).sqrt())
     };
     let s_last = s[n - 1];
-    let done = |records: Vec<Poly3>| {
+    let done = |mut records: Vec<Poly3>| {
+        // Hermite pieces between equal knots are one level record (qc-opendrive: redundant).
+        opendrive::fit::merge_redundant(&mut records, s_last, 0.0);
         let (max, rms) = stats(&records);
-        ProfileFit { records, max, rms, rejected, s_last }
+        ProfileFit { records, max, rms, rejected, s_last, searched: 0 }
     };
     if ks.len() < 4 {
         let m = median(&mut kv.clone()).unwrap_or(v[0]);
@@ -88,7 +90,14 @@ fn robust(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64, curved: bo
     if let Ok(f) = fit_profile(&bs, &bv, &FitOptions { tolerance: tol, min_length }) {
         if !overshoots(&f.records, &ks, &kv, s_last, tol) {
             let (max, rms) = stats(&f.records);
-            return Some(ProfileFit { max, rms, rejected: rejected + f.rejected, s_last, records: f.records });
+            return Some(ProfileFit {
+                max,
+                rms,
+                rejected: rejected + f.rejected,
+                s_last,
+                records: f.records,
+                searched: f.searched,
+            });
         }
     }
     Some(done(monotone_hermite(&ks, &kv, 5.0)))

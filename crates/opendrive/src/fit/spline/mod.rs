@@ -81,6 +81,7 @@ impl Spline {
     }
 
     /// Value and first three derivatives at `x` (clamped to the breaks).
+    #[cfg(test)]
     pub fn eval(&self, x: f64) -> [f64; 4] {
         let t = Self::knot_vector(&self.breaks);
         let x = x.clamp(self.breaks[0], self.breaks[self.breaks.len() - 1]);
@@ -91,6 +92,21 @@ impl Spline {
             *o = (0..4).map(|r| d[k][r] * self.coef[i - 3 + r]).sum();
         }
         out
+    }
+
+    /// The values at each of `xs` (as [`Spline::eval`] gives them, the knot vector built
+    /// once: O(K + n log K), not O(K·n)).
+    pub fn values(&self, xs: &[f64]) -> Vec<f64> {
+        let t = Self::knot_vector(&self.breaks);
+        let (a, b) = (self.breaks[0], self.breaks[self.breaks.len() - 1]);
+        xs.iter()
+            .map(|&x| {
+                let x = x.clamp(a, b);
+                let i = span(&self.breaks, x);
+                let d = ders(&t, i, x);
+                (0..4).map(|r| d[0][r] * self.coef[i - 3 + r]).sum()
+            })
+            .collect()
     }
 
     /// Piece `k` as a cubic in ds from its start: [a, b, c, d].
@@ -129,10 +145,33 @@ impl Pieces {
         [a + u * (b + u * (c + u * d)), b + u * (2.0 * c + 3.0 * d * u), 2.0 * c + 6.0 * d * u, 6.0 * d]
     }
 
+    /// Piece `k` as a cubic in ds from its start: [a, b, c, d].
+    pub fn poly(&self, k: usize) -> [f64; 4] {
+        self.polys[k]
+    }
+
     /// Appends pieces `0..upto` of `sp` (which starts where these end). A line after a line,
     /// or a parabola after a parabola of the same curvature, extends it.
     pub fn extend(&mut self, sp: &Spline, upto: usize) {
         self.extend_plus(sp, upto, (0.0, 0.0, 0.0));
+    }
+
+    /// Like `extend_plus`, but every piece kept as fitted, none merged with the one before (a
+    /// piece constrained by weighted rows only nearly meets its constraint: a "line" beside
+    /// a held curvature may bend, and extending it over the next line would move that line).
+    pub fn append_plus(&mut self, sp: &Spline, upto: usize, line: (f64, f64, f64)) {
+        let (x0, a, b) = line;
+        for k in 0..upto.min(sp.pieces.len()) {
+            let mut poly = sp.poly(k);
+            poly[0] += a + b * (sp.breaks[k] - x0);
+            poly[1] += b;
+            if self.breaks.is_empty() {
+                self.breaks.push(sp.breaks[k]);
+            }
+            self.breaks.push(sp.breaks[k + 1]);
+            self.pieces.push(sp.pieces[k]);
+            self.polys.push(poly);
+        }
     }
 
     /// Like `extend`, for a spline fitted to samples less a line a + b·(s - x0) (`line`:

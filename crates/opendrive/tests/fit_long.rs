@@ -1,0 +1,200 @@
+//! Long inputs (issue 30): a 3 km road of lines, clothoids and arcs surveyed every 0.25 m with
+//! 3 mm of noise in x, y and height. The plan view and the elevation are fitted within the
+//! tolerance, and the elevation's knot search works on chunks of a bounded number of samples
+//! (before, one search over all 12,000 heights: its work grew with the cube of the length).
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use opendrive::eval::Curve;
+use opendrive::fit::{fit_polyline, fit_profile, FitOptions};
+use opendrive::{Extras, Geometry, GeometryKind};
+
+/// A seeded generator: uniform in (0, 1) and standard normal.
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    fn gauss(&mut self) -> f64 {
+        let (a, b) = (self.uniform(), self.uniform());
+        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
+    }
+}
+
+/// Lines of 150 m, clothoids of 50 m and arcs of R 250 m (200 m long), turning to alternate
+/// sides, until `length`.
+fn design(length: f64) -> Vec<Geometry> {
+    let k = 1.0 / 250.0;
+    let mut out: Vec<Geometry> = Vec::new();
+    let (mut x, mut y, mut hdg, mut s) = (0.0, 0.0, 0.4, 0.0);
+    let mut side = 1.0;
+    let mut push = |kind: GeometryKind, len: f64, out: &mut Vec<Geometry>| {
+        let g = Geometry { s, x, y, hdg, length: len, kind, extras: Extras::default() };
+        let end = Curve::new(&g).pose(len);
+        (x, y, hdg, s) = (end.x, end.y, end.hdg, s + len);
+        out.push(g);
+        s
+    };
+    loop {
+        if push(GeometryKind::Line, 150.0, &mut out) >= length {
+            return out;
+        }
+        push(GeometryKind::Spiral { curv_start: 0.0, curv_end: side * k }, 50.0, &mut out);
+        push(GeometryKind::Arc { curvature: side * k }, 200.0, &mut out);
+        push(GeometryKind::Spiral { curv_start: side * k, curv_end: 0.0 }, 50.0, &mut out);
+        side = -side;
+    }
+}
+
+#[test]
+fn a_3_km_noisy_survey_is_fitted_within_the_tolerance_in_bounded_chunks() {
+    let design = design(3000.0);
+    let curves: Vec<Curve> = design.iter().map(Curve::new).collect();
+    let length: f64 = design.iter().map(|g| g.length).sum();
+    let mut rng = Rng(30);
+    let n = (length / 0.25).floor() as usize;
+    let mut pts = Vec::with_capacity(n + 1);
+    let mut heights = Vec::with_capacity(n + 1);
+    for i in 0..=n {
+        let s = (i as f64 * 0.25).min(length);
+        let r = design.partition_point(|g| g.s <= s).clamp(1, design.len()) - 1;
+        let p = curves[r].pose(s - design[r].s);
+        pts.push([p.x + 0.003 * rng.gauss(), p.y + 0.003 * rng.gauss()]);
+        // A grade and a long crest and sag.
+        heights.push(20.0 + 0.015 * s + 3.0 * (s / 400.0).sin() + 0.003 * rng.gauss());
+    }
+    assert!(pts.len() > 12_000);
+    let opts = FitOptions::default();
+    let plan = fit_polyline(&pts, &opts).unwrap();
+    assert!(plan.within(opts.tolerance), "plan view {:.4} m from the points' local mean", plan.deviation);
+    // Every point of the fitted line near the design (the tolerance and the noise's 2σ).
+    let length_fit: f64 = plan.geometries.iter().map(|g| g.length).sum();
+    assert!((length_fit - length).abs() < 1.0, "length {length_fit} for {length}");
+    assert!(plan.geometries.len() < 4 * design.len(), "{} records for {}", plan.geometries.len(), design.len());
+    // The elevation at the vertices' stations, as `axis` fits it.
+    let mut sz: Vec<(f64, f64)> = plan.stations.iter().zip(&heights).map(|(st, &z)| (st[0], z)).collect();
+    sz.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (s, z): (Vec<f64>, Vec<f64>) = sz.into_iter().unzip();
+    let elevation = fit_profile(&s, &z, &opts).unwrap();
+    assert!(elevation.max <= opts.tolerance, "elevation max {:.4} m", elevation.max);
+    // The records evaluated agree with the fit's residuals: beyond the tolerance, only heights
+    // left out as outliers (the joined chunks miss none).
+    let beyond = s
+        .iter()
+        .zip(&z)
+        .filter(|&(&x, &v)| (opendrive::eval::profile_value(&elevation.records, x) - v).abs() > opts.tolerance + 1e-9)
+        .count();
+    assert!(beyond <= elevation.rejected, "{beyond} heights beyond the tolerance, {} left out", elevation.rejected);
+    // Bounded work: no knot search over more than a chunk of samples (a fifth of them here).
+    assert!(elevation.searched <= 1_000, "one knot search over {} of {} samples", elevation.searched, s.len());
+    // Fewer records than samples by far (not a dense fallback).
+    assert!(elevation.records.len() < s.len() / 20, "{} records", elevation.records.len());
+}
+
+/// No two adjacent records of `records` are one equation by qc-opendrive's test (its strict run
+/// fails on "Redundant elevation declaration"), nor one cubic to a micrometre over the second.
+fn assert_no_redundant(records: &[opendrive::Poly3], end: f64, what: &str) {
+    for (k, w) in records.windows(2).enumerate() {
+        assert!(
+            !w[0].same_equation(&w[1]),
+            "{what}: records {k} and {} are one equation ({:.3e}): {:?} {:?}",
+            k + 1,
+            w[0].equation_difference(&w[1]),
+            w[0],
+            w[1]
+        );
+        // The first continued over the second's length: it must differ somewhere by more than
+        // a micrometre (else the second is the first again).
+        let len = records.get(k + 2).map_or(end, |n| n.s) - w[1].s;
+        let differs = (0..=20).any(|j| {
+            let x = w[1].s + len * j as f64 / 20.0;
+            (w[0].value(x - w[0].s) - w[1].value(x - w[1].s)).abs() > 1e-6
+        });
+        assert!(differs, "{what}: record {} continues record {k} unchanged", k + 1);
+    }
+}
+
+/// 2 km of heights every 0.25 m (8,001, fitted chunk by chunk) with 3 mm of noise: an even
+/// grade between vertical curves, and long straight grades where a chunk's first piece is the
+/// kept piece continued (before the joins were merged, two records of one line).
+#[test]
+fn a_long_noisy_profile_has_no_two_records_of_one_equation() {
+    let opts = FitOptions::default();
+    for (name, f) in [
+        ("crests", (|s: f64| 20.0 + 0.015 * s + 3.0 * (s / 400.0).sin()) as fn(f64) -> f64),
+        ("grade", |s: f64| 12.0 + 0.02 * s),
+        ("level", |_: f64| 5.0),
+        ("grade then crest", |s: f64| {
+            if s < 1200.0 {
+                0.01 * s
+            } else {
+                12.0 + 0.01 * (s - 1200.0) - 2e-5 * (s - 1200.0).powi(2)
+            }
+        }),
+    ] {
+        for noise in [0.0, 0.003] {
+            let mut rng = Rng(7);
+            let s: Vec<f64> = (0..=8000).map(|i| i as f64 * 0.25).collect();
+            let z: Vec<f64> = s.iter().map(|&x| f(x) + noise * rng.gauss()).collect();
+            let fit = fit_profile(&s, &z, &opts).unwrap();
+            let what = format!("{name}, noise {noise}");
+            assert!(fit.searched <= 1_000, "{what}: one knot search over {} samples", fit.searched);
+            assert!(fit.max <= opts.tolerance, "{what}: max {:.4} m", fit.max);
+            let beyond = s
+                .iter()
+                .zip(&z)
+                .filter(|&(&x, &v)| (opendrive::eval::profile_value(&fit.records, x) - v).abs() > opts.tolerance + 1e-9)
+                .count();
+            assert!(beyond <= fit.rejected, "{what}: {beyond} heights beyond the tolerance");
+            assert_no_redundant(&fit.records, fit.s_last, &what);
+            assert_no_redundant(&fit.from_zero(), fit.s_last, &format!("{what}, from s = 0"));
+            assert_no_redundant(&fit.held(fit.s_last + 50.0), fit.s_last + 50.0, &format!("{what}, held"));
+        }
+    }
+}
+
+/// `merge_redundant` drops a record that repeats the one before (continued) and keeps one
+/// that differs by more than the tolerance; `check` reports the repeated one (a warning, as
+/// qc-opendrive's).
+#[test]
+fn a_repeated_record_is_merged_and_reported() {
+    use opendrive::Poly3;
+    // 0.01 s + 1e-4 s² from 0; the same from 100 (re-expanded); a different slope from 200.
+    let p = Poly3 { s: 0.0, a: 1.0, b: 0.01, c: 1e-4, d: 0.0 };
+    let q = Poly3 { s: 100.0, a: p.value(100.0), b: p.slope(100.0), c: 1e-4, d: 0.0 };
+    let r = Poly3 { s: 200.0, a: p.value(200.0), b: p.slope(200.0) + 0.01, c: 0.0, d: 0.0 };
+    assert!(p.same_equation(&q) && !q.same_equation(&r));
+    let mut road = opendrive::Road {
+        id: "7".into(),
+        length: 300.0,
+        junction: "-1".into(),
+        plan_view: {
+            let mut pv = opendrive::PlanView::default();
+            pv.push(Geometry {
+                s: 0.0,
+                x: 0.0,
+                y: 0.0,
+                hdg: 0.0,
+                length: 300.0,
+                kind: GeometryKind::Line,
+                extras: Extras::default(),
+            });
+            pv
+        },
+        ..Default::default()
+    };
+    road.elevation_profile.elevations = vec![p, q, r];
+    road.lanes.lane_sections = vec![opendrive::LaneSection::default()];
+    let odr = opendrive::OpenDrive { roads: vec![road.clone()], ..Default::default() };
+    let found: Vec<_> = opendrive::validate::check(&odr, &Default::default())
+        .into_iter()
+        .filter(|d| d.severity == opendrive::validate::Severity::Warning && d.message.contains("redundant"))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].road.as_deref(), found[0].s), (Some("7"), Some(100.0)));
+    let mut recs = road.elevation_profile.elevations.clone();
+    assert_eq!(opendrive::fit::merge_redundant(&mut recs, 300.0, 0.01), 1);
+    assert_eq!(recs, vec![p, r]);
+}
