@@ -191,20 +191,26 @@ fn main() {
     let w = time("world", &rays, |r| world.cast(r).map(|h| h.t));
 
     // A 640 x 480 pinhole camera (90 degrees across) 1.6 m above lane -1's centre, level and
-    // facing along the lane, at 5 stations: each pixel's ray alone, then 8 x 8 tiles of pixels
-    // as packets (`World::cast_packet`); the hits must be the same.
+    // facing along the lane, at 5 stations: each pixel's ray alone, then tiles of pixels as
+    // packets (`World::cast_packet`); the hits must be the same.
     let (cw, ch) = (640usize, 480usize);
+    // Tiles of tw x th pixels (CAST_TILE=WxH; 8x8 by default, as the camera casts).
+    let (tw, th) = std::env::var("CAST_TILE")
+        .ok()
+        .and_then(|v| v.split_once('x').and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))))
+        .filter(|&(a, b): &(usize, usize)| a * b >= 1 && a * b <= 64)
+        .unwrap_or((8, 8));
     let f = (cw as f64 / 2.0) / 45f64.to_radians().tan();
     let mut frames = Vec::new();
     for k in 0..if run_count() == 1 { 1 } else { 5 } {
         let pose = lane.pose(1.0 + 2.0 * k as f64);
         let o = pose.point([0.0, 0.0, 1.6]);
         let mut tiles = Vec::new();
-        for r0 in (0..ch).step_by(8) {
-            for c0 in (0..cw).step_by(8) {
+        for r0 in (0..ch).step_by(th) {
+            for c0 in (0..cw).step_by(tw) {
                 let mut tile = Vec::with_capacity(64);
-                for r in r0..r0 + 8 {
-                    for c in c0..c0 + 8 {
+                for r in r0..(r0 + th).min(ch) {
+                    for c in c0..(c0 + tw).min(cw) {
                         let (x, y) =
                             ((c as f64 - (cw as f64 - 1.0) / 2.0) / f, (r as f64 - (ch as f64 - 1.0) / 2.0) / f);
                         // Camera (right, down, forward) to the body's (forward, left, up).
@@ -248,7 +254,7 @@ fn main() {
         }
     }
     println!(
-        "camera: {} rays in {} frames, tiles {:.2}x one ray at a time, {differ} rays with another hit",
+        "camera: {} rays in {} frames, tiles of {tw}x{th} {:.2}x one ray at a time, {differ} rays with another hit",
         camera_rays.len(),
         frames.len(),
         cp / cs
