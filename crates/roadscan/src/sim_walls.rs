@@ -74,7 +74,7 @@ pub const ROADSIDE_MIN_HEIGHT: f64 = 0.3;
 /// outlines nearest the road are kept first.
 pub const MAX_ROADSIDE_PIECES: usize = 200_000;
 /// Farthest a column's ground is looked for around it when it has none of its own, in voxels.
-const GROUND_CELLS: i64 = 4;
+pub const GROUND_CELLS: i64 = 4;
 /// Farthest from the reference line a column is looked up on the road, m.
 const ROAD_REACH: f64 = 500.0;
 

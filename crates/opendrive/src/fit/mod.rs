@@ -659,13 +659,13 @@ fn profile_residuals(
 
 /// Change of a profile, m, below which a record that continues the one before is taken for
 /// it (the two are one cubic to a micrometre over the second's length).
-const SAME_CUBIC: f64 = 1e-6;
+pub const SAME_CUBIC: f64 = 1e-6;
 
 /// Coefficient difference (see [`Poly3::equation_difference`]) below which two adjacent
 /// records are merged when the first, continued, stays within the tolerance of the second:
 /// ten times qc-opendrive's [`crate::REDUNDANT_EPSILON`], so that re-expanding a record
 /// from another s (`ProfileFit::from_zero`) cannot bring a pair back under it.
-const MERGE_EQUATION: f64 = 10.0 * crate::REDUNDANT_EPSILON;
+pub const MERGE_EQUATION: f64 = 10.0 * crate::REDUNDANT_EPSILON;
 
 /// How far record `q` (from `q.s` to `end`) is at most from `p` continued over it, m: the
 /// difference of the two cubics in ds from `q.s`, bounded term by term.
