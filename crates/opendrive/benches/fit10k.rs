@@ -14,47 +14,14 @@
 
 use opendrive::eval::Curve;
 use opendrive::fit::{fit_polyline, fit_profile, FitOptions};
-use opendrive::{Extras, Geometry, GeometryKind};
+use opendrive::Geometry;
 use std::hint::black_box;
 use std::time::Instant;
 
-/// A seeded generator: uniform in (0, 1) and standard normal.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-    fn gauss(&mut self) -> f64 {
-        let (a, b) = (self.uniform(), self.uniform());
-        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
-    }
-}
-
-/// The design: records chained from the origin until `length` is reached (ending on a line).
-fn design(length: f64) -> Vec<Geometry> {
-    let k = 1.0 / 400.0;
-    let mut out: Vec<Geometry> = Vec::new();
-    let (mut x, mut y, mut hdg, mut s) = (0.0, 0.0, 0.3, 0.0);
-    let mut side = 1.0;
-    let mut push = |kind: GeometryKind, len: f64, out: &mut Vec<Geometry>| {
-        let g = Geometry { s, x, y, hdg, length: len, kind, extras: Extras::default() };
-        let end = Curve::new(&g).pose(len);
-        (x, y, hdg, s) = (end.x, end.y, end.hdg, s + len);
-        out.push(g);
-        s
-    };
-    loop {
-        if push(GeometryKind::Line, 200.0, &mut out) >= length {
-            return out;
-        }
-        push(GeometryKind::Spiral { curv_start: 0.0, curv_end: side * k }, 60.0, &mut out);
-        push(GeometryKind::Arc { curvature: side * k }, 300.0, &mut out);
-        push(GeometryKind::Spiral { curv_start: side * k, curv_end: 0.0 }, 60.0, &mut out);
-        side = -side;
-    }
-}
+#[allow(dead_code)]
+#[path = "../tests/support/design.rs"]
+mod support;
+use support::{design, Rng, BENCH};
 
 /// The design's vertices every `step` m, noisy, with outliers.
 fn survey(design: &[Geometry], step: f64, sigma: f64, seed: u64) -> Vec<[f64; 2]> {
@@ -97,7 +64,7 @@ fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
 
 fn main() {
     let runs = 3;
-    let design = design(10_100.0);
+    let design = design(10_100.0, &BENCH);
     let points = survey(&design, 0.25, 0.003, 23);
     let opts = FitOptions::default();
     let fit = fit_polyline(&points, &opts).unwrap();

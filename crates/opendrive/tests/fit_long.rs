@@ -9,48 +9,17 @@ use opendrive::eval::Curve;
 use opendrive::fit::{fit_polyline, fit_profile, FitOptions};
 use opendrive::{Extras, Geometry, GeometryKind};
 
-/// A seeded generator: uniform in (0, 1) and standard normal.
-struct Rng(u64);
+#[allow(dead_code)]
+#[path = "support/design.rs"]
+mod support;
+use support::{design, Rng, Shape};
 
-impl Rng {
-    fn uniform(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    }
-    fn gauss(&mut self) -> f64 {
-        let (a, b) = (self.uniform(), self.uniform());
-        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
-    }
-}
-
-/// Lines of 150 m, clothoids of 50 m and arcs of R 250 m (200 m long), turning to alternate
-/// sides, until `length`.
-fn design(length: f64) -> Vec<Geometry> {
-    let k = 1.0 / 250.0;
-    let mut out: Vec<Geometry> = Vec::new();
-    let (mut x, mut y, mut hdg, mut s) = (0.0, 0.0, 0.4, 0.0);
-    let mut side = 1.0;
-    let mut push = |kind: GeometryKind, len: f64, out: &mut Vec<Geometry>| {
-        let g = Geometry { s, x, y, hdg, length: len, kind, extras: Extras::default() };
-        let end = Curve::new(&g).pose(len);
-        (x, y, hdg, s) = (end.x, end.y, end.hdg, s + len);
-        out.push(g);
-        s
-    };
-    loop {
-        if push(GeometryKind::Line, 150.0, &mut out) >= length {
-            return out;
-        }
-        push(GeometryKind::Spiral { curv_start: 0.0, curv_end: side * k }, 50.0, &mut out);
-        push(GeometryKind::Arc { curvature: side * k }, 200.0, &mut out);
-        push(GeometryKind::Spiral { curv_start: side * k, curv_end: 0.0 }, 50.0, &mut out);
-        side = -side;
-    }
-}
+/// Lines of 150 m, clothoids of 50 m and arcs of R 250 m (200 m long).
+const LONG: Shape = Shape { line: 150.0, spiral: 50.0, arc: 200.0, radius: 250.0, hdg: 0.4 };
 
 #[test]
 fn a_3_km_noisy_survey_is_fitted_within_the_tolerance_in_bounded_chunks() {
-    let design = design(3000.0);
+    let design = design(3000.0, &LONG);
     let curves: Vec<Curve> = design.iter().map(Curve::new).collect();
     let length: f64 = design.iter().map(|g| g.length).sum();
     let mut rng = Rng(30);
