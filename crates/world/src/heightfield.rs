@@ -451,8 +451,8 @@ impl Heightfield {
     ) {
         let mut found: [Option<Found>; LANES] = [None; LANES];
         let mut chunk_lanes = Lanes::new();
-        // A packet from one point: its origin and the lanes' range of t.
-        let packet = lanes.frustum.map(|f| Shared { origin: f.origin, t0: f.t0, t_min_max: f.t_min_max, t1: f.t1 });
+        // A packet from one point: its world frustum (origin and range of t) for the chunks'.
+        let packet = lanes.frustum;
         self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
             let mut hit = false;
             for k in first..first + count {
@@ -475,7 +475,7 @@ impl Heightfield {
     fn cast_chunk_packet(
         &self,
         c: &Chunk,
-        (rays, packet): (&[Ray], Option<&Shared>),
+        (rays, packet): (&[Ray], Option<&Frustum>),
         mask: u64,
         l: &mut Lanes,
         best: &mut [f64; LANES],
@@ -496,6 +496,7 @@ impl Heightfield {
             l.t_min[i] = ray.t_min;
         }
         // The packet's bound in the chunk's steps: t = (q * step - (o3 - origin)) / d3.
+        // The world frustum's scale is 1 and its origin the rays' shared origin.
         l.frustum = packet.map(|p| {
             let o = p.origin;
             let o3 = [o[0], o[1], o[2] - c.g[0] * o[0] - c.g[1] * o[1]];
@@ -736,14 +737,6 @@ fn triangle_uv(o: &V3, d: &V3, v0: &V3, e1: &V3, e2: &V3, t_min: f64, t_max: f64
         return Some((t, 0.0, 0.0));
     }
     Some((t, (c * pe1 - b * pe2) / det, (a * pe2 - b * pe1) / det))
-}
-
-/// What the rays of a packet from one point share: the origin and their range of t.
-struct Shared {
-    origin: V3,
-    t0: f64,
-    t_min_max: f64,
-    t1: f64,
 }
 
 /// A leaf's hit: (t, row, column, second triangle, barycentric u, v).
