@@ -4,20 +4,9 @@
 
 use world::{CrgLink, Heightfield, Hit, MaterialTable, Part, Ray, Tag, TriMesh, World, LANES, V3};
 
-/// SplitMix64, uniform in [0, 1).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.next()
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// The demo road with a 1 cm-textured 40 m x 6 m CRG on it (two chunks and a seam), unit
 /// cubes beside it and a wall across its end.
