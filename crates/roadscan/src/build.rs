@@ -392,6 +392,8 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     // above its surface; the roadside in its s.
     let (road_plain, _, survey, part) = survey_of(s, &axis, road, &side, surface.seen().s_range)?;
     plain = road_plain;
+    // The cross sections have given the road; the tiles need their memory (flat in length).
+    side.sections = None;
     let shift = part.map_or(0.0, |p| p.0);
     surface.retarget(&plain.roads[0], None, shift).map_err(&context)?;
     if let Some(p) = part {

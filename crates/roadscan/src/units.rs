@@ -530,6 +530,7 @@ impl<'a> Ctx<'a> {
         let PointsSeen { near, units: points, s_range: seen } = self.seen()?;
         let RoadRecord { grid_s_range: grid_range, part: planned_part, seconds: road_secs } = self.road_record()?;
         let (plain, text, survey, part) = survey_of(s, axis, road, &side, seen)?;
+        side.sections = None;
         let planned = std::fs::read_to_string(work.join("road.xodr"))
             .with_context(|| format!("{}: missing: {}", work.join("road.xodr").display(), not_run(n)))?;
         if planned != text || planned_part != part {

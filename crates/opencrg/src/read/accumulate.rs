@@ -25,6 +25,8 @@ pub(super) struct Accumulator {
     /// (place, definition) in file order
     pub(super) defs: Vec<(Origin, Def)>,
     pub(super) data: Option<Data>,
+    /// The rest of the file being parsed, not read yet (a long file's data section).
+    pub(super) tail: Option<super::Tail>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

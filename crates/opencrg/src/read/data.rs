@@ -80,12 +80,23 @@ pub(super) fn read_data(bytes: &[u8], start: usize, sep_line: usize, acc: &mut A
             "no '#:' line in $KD_Definition before the data section; the C-API then misreads the data, so it is required".into(),
         ))
     })?;
+    // A long file's data section is still in the file: text is read into memory whole,
+    // binary rows one at a time.
+    let mut tail = acc.tail.take();
+    if let (true, Some(t)) = (format.is_text(), tail.as_mut()) {
+        use std::io::Read;
+        let mut all = bytes.to_vec();
+        (&mut t.reader).take(t.len).read_to_end(&mut all).map_err(|e| Error::new(ErrorKind::Io(e.to_string())))?;
+        return read_data(&all, start, sep_line, acc);
+    }
     let nch = acc.defs.len();
     if nch == 0 {
         return Err(at_sep(ErrorKind::Header("$KD_Definition defines no data channel before the data section".into())));
     }
     let w = format.width();
     let data = &bytes[start.min(bytes.len())..];
+    // Bytes of data: those read and those still in the file.
+    let data_len = data.len().saturating_add(tail.as_ref().map_or(0, |t| t.len as usize));
     let data_out = if format.is_text() {
         let mut sink = Sink::new(&acc.defs, 0);
         let rows = read_text(data, start, sep_line, nch, w, &mut sink)?;
@@ -120,7 +131,7 @@ pub(super) fn read_data(bytes: &[u8], start: usize, sep_line: usize, acc: &mut A
         // Never allocate what the file cannot hold: the row count is compared with the data in
         // floating point, before it becomes an integer (1e300 rows must not wrap around).
         let rows_f = (spans + 0.5).floor() + 1.0;
-        let have_rows = data.len() / row_bytes;
+        let have_rows = data_len / row_bytes;
         if rows_f > have_rows as f64 {
             return Err(Error::at_byte(
                 ErrorKind::Truncated(format!(
@@ -129,13 +140,13 @@ pub(super) fn read_data(bytes: &[u8], start: usize, sep_line: usize, acc: &mut A
                     show(end_u),
                     show(u0),
                     show(inc),
-                    data.len()
+                    data_len
                 )),
-                (start + data.len()) as u64,
+                (start + data_len) as u64,
             ));
         }
         let rows = rows_f as usize;
-        let extra = data.len() - rows * row_bytes;
+        let extra = data_len - rows * row_bytes;
         if extra >= 80 && extra >= row_bytes {
             return Err(Error::at_byte(
                 ErrorKind::Inconsistent(format!(
@@ -150,8 +161,20 @@ pub(super) fn read_data(bytes: &[u8], start: usize, sep_line: usize, acc: &mut A
         let nv = sink.nv;
         sink.z = vec![f32::NAN; rows * nv];
         let quiet_nan32 = |bits: u32| bits & 0x7fc0_0000 == 0x7fc0_0000;
+        // The rows from memory, then from the file.
+        let mut source: Box<dyn std::io::Read + '_> = match tail {
+            Some(t) => Box::new(std::io::Read::chain(data, t.reader)),
+            None => Box::new(data),
+        };
+        let mut buf = vec![0u8; row_bytes];
         for i in 0..rows {
-            let row = &data[i * row_bytes..i * row_bytes + nch * w];
+            source.read_exact(&mut buf).map_err(|e| {
+                Error::at_byte(
+                    ErrorKind::Truncated(format!("row {} of {rows} could not be read: {e}", i + 1)),
+                    (start + i * row_bytes) as u64,
+                )
+            })?;
+            let row = &buf[..nch * w];
             let zrow = &mut sink.z[i * nv..(i + 1) * nv];
             for (c, b) in row.chunks_exact(w).enumerate() {
                 // The C-API's NaN tests: quiet NaN bits.

@@ -13,6 +13,10 @@
 //! the data stays what it is in OpenCRG: no height. Header errors name the line; data errors the
 //! byte (and the line of text data), the row and the column.
 //!
+//! A regular file of a megabyte or more is read head first: the header into memory, a binary
+//! data section row by row from the file into the grid, so reading a tile holds one copy of its
+//! heights, not two (text data are read whole).
+//!
 //! The parts: this module holds the entry points, the bounded file read and the include chain;
 //! `header` walks the blocks of the text header, `lex` reads its lines and numbers as the
 //! C-API does, `data` decodes the data section, and `accumulate` gathers what the files say
@@ -95,6 +99,63 @@ fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Regular files at least this long are read head first ([`read_head`]): the header into
+/// memory, the binary data section row by row from the file (no copy of the whole file beside
+/// the grid).
+const STREAM_FROM: u64 = 1 << 20;
+
+/// Bytes first read of such a file; doubled until the `$$$$` line is whole.
+const HEAD_BYTES: usize = 1 << 16;
+
+/// What of a file is not read yet: the reader at the first byte not read, and its length.
+pub(super) struct Tail {
+    pub(super) reader: std::io::BufReader<std::fs::File>,
+    pub(super) len: u64,
+}
+
+/// The first bytes of `path`, through the `$$$$` line that ends the header (the whole file
+/// when it has none, or when it is not a regular file of at least [`STREAM_FROM`] bytes: then
+/// as [`read_bounded`] reads it), and the rest of the file, unread.
+fn read_head(path: &Path) -> Result<(Vec<u8>, Option<Tail>)> {
+    use std::io::Read;
+    let io = |e: std::io::Error| Error::new(ErrorKind::Io(e.to_string()));
+    let meta = std::fs::metadata(path).map_err(io)?;
+    let len = meta.len();
+    if !meta.is_file() || !(STREAM_FROM..=MAX_FILE_BYTES).contains(&len) {
+        return Ok((read_bounded(path, MAX_FILE_BYTES)?, None));
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut head: Vec<u8> = Vec::new();
+    let mut want = HEAD_BYTES;
+    loop {
+        let need = ((want as u64).min(len) as usize).saturating_sub(head.len());
+        let got = (&mut reader).take(need as u64).read_to_end(&mut head).map_err(io)?;
+        let at_end = head.len() as u64 >= len || got < need;
+        if at_end || separator_is_whole(&head) {
+            let rest = len.saturating_sub(head.len() as u64);
+            let tail = (!at_end && rest > 0).then_some(Tail { reader, len: rest });
+            return Ok((head, tail));
+        }
+        want = want.saturating_mul(2);
+    }
+}
+
+/// Whether `head` holds a line starting with `$$$$` and at least two bytes after its end (so
+/// a CR LF ending is not cut in two).
+fn separator_is_whole(head: &[u8]) -> bool {
+    let mut rest = head;
+    while !rest.is_empty() {
+        let (raw, after) = lex::next_line(rest);
+        if raw.starts_with(b"$$$$") {
+            let end = head.len() - rest.len() + raw.len();
+            return end + 2 <= head.len();
+        }
+        rest = after;
+    }
+    false
+}
+
 /// The `$ROAD_CRG_FILE` statement that includes a file: the including file (None for
 /// [`read_bytes`]) and the line of the statement.
 type Includer<'a> = Option<(Option<&'a Path>, usize)>;
@@ -126,11 +187,14 @@ fn load(
             None => Error::new(kind).with_path(path),
         });
     }
-    let bytes = read_bounded(path, MAX_FILE_BYTES).map_err(|e| e.with_path(path))?;
+    let (bytes, tail) = read_head(path).map_err(|e| e.with_path(path))?;
     stack.push(canonical);
     let level = stack.len() - 1;
     let dir = options.include_dir.clone().or_else(|| path.parent().map(Path::to_path_buf));
+    // This file's tail while it is parsed (an included file sets its own).
+    let outer = std::mem::replace(&mut acc.tail, tail);
     let r = parse(&bytes, Some(path), level, dir.as_deref(), options, stack, acc).map_err(|e| e.with_path(path));
+    acc.tail = outer;
     stack.pop();
     r
 }
