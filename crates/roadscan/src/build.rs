@@ -342,6 +342,9 @@ pub(crate) struct Gathered<'a> {
     /// The tiles, relative to the output directory.
     pub tile_paths: Vec<PathBuf>,
     pub side: &'a Roadside,
+    /// Some when the ribbons were written already (their summary); None when
+    /// [`finish_into`] writes them from `side`.
+    pub ribbons: Option<Option<report::Ribbons>>,
     pub info: InputInfo,
     /// The passes' registration, as the report gives it (None: none).
     pub registration: Option<report::RegistrationSummary>,
@@ -355,7 +358,7 @@ pub(crate) struct Gathered<'a> {
 pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<Built> {
     let t0 = Instant::now();
     let fitted = matches!(s.axis, AxisSource::Trajectory { .. } | AxisSource::DrivePath);
-    let mut st = Stages::new(if fitted { 6 } else { 5 }, progress);
+    let mut st = Stages::new(if fitted { 7 } else { 6 }, progress);
     let hashing = hash_inputs(s);
 
     // 1. The axis.
@@ -399,6 +402,13 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     if let Some(p) = part {
         side.cut_to(p).map_err(&context)?;
     }
+    // The ribbons are final once the road's part is known: written now, so that their pixels
+    // (as many as the road is long) are not held through the gridding and the tiles.
+    let ribbons = report::Ribbons::of(&side);
+    st.run("depth ribbons", None, |_| {
+        write_ribbons(&side, &info, &dir.join("ribbons"), s.ribbon_cell, Path::new(&axis.label))
+    })?;
+    side.ribbons = None;
     let (grid, tile_paths) = grid_tiles(&mut st, surface, s, dir, &context)?;
     let tile_paths = tile_paths.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_path_buf()).collect();
     let registration = registration.as_ref().map(registration_summary);
@@ -410,6 +420,7 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
         grid: report::GridSummary::of(&grid),
         tile_paths,
         side: &side,
+        ribbons: Some(ribbons),
         info,
         registration,
         read_secs,
@@ -538,14 +549,19 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
     let side = g.side;
 
     // 5. The roadside.
-    let voxels = st.run("roadside voxels and depth ribbons", None, |_| {
+    let written = g.ribbons.is_some();
+    let what = if written { "roadside voxels" } else { "roadside voxels and depth ribbons" };
+    let voxels = st.run(what, None, |_| {
         let (obj, glb) = (dir.join("scene.obj"), dir.join("scene.glb"));
         let label = PathBuf::from(&g.axis.label);
         let out = VoxelOut { obj: &obj, glb: Some(&glb), colouring: voxel::Colouring::Class, axis: &label };
         let v = write_voxels(side, &g.info, &out, s.buffer)?;
-        write_ribbons(side, &g.info, &dir.join("ribbons"), s.ribbon_cell, &label)?;
+        if !written {
+            write_ribbons(side, &g.info, &dir.join("ribbons"), s.ribbon_cell, &label)?;
+        }
         Ok(v)
     })?;
+    let ribbons = g.ribbons.unwrap_or_else(|| report::Ribbons::of(side));
 
     // 6. Report and manifest.
     // The part of the axis road that road.xodr is, as the report and the manifest record it.
@@ -579,6 +595,7 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             tiles: &tiles,
             voxels: &voxels,
             side,
+            ribbons: ribbons.clone(),
             inputs: &s.input.iter().map(|p| shown(p, dir)).collect::<Vec<_>>(),
             crs: g.info.crs.as_ref().map(|c| c.0.as_str()),
             crs_wkt: g.info.crs.as_ref().and_then(|c| c.1.as_deref()),

@@ -620,6 +620,7 @@ impl<'a> Ctx<'a> {
             grid,
             tile_paths,
             side: &side,
+            ribbons: None,
             info,
             registration,
             read_secs,

@@ -53,6 +53,8 @@ pub(crate) struct Facts<'a> {
     pub tiles: &'a [Tile],
     pub voxels: &'a crate::roadside::VoxelSummary,
     pub side: &'a Roadside,
+    /// The depth ribbons ([`Ribbons::of`] the roadside before their pixels were let go).
+    pub ribbons: Option<Ribbons>,
     /// The inputs, as the manifest shows them.
     pub inputs: &'a [String],
     pub crs: Option<&'a str>,
@@ -238,13 +240,7 @@ pub(crate) fn report(f: &Facts<'_>) -> Report {
             coverage: t.coverage,
         })
         .collect();
-    let ribbons = f.side.ribbons.as_ref().map(|[l, r]| Ribbons {
-        cell: l.cell,
-        columns: l.ns,
-        rows: l.nh,
-        filled: Sides { left: l.filled(), right: r.filled() },
-        street_view: "ribbons/street_view.png".into(),
-    });
+    let ribbons = f.ribbons.clone();
     let mut checks = Vec::new();
     if let Some((b, tol)) = f.axis_fit {
         let e = b.elevation.as_ref().map_or(0.0, |e| e.max);

@@ -295,6 +295,19 @@ pub struct Ribbons {
     pub street_view: String,
 }
 
+impl Ribbons {
+    /// The summary of the roadside's ribbons, while it holds them.
+    pub fn of(side: &pipeline::Roadside) -> Option<Ribbons> {
+        side.ribbons.as_ref().map(|[l, r]| Ribbons {
+            cell: l.cell,
+            columns: l.ns,
+            rows: l.nh,
+            filled: Sides { left: l.filled(), right: r.filled() },
+            street_view: "ribbons/street_view.png".into(),
+        })
+    }
+}
+
 /// A value left and right.
 #[derive(Debug, Clone, Serialize)]
 pub struct Sides {
