@@ -33,14 +33,16 @@
 //! of the step (one past the outermost lane for a curb at its outer border), k counting that
 //! border's runs of stations with a step from 0. Facades come from the world (a designed scene's building
 //! fronts) as lines of their own (`wall:facade:<k>`), and so does a built world's roadside
-//! (the outlines of the voxel columns standing beside the road, `wall:roadside:<k>`).
+//! (the outlines of the voxel columns standing beside the road, `wall:roadside:<k>`) and what
+//! stands on its carriageway (the outlines of the groups of voxel columns over the lanes that
+//! reach down to the road surface, `obstacle:built:<k>`, kind [`WallKind::Obstacle`]).
 //!
 //! The road's continuous objects (an `<object>`'s `<repeat>` of distance 0: guard rails,
 //! walls, fences, barriers) are walls too ([`object_walls`], `wall:object:<id>`), and so are
 //! the objects with an `<outline>` (`<cornerRoad>` or `<cornerLocal>` corners), along it.
 //!
 //! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade, a
-//! continuous object, an outline or a roadside wall is one to every body.
+//! continuous object, an outline, a roadside wall or a built obstacle is one to every body.
 
 use crate::collide::Body;
 use crate::surface::RoadSurface;
@@ -74,13 +76,17 @@ pub enum WallKind {
     /// Something standing beside the road that a survey found (a built world's roadside
     /// voxels: building fronts, walls, poles, trees, parked things).
     Roadside,
+    /// Something standing on the carriageway that a survey found (a built world's voxel
+    /// columns over the lanes, in groups that reach down to the road surface: parked cars,
+    /// bollards, people).
+    Obstacle,
 }
 
 /// A wall: a plan polyline with its height band at each point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallLine {
     /// Its id (`wall:curb:<road>:<lane>:<k>`, `wall:facade:<k>`, `wall:roadside:<k>`,
-    /// `wall:object:<id>`).
+    /// `obstacle:built:<k>`, `wall:object:<id>`).
     pub id: String,
     /// What it is.
     pub kind: WallKind,
