@@ -495,7 +495,8 @@ pub const OBJECT_STEP: f64 = 0.5;
 ///
 /// An object without repeats that has an `<outline>` standing up ([`stands_by_outline`]) is
 /// its outlines instead (the standard's shape of it, its length, width and radius a bounding
-/// box only): each outline of two or more corners, some of a height other than 0, is a line
+/// box only): each outline of two or more corners, some of a height other than 0 (and at most
+/// [`MAX_OUTLINE`] m long), is a line
 /// through its corners, closed unless it says `closed="false"`, ids as for repeats:
 /// - `<cornerRoad s t dz height>` stands at the road's (s, t) (`RoadEval::sth_to_xyz`), from
 ///   the OpenDRIVE surface there plus dz to height above that;
@@ -603,8 +604,12 @@ pub fn stands_by_outline(o: &opendrive::model::Object) -> bool {
             .any(|l| l.corners.len() >= 2 && l.corners.iter().any(|c| height(c).is_finite() && height(c) != 0.0))
 }
 
+/// Longest outline made a wall, m (its pieces are held in memory; an outline longer than a
+/// road's reach is no object's).
+pub const MAX_OUTLINE: f64 = 100_000.0;
+
 /// The outlines of `o` as walls (see [`object_walls`]); corners with a number that is not
-/// finite are left out.
+/// finite are left out, and so are outlines longer than [`MAX_OUTLINE`].
 fn outline_walls(road: &opendrive::RoadEval, o: &opendrive::model::Object) -> Vec<WallLine> {
     use opendrive::model::Corner;
     let z_offset = if o.z_offset.is_finite() { o.z_offset } else { 0.0 };
@@ -635,6 +640,10 @@ fn outline_walls(road: &opendrive::RoadEval, o: &opendrive::model::Object) -> Ve
         if l.closed != Some(false) && points.len() > 2 && points.first() != points.last() {
             points.push(points[0]);
             z.push(z[0]);
+        }
+        let length: f64 = points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
+        if !length.is_finite() || length > MAX_OUTLINE {
+            continue;
         }
         let id = if n == 0 { format!("wall:object:{}", o.id) } else { format!("wall:object:{}:{n}", o.id) };
         n += 1;
@@ -776,5 +785,41 @@ mod tests {
         let mark = walls.iter().find(|w| w.id == "wall:curb:1:-2:0").expect("the right curb");
         assert_eq!(right3.points, mark.points);
         assert!(right3.z.iter().all(|z| (z[1] - z[0] - 0.15).abs() < 1e-12));
+    }
+
+    /// An outline of corners far away (a perimeter of 4e9 m) or all of height 0 gives no wall
+    /// and no box; a small one beside it does, closed.
+    #[test]
+    fn outlines_too_long_or_flat_are_left_out() {
+        let corners = |d: f64, h: f64| {
+            format!(
+                r#"<outline id="0"><cornerLocal u="0" v="0" z="0" height="{h}"/><cornerLocal u="{d}" v="0" z="0" height="{h}"/><cornerLocal u="{d}" v="{d}" z="0" height="{h}"/></outline>"#
+            )
+        };
+        let xml = format!(
+            r#"<OpenDRIVE><header revMajor="1" revMinor="4"/>
+            <road id="r" length="100" junction="-1"><planView>
+            <geometry s="0" x="0" y="0" hdg="0" length="100"><line/></geometry></planView>
+            <lanes><laneSection s="0"><center><lane id="0" type="none"/></center>
+            <right><lane id="-1" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right>
+            </laneSection></lanes><objects>
+            <object id="far" s="10" t="-5" length="2" width="2" height="1">{}</object>
+            <object id="flat" s="20" t="-5" length="2" width="2" height="1">{}</object>
+            <object id="small" s="30" t="-5" length="2" width="2" height="1">{}</object>
+            </objects></road></OpenDRIVE>"#,
+            corners(1e9, 1.0),
+            corners(2.0, 0.0),
+            corners(2.0, 1.0)
+        );
+        let odr = opendrive::read(&xml).expect("road");
+        let surface = RoadSurface::new(&odr.roads[0]);
+        let walls = object_walls(&surface);
+        let ids: Vec<&str> = walls.iter().map(|w| w.id.as_str()).collect();
+        assert_eq!(ids, ["wall:object:small"]);
+        assert_eq!(walls[0].points.len(), 4);
+        assert_eq!(walls[0].points[0], walls[0].points[3]);
+        // The flat one's box stands (its outline is no shape of height); the others are outlines.
+        let boxes: Vec<String> = crate::collide::scene_bodies(&surface).into_iter().map(|b| b.id).collect();
+        assert_eq!(boxes, ["object:flat"]);
     }
 }
