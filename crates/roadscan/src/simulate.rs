@@ -195,7 +195,7 @@ pub struct SimSummary {
 /// A world to simulate on: the road file (with a scene's standing objects as `<object>`s and
 /// its raised verges as lane heights) and its CRGs, owned, so a [`simulation::RoadSurface`] can
 /// borrow them, and the walls the road file does not hold (a scene's facades, a build's
-/// roadside voxels).
+/// voxels: its roadside and the obstacles on its lanes).
 #[derive(Debug)]
 pub struct SimWorld {
     /// The road file.
@@ -249,7 +249,8 @@ impl SimWorld {
         Ok(s)
     }
 
-    /// The walls beyond the road file's curbs (a scene's facades, a build's roadside).
+    /// The walls beyond the road file's curbs (a scene's facades, a build's roadside and the
+    /// obstacles on its lanes).
     pub fn walls(&self) -> &[simulation::WallLine] {
         &self.walls
     }
