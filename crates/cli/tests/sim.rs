@@ -1,7 +1,8 @@
 //! `roadscan sim`: route following on the demo scene and on esmini's curves (lateral deviation
 //! from the CSV), a wheel in the surveyed pothole of the world built from the demo survey, the
-//! same bytes on every run and thread count, save and resume, the parked car's collision, the
-//! curb and facade walls' contacts, and the MCAP read back.
+//! same bytes on every run and thread count, save and resume, the parked car's collision (in
+//! the designed scene, and as a built obstacle in the built world), the curb, facade and
+//! roadside walls' contacts, and the MCAP read back.
 
 use foxglove::messages::{FrameTransform, LocationFix, Log};
 use foxglove::Decode;
@@ -614,7 +615,8 @@ fn a_pedestrian_walking_into_a_facade_reports_one_contact() {
 /// reach across a plane (the voxel size times |cos| + |sin| of the road's heading against the
 /// grid: up to 1.41 m at 1 m, 0.35 m at 0.25 m) and behind it by no more than 5 cm (the
 /// scanner's noise). The ego following lane -1 to its end touches no roadside wall (its
-/// surface, marks, curbs and the parked car on its widened lane stand over no roadside).
+/// surface, marks, curbs and the parked car on its widened lane stand over no roadside); the
+/// car is a built obstacle instead ([`the_parked_car_is_a_built_obstacle`]).
 #[test]
 fn the_built_worlds_roadside_stops_walkers_at_the_facades_and_not_the_ego() {
     let d = Scratch::new("cli-sim-roadside");
@@ -624,6 +626,32 @@ fn the_built_worlds_roadside_stops_walkers_at_the_facades_and_not_the_ego() {
     let truth_road = opendrive::RoadEval::new(&truth.roads[0]);
     let scene = sim::Scene::demo(1);
     let (left, right) = (scene.facades.left, scene.facades.right);
+    let designed = SimWorld::load(
+        &WorldSource::Scene { name: "demo".into(), seed: 1, grid: roadscan::simulate::DEFAULT_SCENE_GRID },
+        None,
+    )
+    .expect("the designed scene");
+    // The designed car's box in the map.
+    let car_ring: Vec<[f64; 2]> = {
+        let road = scene.road();
+        let off = scene.odr.header.offset.expect("offset");
+        let p = road.pose(128.0);
+        let (sn, cs) = p.hdg.sin_cos();
+        let (x, y) = (p.x + 3.1 * sn, p.y - 3.1 * cs);
+        [(2.25, 0.9), (-2.25, 0.9), (-2.25, -0.9), (2.25, -0.9), (2.25, 0.9)]
+            .map(|(u, v)| {
+                let m = off.placement().to_map([x + u * cs - v * sn, y + u * sn + v * cs, 0.0]);
+                [m[0], m[1]]
+            })
+            .to_vec()
+    };
+    // The designed scene's drive along lane -1 into the car: its tick and place (map).
+    let lane_car = {
+        let sc = Scenario { duration: 40.0, route: vec!["lane:-1".into()], ..Scenario::default() };
+        let surface = designed.surface().expect("surface");
+        let events = designed.simulation(&surface, sc).expect("scenario").run();
+        first_contact(designed.offset(), &events, "object:car").expect("the designed drive meets the car")
+    };
     for size in [1.0, 0.25] {
         if size != 1.0 {
             let obj = out.join("scene.obj");
@@ -729,5 +757,219 @@ fn the_built_worlds_roadside_stops_walkers_at_the_facades_and_not_the_ego() {
         );
         assert!(done, "{size} m: the ego's route");
         assert!(roadside.is_empty(), "{size} m: {roadside:?}");
+        // The same drive meets the parked car as a built obstacle when the designed scene's
+        // meets the car: earlier by up to a voxel's diagonal (plus 5 cm) at its speed, not
+        // later (one tick); on the car's box within that reach. (The place is the middle of
+        // the outline's stretch in the ego's box, in the designed scene the mean of the
+        // corners inside the other box: where the ego's side grazes the car's corner, the
+        // staircase of the outline can lie along the side, so the two are not compared.)
+        let (tb, pb, _) = first_contact(world.offset(), &events, "obstacle:built:").expect("the ego meets the car");
+        let apart = (pb[0] - lane_car.1[0]).hypot(pb[1] - lane_car.1[1]);
+        let off_car = if inside(&car_ring, [pb[0], pb[1]]) {
+            0.0
+        } else {
+            car_ring.windows(2).map(|w| to_segment([pb[0], pb[1]], w[0], w[1])).fold(f64::INFINITY, f64::min)
+        };
+        let reach = size * std::f64::consts::SQRT_2 + 0.05;
+        let early = (reach / (0.01 * lane_car.2)).ceil() as u64 + 1;
+        eprintln!(
+            "{size} m voxels: the ego along lane -1 touches the built car at tick {tb}, the designed one at tick {} at {:.2} m/s; {off_car:.3} m off the car's box, {apart:.3} m from the designed place",
+            lane_car.0, lane_car.2
+        );
+        assert!(
+            tb <= lane_car.0 + 1 && lane_car.0 <= tb + early,
+            "{size} m: tick {tb} vs {} ({early} early)",
+            lane_car.0
+        );
+        assert!(off_car <= reach, "{size} m: {off_car} m off the car's box");
+        the_parked_car_is_a_built_obstacle(&world, &designed, size);
     }
+}
+
+/// The first collision with a body or wall whose id starts with `prefix`: its tick, place
+/// (map frame, from the file frame of `offset`) and relative speed.
+fn first_contact(
+    offset: opendrive::model::HeaderOffset,
+    events: &[simulation::Event],
+    prefix: &str,
+) -> Option<(u64, [f64; 3], f64)> {
+    events.iter().find_map(|e| match e {
+        simulation::Event::Collision(c) if c.ids[1].starts_with(prefix) => {
+            Some((c.tick, offset.placement().to_map(c.position), c.relative_speed))
+        }
+        _ => None,
+    })
+}
+
+/// Whether plan point `p` lies inside the closed polyline `poly` (even-odd rule).
+fn inside(poly: &[[f64; 2]], p: [f64; 2]) -> bool {
+    let mut c = false;
+    for w in poly.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0] + (p[1] - a[1]) / (b[1] - a[1]) * (b[0] - a[0]) {
+            c = !c;
+        }
+    }
+    c
+}
+
+/// Distance from `p` to segment a-b.
+fn to_segment(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
+    let d = [b[0] - a[0], b[1] - a[1]];
+    let l2 = d[0] * d[0] + d[1] * d[1];
+    let u = if l2 > 0.0 { (((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / l2).clamp(0.0, 1.0) } else { 0.0 };
+    (p[0] - a[0] - u * d[0]).hypot(p[1] - a[1] - u * d[1])
+}
+
+/// The parked car of the demo survey in the world built from it (`obstacle:built:<k>`, voxels
+/// of `size` m): one obstacle line covers the designed car's box (4.5 x 1.8 m at s = 128 m,
+/// t = -3.1 m) within a voxel: every point of the box's sides (every 5 cm) inside its outline
+/// or within a voxel plus 5 cm (the scanner's noise) of it, and within 5 cm of it or of a
+/// roadside line (the built road's lane -1 ends under the car's right side: the columns beyond
+/// it are roadside); every corner of the outline within a voxel's diagonal (plus 5 cm) of the
+/// box; its band from at most the car's bottom (0.25 m) to at least its
+/// roof (1.5 m) over the surface, 5 cm either way. A scripted drive into the car's back (the
+/// ego 12 m behind it, parallel, 1 m to its left, 6 m/s, steering 0: the same path in the map
+/// in both worlds) touches the built obstacle first, not later than the designed car (one
+/// tick) and earlier by no more than a voxel's reach along the drive (`size` (|cos| + |sin|)
+/// of the heading against the grid, plus 5 cm) at 6 cm a tick; the place (the middle of the
+/// outline's stretch in the ego's box; in the designed scene the mean of the corners inside
+/// the other box) within that reach and half a voxel across of the designed scene's. The ego along lane 1 (no car there) touches no built obstacle.
+fn the_parked_car_is_a_built_obstacle(world: &SimWorld, designed: &SimWorld, size: f64) {
+    let scene = sim::Scene::demo(1);
+    let road = scene.road();
+    let off = scene.odr.header.offset.expect("offset");
+    let bo = world.offset();
+    let p = road.pose(128.0);
+    let (sn, cs) = p.hdg.sin_cos();
+    // The car's box and its corners in the built world's file frame.
+    let map = |x: f64, y: f64| off.placement().to_map([x, y, 0.0]);
+    let built = |m: [f64; 3]| bo.placement().to_file(m);
+    let car = |u: f64, v: f64| {
+        let (x, y) = (p.x + 3.1 * sn, p.y - 3.1 * cs);
+        built(map(x + u * cs - v * sn, y + u * sn + v * cs))
+    };
+    let lines: Vec<&simulation::WallLine> =
+        world.walls().iter().filter(|w| w.id.starts_with("obstacle:built:")).collect();
+    let centre = car(0.0, 0.0);
+    let found = lines.iter().find(|w| inside(&w.points, [centre[0], centre[1]]));
+    assert!(found.is_some(), "{size} m: no obstacle round the car at {centre:?}: {lines:?}");
+    let obstacle = found.expect("the obstacle round the car");
+    let near = |q: [f64; 3]| {
+        obstacle.points.windows(2).map(|w| to_segment([q[0], q[1]], w[0], w[1])).fold(f64::INFINITY, f64::min)
+    };
+    // The box's sides every 5 cm (90 along, 36 across).
+    // The box's sides every 5 cm (90 along, 36 across), with their (u, v) on the car.
+    let mut sides: Vec<([f64; 3], [f64; 2])> = Vec::new();
+    for k in 0..=90 {
+        let u = -2.25 + 0.05 * k as f64;
+        sides.extend([(car(u, 0.9), [u, 0.9]), (car(u, -0.9), [u, -0.9])]);
+    }
+    for k in 0..=36 {
+        let v = -0.9 + 0.05 * k as f64;
+        sides.extend([(car(2.25, v), [2.25, v]), (car(-2.25, v), [-2.25, v])]);
+    }
+    let outside =
+        sides.iter().filter(|q| !inside(&obstacle.points, [q.0[0], q.0[1]])).map(|q| near(q.0)).fold(0.0f64, f64::max);
+    // With the roadside lines (closed too): where the built lane ends under the car.
+    let built_lines: Vec<&simulation::WallLine> = world
+        .walls()
+        .iter()
+        .filter(|w| w.id.starts_with("obstacle:built:") || w.id.starts_with("wall:roadside:"))
+        .collect();
+    let (uncovered, worst_at) = sides
+        .iter()
+        .filter(|q| !built_lines.iter().any(|w| inside(&w.points, [q.0[0], q.0[1]])))
+        .map(|q| {
+            let d = built_lines
+                .iter()
+                .flat_map(|w| w.points.windows(2).map(|e| to_segment([q.0[0], q.0[1]], e[0], e[1])))
+                .fold(f64::INFINITY, f64::min);
+            (d, q.1)
+        })
+        .fold((0.0f64, [0.0; 2]), |a, b| if b.0 > a.0 { b } else { a });
+    let box_corners = [car(2.25, 0.9), car(-2.25, 0.9), car(-2.25, -0.9), car(2.25, -0.9), car(2.25, 0.9)];
+    let ring: Vec<[f64; 2]> = box_corners.iter().map(|c| [c[0], c[1]]).collect();
+    let beyond = obstacle
+        .points
+        .iter()
+        .map(|q| {
+            if inside(&ring, *q) {
+                0.0
+            } else {
+                ring.windows(2).map(|w| to_segment(*q, w[0], w[1])).fold(f64::INFINITY, f64::min)
+            }
+        })
+        .fold(0.0f64, f64::max);
+    let surface = world.surface().expect("surface");
+    let ground = surface.height(centre[0], centre[1]).expect("the road under the car");
+    let bottom = obstacle.z.iter().map(|z| z[0]).fold(f64::INFINITY, f64::min) - ground;
+    let top = obstacle.z.iter().map(|z| z[1]).fold(f64::NEG_INFINITY, f64::max) - ground;
+    eprintln!(
+        "{size} m voxels: {} obstacle lines; {}: the car's box at most {outside:.3} m outside it ({uncovered:.3} m outside it and the roadside, at u {:+.2}, v {:+.2} m on the car), its corners at most {beyond:.3} m beyond the box, band {bottom:+.3} to {top:+.3} m over the road",
+        lines.len(),
+        obstacle.id,
+        worst_at[0],
+        worst_at[1]
+    );
+    assert!(outside <= size + 0.05, "{size} m: the car's box {outside} m outside {}", obstacle.id);
+    assert!(uncovered <= size + 0.05, "{size} m: the car's box {uncovered} m outside the built walls");
+    assert!(
+        beyond <= size * std::f64::consts::SQRT_2 + 0.05,
+        "{size} m: {} reaches {beyond} m beyond the car",
+        obstacle.id
+    );
+    assert!(bottom <= 0.25 + 0.05 && top >= 1.5 - 0.05, "{size} m: band {bottom} to {top}");
+
+    // The scripted drive, the same in the map in both worlds.
+    let v = simulation::VehicleParams::default();
+    let back = 12.0;
+    let (x0, y0) = (p.x + 3.1 * sn - 1.0 * sn - back * cs, p.y - 3.1 * cs + 1.0 * cs - back * sn);
+    let start = map(x0 - v.centre_ahead() * cs, y0 - v.centre_ahead() * sn);
+    let drive = |w: &SimWorld| -> (u64, [f64; 3], String) {
+        let o = w.offset();
+        let f = o.placement().to_file(start);
+        let mut sc = Scenario { duration: 4.0, ..Scenario::default() };
+        (sc.ego.x, sc.ego.y, sc.ego.heading, sc.ego.speed) =
+            (Some(f[0]), Some(f[1]), Some(p.hdg + off.hdg - o.hdg), 6.0);
+        let surface = w.surface().expect("surface");
+        let mut sim = w.simulation(&surface, sc).expect("scenario");
+        let c = sim
+            .run()
+            .into_iter()
+            .find_map(|e| match e {
+                simulation::Event::Collision(c) => Some(c),
+                _ => None,
+            })
+            .expect("the drive touches something");
+        (c.tick, o.placement().to_map(c.position), c.ids[1].clone())
+    };
+    let (td, pd, id) = drive(designed);
+    assert_eq!(id, "object:car-1", "the designed drive's first contact");
+    let (tb, pb, id) = drive(world);
+    assert!(id.starts_with("obstacle:built:"), "{size} m: the built drive's first contact {id}");
+    let h = p.hdg + off.hdg;
+    let reach = size * (h.cos().abs() + h.sin().abs()) + 0.05;
+    let early = ((reach / 0.06).ceil() as u64) + 1;
+    let apart = (pb[0] - pd[0]).hypot(pb[1] - pd[1]);
+    let across = reach + 0.5 * size;
+    eprintln!(
+        "{size} m voxels: the drive into the car touches {id} at tick {tb}, the designed car at tick {td} (map ({:.3}, {:.3})); places {apart:.3} m apart (tolerance {across:.3} m)",
+        pd[0], pd[1]
+    );
+    assert!(tb <= td + 1 && td <= tb + early, "{size} m: tick {tb} vs {td} (at most {early} early)");
+    assert!(apart <= across, "{size} m: {apart} m from the designed place");
+
+    // Lane 1 has no car.
+    let sc = Scenario { duration: 40.0, route: vec!["lane:1".into()], ..Scenario::default() };
+    let mut sim = world.simulation(&surface, sc).expect("scenario");
+    let events = sim.run();
+    let hit: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, simulation::Event::Collision(c) if c.ids[1].starts_with("obstacle:built:")))
+        .collect();
+    let done = events.iter().any(|e| matches!(e, simulation::Event::RouteComplete { .. }));
+    eprintln!("{size} m voxels: the ego along lane 1: {} built obstacles touched, route complete {done}", hit.len());
+    assert!(done, "{size} m: lane 1's route");
+    assert!(hit.is_empty(), "{size} m: {hit:?}");
 }

@@ -13,8 +13,8 @@
 //!
 //! Walls: the road file's curbs are the simulation's own (`simulation::walls`); a designed
 //! scene adds its building fronts as facades and its raised verges as lane heights, a build
-//! the outlines of its roadside voxel columns that stand up beside the road
-//! ([`crate::sim_walls`]).
+//! the outlines of its voxel columns that stand up beside the road (roadside) and of those
+//! that stand on its lanes (obstacles) ([`crate::sim_walls`]).
 //!
 //! Frames: the simulation runs in the road file's frame; every output is in the map frame (the
 //! header `<offset>` applied), latitude and longitude from the map's geoReference through the
@@ -195,7 +195,7 @@ pub struct SimSummary {
 /// A world to simulate on: the road file (with a scene's standing objects as `<object>`s and
 /// its raised verges as lane heights) and its CRGs, owned, so a [`simulation::RoadSurface`] can
 /// borrow them, and the walls the road file does not hold (a scene's facades, a build's
-/// roadside voxels).
+/// voxels: its roadside and the obstacles on its lanes).
 #[derive(Debug)]
 pub struct SimWorld {
     /// The road file.
@@ -221,7 +221,7 @@ impl SimWorld {
                 }
                 let (odr, ri, crgs) = file_world(&xodr, road)?;
                 let walls = match crate::world_source::read_build_voxels(dir)? {
-                    Some(vox) => crate::sim_walls::roadside_walls(&vox, &odr, ri),
+                    Some(vox) => crate::sim_walls::built_walls(&vox, &odr, ri),
                     None => Vec::new(),
                 };
                 (odr, ri, crgs, walls)
@@ -249,7 +249,8 @@ impl SimWorld {
         Ok(s)
     }
 
-    /// The walls beyond the road file's curbs (a scene's facades, a build's roadside).
+    /// The walls beyond the road file's curbs (a scene's facades, a build's roadside and the
+    /// obstacles on its lanes).
     pub fn walls(&self) -> &[simulation::WallLine] {
         &self.walls
     }

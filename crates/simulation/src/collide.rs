@@ -13,7 +13,8 @@
 //! box. A `<repeat>` of a distance d > 0 stands the object every d m over its length instead
 //! (at most [`MAX_REPEATED`]; t, zOffset, height and, where given, length, width or radius
 //! linear from their start to their end values), its boxes `object:<id>:<k>` (k from 0 over
-//! the object's repeats). Outlines are not read yet.
+//! the object's repeats). An object without repeats that has an `<outline>` standing up is
+//! walls along it ([`crate::walls::object_walls`]), not a box.
 
 use crate::surface::RoadSurface;
 use serde::{Deserialize, Serialize};
@@ -143,7 +144,7 @@ pub fn scene_bodies(surface: &RoadSurface) -> Vec<Body> {
     let mut out = Vec::new();
     for o in &road.road().objects.objects {
         let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
-        if flat || o.repeats.iter().any(|r| r.distance == 0.0) {
+        if flat || o.repeats.iter().any(|r| r.distance == 0.0) || crate::walls::stands_by_outline(o) {
             continue;
         }
         let size = match (o.length, o.width, o.radius) {

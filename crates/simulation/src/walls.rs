@@ -33,13 +33,16 @@
 //! of the step (one past the outermost lane for a curb at its outer border), k counting that
 //! border's runs of stations with a step from 0. Facades come from the world (a designed scene's building
 //! fronts) as lines of their own (`wall:facade:<k>`), and so does a built world's roadside
-//! (the outlines of the voxel columns standing beside the road, `wall:roadside:<k>`).
+//! (the outlines of the voxel columns standing beside the road, `wall:roadside:<k>`) and what
+//! stands on its carriageway (the outlines of the groups of voxel columns over the lanes that
+//! reach down to the road surface, `obstacle:built:<k>`, kind [`WallKind::Obstacle`]).
 //!
 //! The road's continuous objects (an `<object>`'s `<repeat>` of distance 0: guard rails,
-//! walls, fences, barriers) are walls too ([`object_walls`], `wall:object:<id>`).
+//! walls, fences, barriers) are walls too ([`object_walls`], `wall:object:<id>`), and so are
+//! the objects with an `<outline>` (`<cornerRoad>` or `<cornerLocal>` corners), along it.
 //!
 //! Pedestrians step over curbs: a curb is an obstacle to the ego, cars and boxes; a facade, a
-//! continuous object or a roadside wall is one to every body.
+//! continuous object, an outline, a roadside wall or a built obstacle is one to every body.
 
 use crate::collide::Body;
 use crate::surface::RoadSurface;
@@ -68,18 +71,22 @@ pub enum WallKind {
     /// A building front.
     Facade,
     /// A continuous object of the road (an `<object>`'s `<repeat>` of distance 0: a guard
-    /// rail, wall, fence, barrier).
+    /// rail, wall, fence, barrier), or an object's `<outline>`.
     Object,
     /// Something standing beside the road that a survey found (a built world's roadside
     /// voxels: building fronts, walls, poles, trees, parked things).
     Roadside,
+    /// Something standing on the carriageway that a survey found (a built world's voxel
+    /// columns over the lanes, in groups that reach down to the road surface: parked cars,
+    /// bollards, people).
+    Obstacle,
 }
 
 /// A wall: a plan polyline with its height band at each point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallLine {
     /// Its id (`wall:curb:<road>:<lane>:<k>`, `wall:facade:<k>`, `wall:roadside:<k>`,
-    /// `wall:object:<id>`).
+    /// `obstacle:built:<k>`, `wall:object:<id>`).
     pub id: String,
     /// What it is.
     pub kind: WallKind,
@@ -485,6 +492,21 @@ pub const OBJECT_STEP: f64 = 0.5;
 /// zOffset + height. Without a `widthStart`/`widthEnd` (or of width 0) it is the line t(s);
 /// with a width it is the closed outline of the strip t(s) +- width(s) / 2. Its id is
 /// `wall:object:<id>` (`wall:object:<id>:<n>` for an object's n-th repeat after its first).
+///
+/// An object without repeats that has an `<outline>` standing up ([`stands_by_outline`]) is
+/// its outlines instead (the standard's shape of it, its length, width and radius a bounding
+/// box only): each outline of two or more corners, some of a height other than 0 (and at most
+/// [`MAX_OUTLINE`] m long), is a line
+/// through its corners, closed unless it says `closed="false"`, ids as for repeats:
+/// - `<cornerRoad s t dz height>` stands at the road's (s, t) (`RoadEval::sth_to_xyz`), from
+///   the OpenDRIVE surface there plus dz to height above that;
+/// - `<cornerLocal u v z height>` lies in the object's frame: origin at the road's (s, t) of
+///   the object, its z the surface there plus zOffset, u along the road's heading at s plus
+///   the object's `hdg`, v to the left of u; from that z plus the corner's z to height above.
+///
+/// Outlines stand vertically in plan: the object's pitch and roll, and the road's grade and
+/// superelevation, do not tilt them (libOpenDRIVE places a local corner in the road's surface
+/// frame; on a level road the two agree).
 pub fn object_walls(surface: &RoadSurface) -> Vec<WallLine> {
     let road = surface.road();
     let len = road.length();
@@ -494,6 +516,10 @@ pub fn object_walls(surface: &RoadSurface) -> Vec<WallLine> {
     }
     for o in &road.road().objects.objects {
         if matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace")) {
+            continue;
+        }
+        if stands_by_outline(o) {
+            out.extend(outline_walls(road, o));
             continue;
         }
         for (n, r) in o.repeats.iter().enumerate() {
@@ -558,6 +584,70 @@ pub fn object_walls(surface: &RoadSurface) -> Vec<WallLine> {
             let id = if n == 0 { format!("wall:object:{}", o.id) } else { format!("wall:object:{}:{n}", o.id) };
             out.push(WallLine { id, kind: WallKind::Object, points, z });
         }
+    }
+    out
+}
+
+/// Whether an object stands as its outlines (see [`object_walls`]): it has no `<repeat>`, is
+/// not of the road surface (`roadSurface`, `roadMark`, `crosswalk`, `parkingSpace`), and has
+/// an outline of two or more corners with a finite height other than 0.
+pub fn stands_by_outline(o: &opendrive::model::Object) -> bool {
+    use opendrive::model::Corner;
+    let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
+    let height = |c: &Corner| match c {
+        Corner::Road { height, .. } | Corner::Local { height, .. } => *height,
+    };
+    !flat
+        && o.repeats.is_empty()
+        && o.outlines
+            .iter()
+            .any(|l| l.corners.len() >= 2 && l.corners.iter().any(|c| height(c).is_finite() && height(c) != 0.0))
+}
+
+/// Longest outline made a wall, m (its pieces are held in memory; an outline longer than a
+/// road's reach is no object's).
+pub const MAX_OUTLINE: f64 = 100_000.0;
+
+/// The outlines of `o` as walls (see [`object_walls`]); corners with a number that is not
+/// finite are left out, and so are outlines longer than [`MAX_OUTLINE`].
+fn outline_walls(road: &opendrive::RoadEval, o: &opendrive::model::Object) -> Vec<WallLine> {
+    use opendrive::model::Corner;
+    let z_offset = if o.z_offset.is_finite() { o.z_offset } else { 0.0 };
+    let origin = road.sth_to_xyz(o.s, o.t, 0.0);
+    let (sn, cs) = (road.pose(o.s).hdg + o.hdg.filter(|h| h.is_finite()).unwrap_or(0.0)).sin_cos();
+    let mut out = Vec::new();
+    let mut n = 0;
+    for l in &o.outlines {
+        let (mut points, mut z) = (Vec::new(), Vec::new());
+        for c in &l.corners {
+            let (p, bottom, height) = match *c {
+                Corner::Road { s, t, dz, height, .. } => {
+                    let p = road.sth_to_xyz(s, t, 0.0);
+                    ([p[0], p[1]], p[2] + dz, height)
+                }
+                Corner::Local { u, v, z, height, .. } => {
+                    ([origin[0] + u * cs - v * sn, origin[1] + u * sn + v * cs], origin[2] + z_offset + z, height)
+                }
+            };
+            if p.iter().chain([&bottom, &height]).all(|v| v.is_finite()) {
+                points.push(p);
+                z.push([bottom.min(bottom + height), bottom.max(bottom + height)]);
+            }
+        }
+        if points.len() < 2 || z.iter().all(|b| b[1] - b[0] == 0.0) {
+            continue;
+        }
+        if l.closed != Some(false) && points.len() > 2 && points.first() != points.last() {
+            points.push(points[0]);
+            z.push(z[0]);
+        }
+        let length: f64 = points.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
+        if !length.is_finite() || length > MAX_OUTLINE {
+            continue;
+        }
+        let id = if n == 0 { format!("wall:object:{}", o.id) } else { format!("wall:object:{}:{n}", o.id) };
+        n += 1;
+        out.push(WallLine { id, kind: WallKind::Object, points, z });
     }
     out
 }
@@ -695,5 +785,41 @@ mod tests {
         let mark = walls.iter().find(|w| w.id == "wall:curb:1:-2:0").expect("the right curb");
         assert_eq!(right3.points, mark.points);
         assert!(right3.z.iter().all(|z| (z[1] - z[0] - 0.15).abs() < 1e-12));
+    }
+
+    /// An outline of corners far away (a perimeter of 4e9 m) or all of height 0 gives no wall
+    /// and no box; a small one beside it does, closed.
+    #[test]
+    fn outlines_too_long_or_flat_are_left_out() {
+        let corners = |d: f64, h: f64| {
+            format!(
+                r#"<outline id="0"><cornerLocal u="0" v="0" z="0" height="{h}"/><cornerLocal u="{d}" v="0" z="0" height="{h}"/><cornerLocal u="{d}" v="{d}" z="0" height="{h}"/></outline>"#
+            )
+        };
+        let xml = format!(
+            r#"<OpenDRIVE><header revMajor="1" revMinor="4"/>
+            <road id="r" length="100" junction="-1"><planView>
+            <geometry s="0" x="0" y="0" hdg="0" length="100"><line/></geometry></planView>
+            <lanes><laneSection s="0"><center><lane id="0" type="none"/></center>
+            <right><lane id="-1" type="driving"><width sOffset="0" a="3.5" b="0" c="0" d="0"/></lane></right>
+            </laneSection></lanes><objects>
+            <object id="far" s="10" t="-5" length="2" width="2" height="1">{}</object>
+            <object id="flat" s="20" t="-5" length="2" width="2" height="1">{}</object>
+            <object id="small" s="30" t="-5" length="2" width="2" height="1">{}</object>
+            </objects></road></OpenDRIVE>"#,
+            corners(1e9, 1.0),
+            corners(2.0, 0.0),
+            corners(2.0, 1.0)
+        );
+        let odr = opendrive::read(&xml).expect("road");
+        let surface = RoadSurface::new(&odr.roads[0]);
+        let walls = object_walls(&surface);
+        let ids: Vec<&str> = walls.iter().map(|w| w.id.as_str()).collect();
+        assert_eq!(ids, ["wall:object:small"]);
+        assert_eq!(walls[0].points.len(), 4);
+        assert_eq!(walls[0].points[0], walls[0].points[3]);
+        // The flat one's box stands (its outline is no shape of height); the others are outlines.
+        let boxes: Vec<String> = crate::collide::scene_bodies(&surface).into_iter().map(|b| b.id).collect();
+        assert_eq!(boxes, ["object:flat"]);
     }
 }

@@ -486,3 +486,91 @@ fn repeated_objects_of_parking_demo_are_boxes_on_their_records() {
         assert!((b.z[1] - b.z[0] - 4.0).abs() < 1e-12, "{}: {:?}", b.id, b.z);
     }
 }
+
+/// stationary_objects.xodr (esmini, OpenDRIVE 1.6): its straight road (from the origin at a
+/// heading of 0.5 rad, level) has four objects with an `<outline>` and no repeat, each its
+/// walls along that outline (`wall:object:<id>`) and no box: the corners where the standard
+/// and libOpenDRIVE place them, within 1e-6 m (`cornerRoad` at the road's (s, t);
+/// `cornerLocal` at the object's (s, t) plus (u, v) turned by the road's heading and the
+/// object's `hdg`), closed but for `closed="false"`, bands from the surface plus dz (or
+/// zOffset + z) to height above. A walker (1.8 m tall) crossing under the local box (2.5 to
+/// 4.5 m up) into the road-cornered one (0.5 to 2.5 m up) touches that one only, at its edge
+/// t = -9 m (1 cm), at the tick (within one) its box reaches that edge.
+#[test]
+#[roadscan_tests::needs_shared_data]
+fn outlines_of_stationary_objects_are_walls_on_their_corners() {
+    use opendrive::model::Corner;
+    let path = roadscan_tests::shared_data().join("opendrive/esmini/stationary_objects.xodr");
+    let odr = opendrive::read_file(&path).expect("stationary_objects.xodr");
+    let surface = RoadSurface::new(&odr.roads[0]);
+    let walls = simulation::walls::object_walls(&surface);
+    let ids: Vec<&str> = walls.iter().map(|w| w.id.as_str()).collect();
+    assert_eq!(ids, ["wall:object:20", "wall:object:21", "wall:object:11", "wall:object:12"]);
+    let boxes: Vec<String> = simulation::collide::scene_bodies(&surface).into_iter().map(|b| b.id).collect();
+    assert_eq!(boxes, ["object:8", "object:5"], "outlined objects are no boxes");
+    // The road in closed form: a line from the origin at 0.5 rad.
+    let (sn, cs) = 0.5f64.sin_cos();
+    let at = |s: f64, t: f64| [s * cs - t * sn, s * sn + t * cs];
+    let mut worst = 0.0f64;
+    for w in &walls {
+        let id = w.id.trim_start_matches("wall:object:");
+        let o = odr.roads[0].objects.objects.iter().find(|o| o.id == id).expect("the object");
+        let outline = &o.outlines[0];
+        let n = outline.corners.len();
+        let closed = outline.closed != Some(false);
+        assert_eq!(w.points.len(), n + usize::from(closed), "{}", w.id);
+        if closed {
+            assert_eq!(w.points[0], w.points[n], "{}: closed", w.id);
+        }
+        for (k, c) in outline.corners.iter().enumerate() {
+            let (want, band) = match *c {
+                Corner::Road { s, t, dz, height, .. } => (at(s, t), [dz, dz + height]),
+                Corner::Local { u, v, z, height, .. } => {
+                    let o0 = at(o.s, o.t);
+                    let (hs, hc) = (0.5 + o.hdg.unwrap_or(0.0)).sin_cos();
+                    ([o0[0] + u * hc - v * hs, o0[1] + u * hs + v * hc], [o.z_offset + z, o.z_offset + z + height])
+                }
+            };
+            let d = (w.points[k][0] - want[0]).hypot(w.points[k][1] - want[1]);
+            worst = worst.max(d);
+            assert!(d <= 1e-6, "{} corner {k}: {:?} vs {want:?}", w.id, w.points[k]);
+            assert!(
+                (w.z[k][0] - band[0]).abs() <= 1e-9 && (w.z[k][1] - band[1]).abs() <= 1e-9,
+                "{}: {:?}",
+                w.id,
+                w.z[k]
+            );
+        }
+    }
+    eprintln!("outline corners at most {worst:.2e} m from their places");
+    // The walker from t = -5 m at s = 25 m, walking to -t.
+    let mut sc = Scenario { duration: 4.0, ..Scenario::default() };
+    sc.ego.s = 45.0;
+    let p = at(25.0, -5.0);
+    sc.actors = vec![Spawn {
+        id: "walker".into(),
+        prefab: "pedestrian".into(),
+        x: p[0],
+        y: p[1],
+        heading: 0.5 - std::f64::consts::FRAC_PI_2,
+        speed: 1.2,
+    }];
+    let mut sim = Simulation::new(&surface, sc).expect("scenario");
+    let hits: Vec<_> = sim
+        .run()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Collision(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0].ids, ["walker".to_string(), "wall:object:21".to_string()]);
+    let c = &hits[0];
+    let (s, t) = (c.position[0] * cs + c.position[1] * sn, -c.position[0] * sn + c.position[1] * cs);
+    // Its front (0.25 m ahead of its centre) reaches t = -9 m after 3.75 m.
+    let first = (3.75f64 / (1.2 * 0.01)).ceil() as u64;
+    eprintln!("walker: contact at tick {} (reach at {first}), s {s:.4}, t {t:.4}", c.tick);
+    assert!(c.tick.abs_diff(first) <= 1, "tick {} vs {first}", c.tick);
+    assert!((t + 9.0).abs() <= 0.01 && (s - 25.0).abs() <= 0.01, "contact at s {s} t {t}");
+}
