@@ -37,7 +37,7 @@ fn lengths(dir: &std::path::Path, lengths: &[f64]) {
 }
 
 fn main() {
-    if let Some(l) = std::env::var("ROADSCAN_BENCH_LENGTHS").ok() {
+    if let Ok(l) = std::env::var("ROADSCAN_BENCH_LENGTHS") {
         let dir = std::env::temp_dir().join(format!("roadscan-bench-lengths-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         lengths(&dir, &l.split(',').filter_map(|x| x.trim().parse().ok()).collect::<Vec<f64>>());
