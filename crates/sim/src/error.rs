@@ -43,6 +43,16 @@ pub enum Error {
         /// Passes planned.
         passes: usize,
     },
+    /// A network survey plan whose passes and roads do not match the network.
+    #[error("a network survey plan of {passes} passes names the roads {roads:?} of a network of {scenes} roads")]
+    PlanRoads {
+        /// Passes planned.
+        passes: usize,
+        /// The road (scene index) of each pass.
+        roads: Vec<usize>,
+        /// Roads in the network.
+        scenes: usize,
+    },
     /// An error of one road of a network.
     #[error("road {id}: {source}")]
     InRoad {

@@ -241,6 +241,10 @@ type Keep<'a> = Box<dyn Fn(&ScanPoint) -> bool + Sync + 'a>;
 /// profiles at a time and each road's truth CRG a block of rows at a time, so memory does not
 /// grow with the survey.
 pub fn run(net: &Network, plan: &NetworkSurvey, out: &Path, laz: bool) -> Result<Summary, Error> {
+    let (passes, scenes) = (plan.survey.passes.len(), net.scenes.len());
+    if plan.roads.len() != passes || plan.roads.iter().any(|&a| a >= scenes) {
+        return Err(Error::PlanRoads { passes, roads: plan.roads.clone(), scenes });
+    }
     let truth = out.join("truth");
     let dirs = net.truth_dirs();
     for d in &dirs {
@@ -263,7 +267,7 @@ pub fn run(net: &Network, plan: &NetworkSurvey, out: &Path, laz: bool) -> Result
     let mut failed = None;
     let (traj, summary) = survey::measure_each(
         |i| {
-            let a = plan.roads.get(i).copied().unwrap_or(0).min(net.scenes.len().saturating_sub(1));
+            let a = plan.roads[i];
             (&net.scenes[a], &*keeps[a])
         },
         &plan.survey,

@@ -71,3 +71,17 @@ fn errors_name_the_road() {
     let e = Network::new(&odr, 1).unwrap_err().to_string();
     assert!(e.starts_with("road 7: lane 1 at s = ") && e.contains("must not be negative"), "{e}");
 }
+
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_plan_that_does_not_match_the_network_is_an_error_before_anything_is_written() {
+    let net = Network::new(&map(), 1).unwrap();
+    let mut plan = net.survey(1).unwrap();
+    plan.roads[0] = net.scenes.len();
+    let out = std::env::temp_dir().join(format!("sim-network-bad-plan-{}", std::process::id()));
+    let e = sim::network::run(&net, &plan, &out, false).unwrap_err();
+    assert!(matches!(e, sim::Error::PlanRoads { scenes: 10, .. }), "{e}");
+    assert!(!out.exists());
+    plan.roads.pop();
+    assert!(sim::network::run(&net, &plan, &out, false).is_err());
+}
