@@ -1,5 +1,5 @@
 //! `roadscan synth` over a network (issue 26): a file of several roads without `--road` is
-//! surveyed whole. Checked on a shared sample map through the opendrive and opencrg crates:
+//! surveyed whole. Checked on two shared sample maps through the opendrive and opencrg crates:
 //! every road (connecting roads included) has pavement points and trajectory passes over its
 //! whole length, the pavement points lie on the OpenDRIVE surface of a road, each road's truth
 //! CRG is that road's surface, and a `--road` survey keeps the single-road layout.
@@ -22,9 +22,26 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A junction of four roads and six connecting roads, 250 m of road in all.
-fn map() -> PathBuf {
-    roadscan_tests::shared_data().join("opendrive/esmini/lane_offset_intersection.xodr")
+/// A sample map of esmini's.
+fn map(name: &str) -> PathBuf {
+    roadscan_tests::shared_data().join(format!("opendrive/esmini/{name}.xodr"))
+}
+
+/// The networks surveyed: a junction of four roads and six connecting roads (250 m of road in
+/// all), and a junction of four roads with sidewalks behind curbs and twelve connecting roads
+/// (690 m).
+const NETWORKS: [&str; 2] = ["lane_offset_intersection", "fabriksgatan"];
+
+/// A network survey of the map `name` with the coarse scanner for the test `test`: (test dir,
+/// survey dir).
+fn survey_network(name: &str, test: &str) -> (Scratch, PathBuf) {
+    let d = Scratch::new(&format!("cli-synth-network-{test}-{name}"));
+    let out = d.join("net");
+    let map = map(name);
+    let o =
+        roadscan(&[&["synth", "--scene", map.to_str().unwrap(), "--out", out.to_str().unwrap()][..], &COARSE].concat());
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    (d, out)
 }
 
 /// A coarse scanner, so the survey takes seconds: 64 points a revolution, 50 revolutions a second.
@@ -94,13 +111,15 @@ fn largest_gap(stations: &mut [f64], len: f64) -> f64 {
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn a_network_survey_covers_every_road_and_keeps_the_truth_per_road() {
-    let d = Scratch::new("cli-synth-network");
-    let out = d.join("net");
-    let map = map();
-    let o =
-        roadscan(&[&["synth", "--scene", map.to_str().unwrap(), "--out", out.to_str().unwrap()][..], &COARSE].concat());
-    assert!(o.status.success(), "{}", stderr(&o));
-    let src = opendrive::read_file(&map).unwrap();
+    for name in NETWORKS {
+        println!("{name}:");
+        covers_every_road_and_keeps_the_truth_per_road(name);
+    }
+}
+
+fn covers_every_road_and_keeps_the_truth_per_road(name: &str) {
+    let (_d, out) = survey_network(name, "covers");
+    let src = opendrive::read_file(map(name)).unwrap();
     let net = opendrive::read_file(out.join("truth/network.xodr")).unwrap();
     let ids: Vec<&str> = net.roads.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, src.roads.iter().map(|r| r.id.as_str()).collect::<Vec<_>>());
@@ -232,12 +251,14 @@ fn a_network_survey_covers_every_road_and_keeps_the_truth_per_road() {
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn a_network_survey_hides_no_point_below_another_roads_surface() {
-    let d = Scratch::new("cli-synth-network-overlap");
-    let out = d.join("net");
-    let map = map();
-    let o =
-        roadscan(&[&["synth", "--scene", map.to_str().unwrap(), "--out", out.to_str().unwrap()][..], &COARSE].concat());
-    assert!(o.status.success(), "{}", stderr(&o));
+    for name in NETWORKS {
+        print!("{name}: ");
+        hides_no_point_below_another_roads_surface(name);
+    }
+}
+
+fn hides_no_point_below_another_roads_surface(name: &str) {
+    let (_d, out) = survey_network(name, "hides");
     let net = opendrive::read_file(out.join("truth/network.xodr")).unwrap();
     let place = net.header.offset.unwrap().placement();
     let index: serde_json::Value =
@@ -285,7 +306,7 @@ fn a_network_survey_hides_no_point_below_another_roads_surface() {
 #[test]
 fn road_keeps_the_single_road_survey_and_network_errors_name_the_file() {
     let d = Scratch::new("cli-synth-network-road");
-    let map = map();
+    let map = map(NETWORKS[0]);
     let one = d.join("one");
     let o = roadscan(
         &[&["synth", "--scene", map.to_str().unwrap(), "--road", "6", "--out", one.to_str().unwrap()][..], &COARSE]
