@@ -1,5 +1,10 @@
 //! A virtual survey (`roadscan synth`): a designed road scene scanned by a profile scanner,
 //! written as a mobile-mapping system delivers it, with the exact truth.
+//!
+//! One road (the demo, a road named by `road`, or the only road of a file) is surveyed by
+//! [`sim::survey::run`]; a file of several roads without `road` is surveyed as a network by
+//! [`sim::network::run`]: every road (connecting roads included) driven, one scan, the truth of
+//! each road under `truth/roads/`.
 
 use crate::config::within;
 use crate::staging::Outputs;
@@ -54,7 +59,8 @@ impl Default for ScannerConfig {
 pub struct SynthConfig {
     /// `demo`, or an OpenDRIVE file whose road gets the demo's features fitted to its lanes.
     pub scene: String,
-    /// Road id in the scene file (default: its first road).
+    /// Road id in the scene file (default: the whole network of a file of several roads, the
+    /// road of a file of one).
     pub road: Option<String>,
     /// Part of the road to survey, m of s (default: all of it).
     pub s_range: Option<(f64, f64)>,
@@ -83,31 +89,43 @@ impl SynthConfig {
     }
 }
 
+/// What a survey scans: one road's scene, or a network of roads.
+enum Target {
+    /// A scene and its survey.
+    Road(Box<sim::Scene>, sim::survey::Survey),
+    /// Every road of a file and their survey.
+    Network(Box<sim::network::Network>, sim::network::NetworkSurvey),
+}
+
 /// The scene `scene`, `road` and `s_range` name, and its survey.
-fn scene_of(
-    scene: &str,
-    road: Option<&str>,
-    s_range: Option<(f64, f64)>,
-    seed: u64,
-) -> Result<(sim::Scene, sim::survey::Survey)> {
+fn scene_of(scene: &str, road: Option<&str>, s_range: Option<(f64, f64)>, seed: u64) -> Result<Target> {
     if scene == "demo" {
         if road.is_some() || s_range.is_some() {
             bail!("--road and --s-range apply to an OpenDRIVE --scene, not to the demo");
         }
-        return Ok((sim::Scene::demo(seed), sim::survey::Survey::demo(seed)));
+        return Ok(Target::Road(Box::new(sim::Scene::demo(seed)), sim::survey::Survey::demo(seed)));
     }
     let path = Path::new(scene);
     if !path.is_file() {
         bail!("--scene {scene}: neither `demo` nor an existing OpenDRIVE file");
     }
     let odr = opendrive::read_file(path)?;
-    let id = match road {
-        Some(id) => id.to_string(),
-        None => odr.roads.first().map(|r| r.id.clone()).ok_or_else(|| anyhow::anyhow!("{scene}: no roads"))?,
+    let id = match (road, odr.roads.len()) {
+        (Some(id), _) => id.to_string(),
+        (None, 0) => bail!("{scene}: no roads"),
+        (None, 1) => odr.roads[0].id.clone(),
+        (None, n) => {
+            if s_range.is_some() {
+                bail!("{scene}: --s-range needs --road in a file of {n} roads (without --road every road is surveyed)");
+            }
+            let net = sim::network::Network::new(&odr, seed).map_err(|e| anyhow::anyhow!("{scene}: {e}"))?;
+            let plan = net.survey(seed).map_err(|e| anyhow::anyhow!("{scene}: {e}"))?;
+            return Ok(Target::Network(Box::new(net), plan));
+        }
     };
     let sc = sim::Scene::from_road(&odr, &id, s_range, seed).map_err(|e| anyhow::anyhow!("{scene}: road {id}: {e}"))?;
     let survey = sim::survey::Survey::along(&sc, seed);
-    Ok((sc, survey))
+    Ok(Target::Road(Box::new(sc), survey))
 }
 
 /// Surveys the scene `c` names into `c.out` (staged, put in place at the end).
@@ -124,10 +142,21 @@ pub fn survey(c: &SynthConfig) -> Result<sim::survey::Summary> {
 pub fn survey_into(c: &SynthConfig, dir: &Path) -> Result<sim::survey::Summary> {
     let a = &c.scanner;
     check(a)?;
-    let (mut sc, mut survey) = scene_of(&c.scene, c.road.as_deref(), c.s_range, c.seed)?;
-    if a.clutter {
-        sc.add_clutter();
-    }
+    let mut target = scene_of(&c.scene, c.road.as_deref(), c.s_range, c.seed)?;
+    let survey = match &mut target {
+        Target::Road(sc, survey) => {
+            if a.clutter {
+                sc.add_clutter();
+            }
+            survey
+        }
+        Target::Network(_, plan) => {
+            if a.clutter {
+                bail!("{}: --clutter needs --road: a network survey has no clutter yet", c.scene);
+            }
+            &mut plan.survey
+        }
+    };
     survey.scanner.points_per_rev = a.points_per_rev;
     survey.scanner.rate = a.rate;
     survey.scanner.range_noise = a.noise;
@@ -137,7 +166,10 @@ pub fn survey_into(c: &SynthConfig, dir: &Path) -> Result<sim::survey::Summary> 
     survey.trajectory_offset = a.traj_offset;
     survey.trajectory_drift = a.traj_drift;
     survey.trajectory_noise = a.traj_noise;
-    sim::survey::run(&sc, &survey, dir, c.laz).map_err(anyhow::Error::msg)
+    match &target {
+        Target::Road(sc, survey) => sim::survey::run(sc, survey, dir, c.laz).map_err(anyhow::Error::msg),
+        Target::Network(net, plan) => sim::network::run(net, plan, dir, c.laz).map_err(anyhow::Error::msg),
+    }
 }
 
 /// An error when the scanner `a` is out of bounds.

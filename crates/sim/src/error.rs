@@ -25,6 +25,42 @@ pub enum Error {
         /// The road's length, m.
         length: f64,
     },
+    /// A road of a network survey shorter than [`MIN_NETWORK_ROAD`](crate::scene::MIN_NETWORK_ROAD).
+    #[error(
+        "the road is {length} m long: a network survey needs roads of at least {} m",
+        crate::scene::MIN_NETWORK_ROAD
+    )]
+    ShortRoad {
+        /// The road's length, m.
+        length: f64,
+    },
+    /// A file without roads to survey.
+    #[error("the file holds no roads")]
+    NoRoads,
+    /// More passes than LAS point source ids (65535).
+    #[error("{passes} passes: a survey numbers at most 65535 (the LAS point source id)")]
+    TooManyPasses {
+        /// Passes planned.
+        passes: usize,
+    },
+    /// A network survey plan whose passes and roads do not match the network.
+    #[error("a network survey plan of {passes} passes names the roads {roads:?} of a network of {scenes} roads")]
+    PlanRoads {
+        /// Passes planned.
+        passes: usize,
+        /// The road (scene index) of each pass.
+        roads: Vec<usize>,
+        /// Roads in the network.
+        scenes: usize,
+    },
+    /// An error of one road of a network.
+    #[error("road {id}: {source}")]
+    InRoad {
+        /// The road's id.
+        id: String,
+        /// What went wrong there.
+        source: Box<Error>,
+    },
     /// A lane offset more than [`MAX_LATERAL`] from the reference line (or not finite).
     #[error("at s = {s:.3} m the lane offset is {} m: more than {MAX_LATERAL} m from the reference line", metres(*.offset))]
     LaneOffsetFar {

@@ -134,7 +134,21 @@ const CHUNK: usize = 64;
 /// mirror order), a few hundred profiles at a time: memory stays flat in the pass length.
 /// Profiles are independent: each chunk is split into contiguous blocks, one per core, joined in
 /// order, so the points are the same for any number of threads.
-pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut sink: impl FnMut(&[ScanPoint])) {
+pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, sink: impl FnMut(&[ScanPoint])) {
+    scan_kept(scene, cfg, pass, seed, &|_: &ScanPoint| true, sink);
+}
+
+/// [`scan_with`] keeping only the returns `keep` accepts (judged on the scanning threads, so
+/// the result is the same for any number of them): a network survey leaves out the returns of
+/// a road's rays that another road's surface would have stopped (see [`crate::network`]).
+pub fn scan_kept(
+    scene: &Scene,
+    cfg: &ScannerConfig,
+    pass: &Pass,
+    seed: u64,
+    keep: &(dyn Fn(&ScanPoint) -> bool + Sync),
+    mut sink: impl FnMut(&[ScanPoint]),
+) {
     let road = scene.road();
     let dist = (pass.s_end - pass.s_start).abs();
     let dir = (pass.s_end - pass.s_start).signum();
@@ -168,7 +182,7 @@ pub fn scan_with(scene: &Scene, cfg: &ScannerConfig, pass: &Pass, seed: u64, mut
                         for k in (first + b * block)..(first + (b + 1) * block).min(last) {
                             let t0 = k as f64 / cfg.rate;
                             let s = pass.s_start + dir * pass.speed * t0;
-                            profile(scene, road, cfg, fixed, (pass, seed, k), s, t0, out);
+                            profile(scene, road, cfg, fixed, (pass, seed, k), s, t0, keep, out);
                         }
                     })
                 })
@@ -253,6 +267,7 @@ fn profile(
     (pass, seed, k): (&Pass, u64, usize),
     s: f64,
     t0: f64,
+    keep: &(dyn Fn(&ScanPoint) -> bool + Sync),
     out: &mut Vec<ScanPoint>,
 ) {
     let pose = road.pose(s);
@@ -295,7 +310,7 @@ fn profile(
         };
         let refl = material.reflectance();
         let i = (refl.diffuse * cos_inc + refl.specular * cos_inc.powi(refl.exponent)) / (1.0 + 0.02 * r);
-        out.push(ScanPoint {
+        let point = ScanPoint {
             xyz: [meas_xy[0], meas_xy[1], meas_z],
             truth: [truth_xy[0], truth_xy[1], z_hit],
             s,
@@ -309,7 +324,10 @@ fn profile(
             material,
             intensity: (i.clamp(0.0, 1.0) * 65535.0) as u16,
             pass: pass.id,
-        });
+        };
+        if keep(&point) {
+            out.push(point);
+        }
     }
 }
 

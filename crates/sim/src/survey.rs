@@ -49,7 +49,7 @@
 //! 65 sidewalk, 68 curb, 6 building, 5 high vegetation, 66 pole, 67 car, 69 person (64 to 69 are user
 //! classes). A multipath return has the class of the surface it hit.
 
-use crate::scanner::{scan_with, Class, Pass, ScanPoint, ScannerConfig};
+use crate::scanner::{scan_kept, Class, Pass, ScanPoint, ScannerConfig};
 use crate::Scene;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -227,12 +227,18 @@ pub fn run(scene: &Scene, survey: &Survey, out: &Path, laz: bool) -> Result<Summ
     write_text(&out.join("trajectory.csv"), &traj)?;
     let scan_file = if laz { "scan.laz" } else { "scan.las" };
     write_text(&out.join("survey.json"), &survey_json(survey, scene.clutter.as_ref(), scan_file))?;
+    write_truth(scene, &truth)?;
+    Ok(summary)
+}
+
+/// The truth of `scene` into the directory `truth`: `road.xodr`, `surface.crg` (1 cm, reaching
+/// [`TRUTH_VERGE`] beyond the road edges) and `features.json`.
+pub(crate) fn write_truth(scene: &Scene, truth: &Path) -> Result<(), crate::Error> {
     opendrive::write_file(&scene.odr, truth.join("road.xodr"), &Default::default())?;
     let (v_right, v_left) = scene.v_range_within(TRUTH_VERGE);
     let grid = (0.01, 0.01, (v_right / 0.01).floor() * 0.01, (v_left / 0.01).ceil() * 0.01);
     crate::truth::write_surface_crg(scene, grid, &truth.join("surface.crg"))?;
-    write_text(&truth.join("features.json"), &features_json(scene))?;
-    Ok(summary)
+    write_text(&truth.join("features.json"), &features_json(scene))
 }
 
 /// Casts the survey's rays: the points in the map frame (with the trajectory error applied),
@@ -244,13 +250,27 @@ pub fn measure(scene: &Scene, survey: &Survey) -> (Vec<scan::LasPoint>, String, 
 }
 
 /// [`measure`] handing the points to `sink` in order, a chunk at a time.
-pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan::LasPoint])) -> (String, Summary) {
-    let place = scene.odr.header.offset.unwrap_or_default().placement();
+pub fn measure_with(scene: &Scene, survey: &Survey, sink: impl FnMut(&[scan::LasPoint])) -> (String, Summary) {
+    measure_each(|_| (scene, &|_: &ScanPoint| true), survey, sink)
+}
+
+/// A pass's scene and the returns it keeps ([`crate::scanner::scan_kept`]).
+pub(crate) type PassScene<'a> = (&'a Scene, &'a (dyn Fn(&ScanPoint) -> bool + Sync));
+
+/// [`measure_with`] with each pass `i` scanning the scene `scene_of(i)` gives, keeping the
+/// returns it accepts. The scenes share one header `<offset>` (each pass's places its points).
+pub(crate) fn measure_each<'a>(
+    scene_of: impl Fn(usize) -> PassScene<'a>,
+    survey: &Survey,
+    mut sink: impl FnMut(&[scan::LasPoint]),
+) -> (String, Summary) {
     let mut traj = String::from("time,x,y,z,roll,pitch,heading,pass\n");
-    let road = scene.road();
     let (mut rays, mut profiles, mut points) = (0, 0, 0);
     let mut las: Vec<scan::LasPoint> = Vec::new();
     for (i, pass) in survey.passes.iter().enumerate() {
+        let (scene, keep) = scene_of(i);
+        let place = scene.odr.header.offset.unwrap_or_default().placement();
+        let road = scene.road();
         let t0 = survey.start_time + 60.0 * i as f64 + (0..i).map(|k| pass_duration(&survey.passes[k])).sum::<f64>();
         let n_profiles = (pass_duration(pass) * survey.scanner.rate).floor() as usize + 1;
         rays += n_profiles * survey.scanner.points_per_rev;
@@ -283,7 +303,7 @@ pub fn measure_with(scene: &Scene, survey: &Survey, mut sink: impl FnMut(&[scan:
                 pass.id
             );
         }
-        scan_with(scene, &survey.scanner, pass, survey.seed, |pts: &[ScanPoint]| {
+        scan_kept(scene, &survey.scanner, pass, survey.seed, keep, |pts: &[ScanPoint]| {
             las.clear();
             las.extend(pts.iter().map(|p| {
                 let m = place.to_map(p.xyz);
@@ -321,14 +341,26 @@ pub fn axis_offset(survey: &Survey, p: &Pass) -> f64 {
 /// `survey.json`: the mount, the scanner, the passes and the axis options of the survey (see
 /// the module's documentation for the format); the scene's clutter when it has any.
 pub fn survey_json(survey: &Survey, clutter: Option<&crate::Clutter>, scan_file: &str) -> String {
+    survey_json_roads(survey, clutter, scan_file, None)
+}
+
+/// [`survey_json`] with, in a network survey, the id of the road each pass drives (`"road"`).
+pub(crate) fn survey_json_roads(
+    survey: &Survey,
+    clutter: Option<&crate::Clutter>,
+    scan_file: &str,
+    roads: Option<&[String]>,
+) -> String {
     let sc = &survey.scanner;
     let v3 = |v: [f64; 3]| format!("[{}, {}, {}]", v[0], v[1], v[2]);
     let passes: Vec<String> = survey
         .passes
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
+            let road = roads.and_then(|r| r.get(i)).map_or(String::new(), |id| format!("\"road\": \"{}\", ", json_text(id)));
             format!(
-                "{{\"id\": {}, \"lane_t_m\": {}, \"track_t_m\": {}, \"forward\": {}, \"speed_m_per_s\": {}, \"s_start_m\": {}, \"s_end_m\": {}, \"axis_offset_m\": {}}}",
+                "{{{road}\"id\": {}, \"lane_t_m\": {}, \"track_t_m\": {}, \"forward\": {}, \"speed_m_per_s\": {}, \"s_start_m\": {}, \"s_end_m\": {}, \"axis_offset_m\": {}}}",
                 p.id,
                 p.t,
                 p.t + sc.lateral,
@@ -441,13 +473,18 @@ fn clutter_json(c: &crate::Clutter) -> String {
     )
 }
 
-fn pass_duration(p: &Pass) -> f64 {
+/// `text` for a JSON string: quotes, backslashes and control characters as `_`.
+pub(crate) fn json_text(text: &str) -> String {
+    text.chars().map(|c| if c == '"' || c == '\\' || c.is_control() { '_' } else { c }).collect()
+}
+
+pub(crate) fn pass_duration(p: &Pass) -> f64 {
     (p.s_end - p.s_start).abs() / p.speed
 }
 
 /// Writes a text file whole or not at all ([`atomic::write_bytes_atomic`]): no temporary file
 /// is left beside it on an error, and it is synced before the rename.
-fn write_text(path: &Path, text: &str) -> Result<(), crate::Error> {
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), crate::Error> {
     atomic::write_bytes_atomic(path, text.as_bytes())
         .map_err(|error| crate::Error::Io { path: path.to_path_buf(), error })
 }
@@ -462,7 +499,7 @@ pub fn features_json(scene: &Scene) -> String {
     let mut j = String::from("{\n");
     let _ = writeln!(j, "  \"seed\": {},", scene.seed);
     let _ = writeln!(j, "  \"crs\": \"EPSG:23700\",");
-    let _ = writeln!(j, "  \"road\": \"{}\",", scene.odr.roads[0].id.replace(['"', '\\'], "_"));
+    let _ = writeln!(j, "  \"road\": \"{}\",", json_text(&scene.odr.roads[0].id));
     let _ = writeln!(j, "  \"s_range\": [{}, {}],", scene.s_range.0, scene.s_range.1);
     // The person class only where there are people: a clean scene's file stays as it was.
     let person = if scene.objects.iter().any(|o| matches!(o.kind, ObjectKind::Person { .. })) {
@@ -515,11 +552,15 @@ pub fn features_json(scene: &Scene) -> String {
         .collect();
     let _ = writeln!(j, "  \"markings\": [\n    {}\n  ],", list(markings));
     let f = scene.facades;
-    let _ = writeln!(
-        j,
-        "  \"facades\": [{{\"t\": {}, \"height\": {}}}, {{\"t\": {}, \"height\": {}}}],",
-        f.left, f.height, f.right, f.height
-    );
+    if f.exist() {
+        let _ = writeln!(
+            j,
+            "  \"facades\": [{{\"t\": {}, \"height\": {}}}, {{\"t\": {}, \"height\": {}}}],",
+            f.left, f.height, f.right, f.height
+        );
+    } else {
+        let _ = writeln!(j, "  \"facades\": [],");
+    }
     let objects = scene
         .objects
         .iter()

@@ -14,7 +14,8 @@ pub struct SynthArgs {
     /// surface features and furniture fitted to its lanes, placed in EOV (EPSG:23700).
     #[arg(long, default_value = "demo")]
     pub scene: String,
-    /// Road id in the `--scene` file (default: its first road).
+    /// Road id in the `--scene` file (default: every road of a file of several, surveyed as a
+    /// network; the road of a file of one).
     #[arg(long)]
     pub road: Option<String>,
     /// Part of the road to survey, A..B in metres of s (default: all of it).

@@ -69,6 +69,38 @@ impl Scene {
     /// (EPSG:23700) near Budapest: the header's `<offset>` moves the road's start to about
     /// 650000 / 240000 and 100 m up, its `<geoReference>` says EPSG:23700.
     pub fn from_road(odr: &OpenDrive, road_id: &str, s_range: Option<(f64, f64)>, seed: u64) -> Result<Scene, Error> {
+        let mut scene = Scene::plain(odr, road_id, s_range, None, seed)?;
+        let (surface, objects, facades) = scene.furniture();
+        scene.surface = surface;
+        scene.objects = objects;
+        scene.facades = facades;
+        Ok(scene)
+    }
+
+    /// A scene of road `road_id` of a network ([`crate::network::Network`]): the whole road,
+    /// however short, placed by the network's header `origin` (`<offset>`), its lines painted
+    /// where its roadMarks say and its curbs and sidewalks as in [`Scene::from_road`], but no
+    /// furniture: potholes, manholes, setts, objects and facades fitted to one road would stand
+    /// on the roads that cross it.
+    pub fn network_road(
+        odr: &OpenDrive,
+        road_id: &str,
+        origin: opendrive::model::HeaderOffset,
+        seed: u64,
+    ) -> Result<Scene, Error> {
+        Scene::plain(odr, road_id, None, Some(origin), seed)
+    }
+
+    /// A scene of road `road_id` over `s_range` (default the whole road, which must then be
+    /// at least [`MIN_NETWORK_ROAD`] long; a range at least 10 m), placed by `origin` (default:
+    /// the road's start near EOV 650000 / 240000), with its painted lines and no furniture.
+    fn plain(
+        odr: &OpenDrive,
+        road_id: &str,
+        s_range: Option<(f64, f64)>,
+        origin: Option<opendrive::model::HeaderOffset>,
+        seed: u64,
+    ) -> Result<Scene, Error> {
         let Some(src) = odr.road(road_id) else {
             let roads = odr.roads.iter().map(|r| r.id.clone()).take(20).collect();
             return Err(Error::NoRoad { id: road_id.to_string(), roads });
@@ -79,23 +111,27 @@ impl Scene {
         let eval = RoadEval::new(&road);
         let len = eval.length();
         let (s0, s1) = s_range.unwrap_or((0.0, len));
-        if !(s0 >= 0.0 && s1 <= len + 1e-9 && s1 - s0 >= 10.0) {
-            return Err(Error::BadRange { s_range: (s0, s1), length: len });
+        let shortest = if origin.is_some() { MIN_NETWORK_ROAD } else { 10.0 };
+        if !(s0 >= 0.0 && s1 <= len + 1e-9 && s1 - s0 >= shortest) {
+            return Err(match origin {
+                Some(_) => Error::ShortRoad { length: len },
+                None => Error::BadRange { s_range: (s0, s1), length: len },
+            });
         }
         check_lanes(&eval, (s0, s1))?;
         let start = eval.pose(0.0);
         let mut header = odr.header.clone();
         header.geo_reference = Some("EPSG:23700".into());
-        header.offset = Some(opendrive::model::HeaderOffset {
+        header.offset = Some(origin.unwrap_or(opendrive::model::HeaderOffset {
             x: 650000.0 - start.x.round(),
             y: 240000.0 - start.y.round(),
             z: 100.0,
             hdg: 0.0,
-        });
+        }));
         let mut out = OpenDrive { header, roads: vec![road], ..Default::default() };
         opendrive::convert::upgrade(&mut out, opendrive::Version::V1_8);
         let markings = road_markings(&out.roads[0], (s0, s1));
-        let mut scene = Scene {
+        Ok(Scene {
             odr: out,
             s_range: (s0, s1),
             surface: SurfaceModel {
@@ -112,15 +148,10 @@ impl Scene {
                 paint: 0.001,
             },
             objects: Vec::new(),
-            facades: Facades { left: 0.0, right: 0.0, height: 12.0 },
+            facades: Facades::NONE,
             seed,
             clutter: None,
-        };
-        let (surface, objects, facades) = scene.furniture();
-        scene.surface = surface;
-        scene.objects = objects;
-        scene.facades = facades;
-        Ok(scene)
+        })
     }
 
     /// The demo's surface features, objects and facades fitted to this scene's road.
@@ -177,6 +208,9 @@ impl Scene {
         (surface, objects, facades)
     }
 }
+
+/// The shortest road of a network survey, m: a pass over it still takes a few profiles.
+pub const MIN_NETWORK_ROAD: f64 = 0.05;
 
 /// Farthest a lane border of a scene may lie from the reference line, m. The widest roads
 /// are about 100 m across; the scanner tabulates the surface from verge to verge at every

@@ -17,7 +17,7 @@ mod clutter;
 mod drape;
 mod surface;
 
-pub use build::MAX_LATERAL;
+pub use build::{MAX_LATERAL, MIN_NETWORK_ROAD};
 pub use drape::Drape;
 pub use surface::{Borders, Mark, Station};
 
@@ -260,6 +260,16 @@ pub struct Facades {
     pub right: f64,
     /// Height above the ground, m.
     pub height: f64,
+}
+
+impl Facades {
+    /// No building fronts: walls at infinity, which no ray reaches (a network's scenes).
+    pub const NONE: Facades = Facades { left: f64::INFINITY, right: f64::NEG_INFINITY, height: 0.0 };
+
+    /// Whether there are walls (finite positions).
+    pub fn exist(&self) -> bool {
+        self.left.is_finite() && self.right.is_finite()
+    }
 }
 
 /// A designed scene.
