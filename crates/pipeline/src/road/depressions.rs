@@ -97,8 +97,10 @@ fn depressions_in_bands(crg: &opencrg::Crg, band: usize) -> Vec<SurfaceFeature> 
     let margin = ((3.0 / du).ceil() as usize).saturating_add(1);
     let min_nodes = (0.05 / (du * dv)).ceil() as usize;
     let mut stream = Residuals::new(crg, hu, hv);
-    // The second pass's residuals of rows lo..lo + resid.len() / nv.
-    let (mut resid, mut lo) = (Vec::<f32>::new(), 0);
+    // The second pass's residuals of rows lo..lo + resid.len() / nv (at most a band, its margin
+    // and the row before it).
+    let mut resid = Vec::<f32>::with_capacity(band.saturating_add(margin).saturating_add(1).min(nu) * nv);
+    let mut lo = 0;
     let mut seen = Bits::new(0);
     let (mut sunk, mut raised) = (Vec::new(), Vec::new());
     let mut a = 0;
@@ -268,7 +270,7 @@ impl Window<'_> {
     /// The features of the regions off the surface (`sign` -1 sunk, +1 raised) whose first node
     /// lies in rows a..b, in the order of their first nodes, onto `out`.
     fn regions(&self, (a, b): (usize, usize), sign: f64, seen: &mut Bits, out: &mut Vec<SurfaceFeature>) {
-        let (lo, end, (nu, nv)) = (self.lo, self.end, self.size);
+        let (lo, end, (nu, nv), (du, dv)) = (self.lo, self.end, self.size, self.step);
         let resid = |i: usize, j: usize| f64::from(self.resid[(i - lo) * nv + j]);
         let off = |i: usize, j: usize| sign * resid(i, j) > DEPTH;
         let at = |i: usize, j: usize| (i - lo) * nv + j;
@@ -284,8 +286,18 @@ impl Window<'_> {
                 let mut nodes = Vec::new();
                 // Reaching the band's last row (not the grid's): maybe cut, and over 3 m long.
                 let mut cut = false;
+                // Over 3 m along or across (as `classify` measures): rejected, its nodes not kept.
+                let (mut ext, mut long) = ((i0, i0, j0, j0), false);
                 while let Some((i, j)) = stack.pop() {
-                    nodes.push((i, j, resid(i, j)));
+                    if !long {
+                        ext = (ext.0.min(i), ext.1.max(i), ext.2.min(j), ext.3.max(j));
+                        long = (ext.1 - ext.0 + 1) as f64 * du > 3.0 || (ext.3 - ext.2 + 1) as f64 * dv > 3.0;
+                        if long {
+                            nodes = Vec::new();
+                        } else {
+                            nodes.push((i, j, resid(i, j)));
+                        }
+                    }
                     cut |= i + 1 == end && end < nu;
                     let nb = [(i.wrapping_sub(1), j), (i + 1, j), (i, j.wrapping_sub(1)), (i, j + 1)];
                     for (p, q) in nb {
@@ -295,7 +307,7 @@ impl Window<'_> {
                         }
                     }
                 }
-                if i0 >= a && !cut && nodes.len() >= self.min_nodes {
+                if i0 >= a && !cut && !long && nodes.len() >= self.min_nodes {
                     out.extend(classify(self.crg, self.vs, self.step, self.size, &nodes, sign));
                 }
             }
