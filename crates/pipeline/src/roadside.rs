@@ -63,6 +63,11 @@ pub struct RoadsideOptions {
     /// The points' map-frame box where known: the road frame covers only the reference line
     /// near it (see `SurfaceScope::points_box`).
     pub points_box: Option<[f64; 4]>,
+    /// The ribbons and cross sections hold only the columns and rows of the s the road frame
+    /// covers (that the points' box reaches), numbered as in the whole `s_range` as a `part`'s
+    /// are: a survey of 500 m of a 20 km map road holds 500 m of grids, not 20 km. Products
+    /// cut to the surveyed part ([`Roadside::cut_to`]) are the same either way.
+    pub clip_to_points: bool,
 }
 
 impl Default for RoadsideOptions {
@@ -76,6 +81,7 @@ impl Default for RoadsideOptions {
             sections: None,
             part: None,
             points_box: None,
+            clip_to_points: false,
         }
     }
 }
@@ -305,16 +311,23 @@ impl<'a> RoadsideBuilder<'a> {
             }
             None => None,
         };
+        // The grids' part: the unit's, within the s the points can reach when clipped.
+        let covered = frame.covered();
+        let grid_part = match (opts.part, opts.clip_to_points && covered.0 < covered.1) {
+            (Some((a, b)), true) => Some((a.max(covered.0), b.min(covered.1))).filter(|(a, b)| a < b).or(opts.part),
+            (None, true) => Some(covered),
+            (part, false) => part,
+        };
         let ribbons = match &opts.ribbons {
             Some(r) => {
                 let depth = (r.min_depth, opts.buffer);
-                let make = |side| Ribbon::new_part(side, s_range, r.h_range, r.cell, depth, opts.part);
+                let make = |side| Ribbon::new_part(side, s_range, r.h_range, r.cell, depth, grid_part);
                 Some([make(Side::Left)?, make(Side::Right)?])
             }
             None => None,
         };
         // A unit holds only its part's rows and columns.
-        let sections = opts.sections.as_ref().map(|o| SectionGrid::new_part(s_range, o, opts.part)).transpose()?;
+        let sections = opts.sections.as_ref().map(|o| SectionGrid::new_part(s_range, o, grid_part)).transpose()?;
         Ok(RoadsideBuilder {
             road: eval,
             frame,

@@ -99,6 +99,12 @@ impl SectionGrid {
         })
     }
 
+    /// The whole grid's rows (a part, or a grid held only where the points reach, holds fewer:
+    /// [`SectionGrid::rows`]).
+    pub fn total_rows(&self) -> usize {
+        self.total
+    }
+
     /// t of column `c`'s centre, m.
     pub fn t_of(&self, c: usize) -> f64 {
         (c as f64 + 0.5) * self.dt - 0.5 * self.cols as f64 * self.dt

@@ -108,6 +108,7 @@ fn a_roadside_cut_to_a_part_is_in_the_parts_s() {
         sections: None,
         part: None,
         points_box: None,
+        clip_to_points: false,
     };
     let mut b = RoadsideBuilder::new(road, scene.odr.header.offset, &opts).unwrap();
     let n = pts.len();

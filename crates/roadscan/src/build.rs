@@ -176,6 +176,7 @@ pub(crate) fn roadside_options(s: &BuildConfig, part: Option<(f64, f64)>) -> Roa
         sections: Some(SectionOptions { half_width: s.half_width, ..Default::default() }),
         part,
         points_box: None,
+        clip_to_points: false,
     }
 }
 
@@ -379,8 +380,9 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     let context = on_road(s, road);
     let offset = axis.odr.header.offset;
     let points_box = inputs.points_box();
-    let mut side = RoadsideBuilder::new(road, offset, &RoadsideOptions { points_box, ..roadside_options(s, None) })
-        .map_err(&context)?;
+    // The grids only where the points reach: the products are cut to the surveyed part.
+    let opts = RoadsideOptions { points_box, clip_to_points: true, ..roadside_options(s, None) };
+    let mut side = RoadsideBuilder::new(road, offset, &opts).map_err(&context)?;
     // Declared before the surface builder, which borrows it later: dropped after it.
     #[allow(clippy::needless_late_init)] // the drop order needs it
     let plain: opendrive::OpenDrive;

@@ -175,6 +175,8 @@ pub fn voxel(c: &VoxelConfig, progress: &dyn Progress) -> Result<VoxelDone> {
         sections: None,
         part: None,
         points_box: None,
+
+        clip_to_points: false,
     };
     let (side, info) = build(&c.road, opts, progress)?;
     let out = VoxelOut { obj: &obj_out, glb: glb_out.as_deref(), colouring, axis: &c.road.axis };
@@ -298,6 +300,8 @@ pub fn ribbons(a: &RibbonsConfig, progress: &dyn Progress) -> Result<RibbonsDone
         sections: None,
         part: None,
         points_box: None,
+
+        clip_to_points: false,
     };
     let outputs = crate::staging::Outputs::new(a.road.files());
     let staged = outputs.dir(&a.out, "ribbons.json")?;

@@ -140,7 +140,7 @@ pub struct Residual {
 pub struct RowCounts {
     /// Rows with a road surface.
     pub with_surface: usize,
-    /// All rows.
+    /// All rows of the whole grid over the road's s range (held or not).
     pub all: usize,
 }
 
@@ -277,7 +277,7 @@ pub fn survey_road(
         curbs,
         markings,
         features,
-        rows: RowCounts { with_surface: rows_with, all: grid.rows },
+        rows: RowCounts { with_surface: rows_with, all: grid.total_rows() },
         elevation_residuals,
         s_range: Some(surveyed),
         steep_rows,
