@@ -11,6 +11,22 @@ use simulation::{Error, Event, RoadSurface, Scenario, Simulation, Spawn};
 
 /// Drives `route` with the AI driver until the route is complete; returns the RMS and the
 /// largest lateral deviation of the body centre from the lane centre, and the events.
+/// The collisions of 4 s of a pedestrian starting at (p[0], p[1]) and walking at 1.2 m/s on
+/// `heading`, the ego parked at s `ego_s`.
+fn walker_hits(surface: &RoadSurface, ego_s: f64, p: [f64; 2], heading: f64) -> Vec<simulation::ContactReport> {
+    let mut sc = Scenario { duration: 4.0, ..Scenario::default() };
+    sc.ego.s = ego_s;
+    sc.actors = vec![Spawn { id: "walker".into(), prefab: "pedestrian".into(), x: p[0], y: p[1], heading, speed: 1.2 }];
+    let mut sim = Simulation::new(surface, sc).expect("scenario");
+    sim.run()
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Collision(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
 fn follow(odr: &opendrive::OpenDrive, lane: i32, seconds: f64) -> (f64, f64, Vec<Event>) {
     let surface = RoadSurface::new(&odr.roads[0]);
     let sc = Scenario { duration: seconds, route: vec![format!("lane:{lane}")], ..Scenario::default() };
@@ -428,25 +444,7 @@ fn continuous_objects_of_tunnels_are_walls_on_their_records() {
     assert!(boxes.is_empty(), "{boxes:?}");
     // A walker into the left wall.
     let p = road.sth_to_xyz(450.0, 5.0, 0.0);
-    let mut sc = Scenario { duration: 4.0, ..Scenario::default() };
-    sc.ego.s = 10.0;
-    sc.actors = vec![Spawn {
-        id: "walker".into(),
-        prefab: "pedestrian".into(),
-        x: p[0],
-        y: p[1],
-        heading: road.pose(450.0).hdg + std::f64::consts::FRAC_PI_2,
-        speed: 1.2,
-    }];
-    let mut sim = Simulation::new(&surface, sc).expect("scenario");
-    let hits: Vec<_> = sim
-        .run()
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Collision(c) => Some(c),
-            _ => None,
-        })
-        .collect();
+    let hits = walker_hits(&surface, 10.0, [p[0], p[1]], road.pose(450.0).hdg + std::f64::consts::FRAC_PI_2);
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0].ids, ["walker".to_string(), "wall:object:2".to_string()]);
     let c = road.xy_to_st(hits[0].position[0], hits[0].position[1], 60.0).expect("on the road");
@@ -544,26 +542,7 @@ fn outlines_of_stationary_objects_are_walls_on_their_corners() {
     }
     eprintln!("outline corners at most {worst:.2e} m from their places");
     // The walker from t = -5 m at s = 25 m, walking to -t.
-    let mut sc = Scenario { duration: 4.0, ..Scenario::default() };
-    sc.ego.s = 45.0;
-    let p = at(25.0, -5.0);
-    sc.actors = vec![Spawn {
-        id: "walker".into(),
-        prefab: "pedestrian".into(),
-        x: p[0],
-        y: p[1],
-        heading: 0.5 - std::f64::consts::FRAC_PI_2,
-        speed: 1.2,
-    }];
-    let mut sim = Simulation::new(&surface, sc).expect("scenario");
-    let hits: Vec<_> = sim
-        .run()
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Collision(c) => Some(c),
-            _ => None,
-        })
-        .collect();
+    let hits = walker_hits(&surface, 45.0, at(25.0, -5.0), 0.5 - std::f64::consts::FRAC_PI_2);
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0].ids, ["walker".to_string(), "wall:object:21".to_string()]);
     let c = &hits[0];
