@@ -597,7 +597,7 @@ pub(crate) fn finish_into(s: &BuildConfig, dir: &Path, mut st: Stages, t0: Insta
             tiles: &tiles,
             voxels: &voxels,
             side,
-            ribbons: ribbons.clone(),
+            ribbons,
             inputs: &s.input.iter().map(|p| shown(p, dir)).collect::<Vec<_>>(),
             crs: g.info.crs.as_ref().map(|c| c.0.as_str()),
             crs_wkt: g.info.crs.as_ref().and_then(|c| c.1.as_deref()),

@@ -143,8 +143,10 @@ pub fn scene_bodies(surface: &RoadSurface) -> Vec<Body> {
     let len = road.length();
     let mut out = Vec::new();
     for o in &road.road().objects.objects {
-        let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
-        if flat || o.repeats.iter().any(|r| r.distance == 0.0) || crate::walls::stands_by_outline(o) {
+        if crate::walls::lies_flat(o)
+            || o.repeats.iter().any(|r| r.distance == 0.0)
+            || crate::walls::stands_by_outline(o)
+        {
             continue;
         }
         let size = match (o.length, o.width, o.radius) {

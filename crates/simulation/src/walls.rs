@@ -515,7 +515,7 @@ pub fn object_walls(surface: &RoadSurface) -> Vec<WallLine> {
         return out;
     }
     for o in &road.road().objects.objects {
-        if matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace")) {
+        if lies_flat(o) {
             continue;
         }
         if stands_by_outline(o) {
@@ -588,16 +588,21 @@ pub fn object_walls(surface: &RoadSurface) -> Vec<WallLine> {
     out
 }
 
+/// Whether an object lies in the road's surface (`roadSurface`, `roadMark`, `crosswalk`,
+/// `parkingSpace`): neither a wall nor a box.
+pub(crate) fn lies_flat(o: &opendrive::model::Object) -> bool {
+    matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"))
+}
+
 /// Whether an object stands as its outlines (see [`object_walls`]): it has no `<repeat>`, is
 /// not of the road surface (`roadSurface`, `roadMark`, `crosswalk`, `parkingSpace`), and has
 /// an outline of two or more corners with a finite height other than 0.
 pub fn stands_by_outline(o: &opendrive::model::Object) -> bool {
     use opendrive::model::Corner;
-    let flat = matches!(o.kind.as_deref(), Some("roadSurface" | "roadMark" | "crosswalk" | "parkingSpace"));
     let height = |c: &Corner| match c {
         Corner::Road { height, .. } | Corner::Local { height, .. } => *height,
     };
-    !flat
+    !lies_flat(o)
         && o.repeats.is_empty()
         && o.outlines
             .iter()

@@ -159,7 +159,8 @@ pub(super) fn read_data(bytes: &[u8], start: usize, sep_line: usize, acc: &mut A
         }
         let mut sink = Sink::new(&acc.defs, rows);
         let nv = sink.nv;
-        sink.z = vec![f32::NAN; rows * nv];
+        // Into the room `Sink::new` reserved for the rows (one grid allocated, not two).
+        sink.z.resize(rows * nv, f32::NAN);
         let quiet_nan32 = |bits: u32| bits & 0x7fc0_0000 == 0x7fc0_0000;
         // The rows from memory, then from the file.
         let mut source: Box<dyn std::io::Read + '_> = match tail {
