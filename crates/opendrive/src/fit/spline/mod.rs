@@ -233,13 +233,17 @@ pub(crate) struct Samples<'a> {
 }
 
 /// How many σ a mean of noise alone may reach (once in 10⁷ runs).
-const CHANCE: f64 = 5.5;
+pub(crate) const CHANCE: f64 = 5.5;
+
+/// Share of a tolerance that noise may take in a run's mean (the rest is for the line).
+const NOISE_SHARE: f64 = 0.5;
 
 /// The distance of a line from the local estimate of the true line, from the residuals `e`
 /// (in order): the largest |mean| of a run of w consecutive residuals, for w = `window`,
 /// window/2, ... 1, of the runs long enough that noise of σ alone keeps their mean within
-/// `allow` (5.5σ/√w ≤ allow; at least the longest). Single points are for outlier
-/// rejection, not for this. Without noise: the largest |e|.
+/// half of `allow` (5.5σ/√w ≤ allow / 2; at least the longest), so that a line can pass
+/// however many runs there are. Single points are for outlier rejection, not for this.
+/// Without noise: the largest |e|.
 pub(crate) fn deviation(e: &[f64], window: usize, sigma: f64, allow: f64) -> f64 {
     let n = e.len();
     if n == 0 {
@@ -249,7 +253,7 @@ pub(crate) fn deviation(e: &[f64], window: usize, sigma: f64, allow: f64) -> f64
     let mut out = 0.0f64;
     let mut first = true;
     loop {
-        if first || CHANCE * sigma / (w as f64).sqrt() <= allow {
+        if first || CHANCE * sigma / (w as f64).sqrt() <= NOISE_SHARE * allow {
             let mut sum: f64 = e[..w].iter().sum();
             let mut max = sum.abs();
             for i in w..n {
