@@ -1,4 +1,4 @@
-//! Benchmark (issue 30): `fit_polyline` and the elevation `fit_profile`, as `roadscan axis`
+//! Benchmark (issue 30): `fit_polyline` and the elevation `fit_noisy_profile`, as `roadscan axis`
 //! runs them, on a 10 km polyline of 40,001 vertices (every 0.25 m) and on a 10 km trajectory
 //! at 200 Hz (10 m/s: 200,001 vertices every 0.05 m), both with 3 mm of Gaussian noise in x, y
 //! and height. The road: lines of 200 m, clothoids of 60 m and arcs of R 400 m (300 m long),
@@ -10,7 +10,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // benches fail loudly
 
 use opendrive::eval::Curve;
-use opendrive::fit::{fit_polyline, fit_profile, FitOptions};
+use opendrive::fit::{fit_noisy_profile, fit_polyline, FitOptions};
 use std::time::Instant;
 
 #[allow(dead_code)]
@@ -45,7 +45,7 @@ fn run(name: &str, step: f64) {
     sz.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (s, h): (Vec<f64>, Vec<f64>) = sz.into_iter().unzip();
     let t = Instant::now();
-    let elevation = fit_profile(&s, &h, &opts).unwrap();
+    let elevation = fit_noisy_profile(&s, &h, &opts).unwrap();
     let elevation_s = t.elapsed().as_secs_f64();
     println!("{name}_vertices {}", pts.len());
     println!("{name}_plan_records {}", plan.geometries.len());

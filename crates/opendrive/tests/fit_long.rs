@@ -6,7 +6,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 use opendrive::eval::Curve;
-use opendrive::fit::{fit_polyline, fit_profile, FitOptions};
+use opendrive::fit::{fit_noisy_profile, fit_polyline, FitOptions};
 use opendrive::{Extras, Geometry, GeometryKind};
 
 #[allow(dead_code)]
@@ -26,13 +26,15 @@ fn a_3_km_noisy_survey_is_fitted_within_the_tolerance_in_bounded_chunks() {
     let n = (length / 0.25).floor() as usize;
     let mut pts = Vec::with_capacity(n + 1);
     let mut heights = Vec::with_capacity(n + 1);
+    let mut truth = Vec::with_capacity(n + 1);
     for i in 0..=n {
         let s = (i as f64 * 0.25).min(length);
         let r = design.partition_point(|g| g.s <= s).clamp(1, design.len()) - 1;
         let p = curves[r].pose(s - design[r].s);
         pts.push([p.x + 0.003 * rng.gauss(), p.y + 0.003 * rng.gauss()]);
         // A grade and a long crest and sag.
-        heights.push(20.0 + 0.015 * s + 3.0 * (s / 400.0).sin() + 0.003 * rng.gauss());
+        truth.push(20.0 + 0.015 * s + 3.0 * (s / 400.0).sin());
+        heights.push(truth[i] + 0.003 * rng.gauss());
     }
     assert!(pts.len() > 12_000);
     let opts = FitOptions::default();
@@ -43,23 +45,27 @@ fn a_3_km_noisy_survey_is_fitted_within_the_tolerance_in_bounded_chunks() {
     assert!((length_fit - length).abs() < 1.0, "length {length_fit} for {length}");
     assert!(plan.geometries.len() < 4 * design.len(), "{} records for {}", plan.geometries.len(), design.len());
     // The elevation at the vertices' stations, as `axis` fits it.
-    let mut sz: Vec<(f64, f64)> = plan.stations.iter().zip(&heights).map(|(st, &z)| (st[0], z)).collect();
+    let mut sz: Vec<(f64, f64, f64)> =
+        plan.stations.iter().zip(heights.iter().zip(&truth)).map(|(st, (&z, &t))| (st[0], z, t)).collect();
     sz.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (s, z): (Vec<f64>, Vec<f64>) = sz.into_iter().unzip();
-    let elevation = fit_profile(&s, &z, &opts).unwrap();
+    let s: Vec<f64> = sz.iter().map(|p| p.0).collect();
+    let z: Vec<f64> = sz.iter().map(|p| p.1).collect();
+    let elevation = fit_noisy_profile(&s, &z, &opts).unwrap();
     assert!(elevation.max <= opts.tolerance, "elevation max {:.4} m", elevation.max);
-    // The records evaluated agree with the fit's residuals: beyond the tolerance, only heights
-    // left out as outliers (the joined chunks miss none).
-    let beyond = s
+    assert!((elevation.noise - 0.003).abs() < 0.0005, "noise estimated at {:.4} m", elevation.noise);
+    // The records against the true heights under every vertex: within the tolerance (the
+    // noise is for the fit to average, not to follow).
+    let worst = sz
         .iter()
-        .zip(&z)
-        .filter(|&(&x, &v)| (opendrive::eval::profile_value(&elevation.records, x) - v).abs() > opts.tolerance + 1e-9)
-        .count();
-    assert!(beyond <= elevation.rejected, "{beyond} heights beyond the tolerance, {} left out", elevation.rejected);
+        .map(|&(x, _, t)| (opendrive::eval::profile_value(&elevation.records, x) - t).abs())
+        .fold(0.0f64, f64::max);
+    assert!(worst <= opts.tolerance, "elevation {worst:.4} m from the true heights");
     // Bounded work: no knot search over more than a chunk of samples (a fifth of them here).
     assert!(elevation.searched <= 1_000, "one knot search over {} of {} samples", elevation.searched, s.len());
-    // Fewer records than samples by far (not a dense fallback).
-    assert!(elevation.records.len() < s.len() / 20, "{} records", elevation.records.len());
+    // Few records: the grade, crest and sag, not the noise (while every noisy height was held
+    // to the tolerance, the 10 km road of `cargo bench -p opendrive --bench axis` took 562).
+    eprintln!("elevation: {} records, {:.4} m from the true heights", elevation.records.len(), worst);
+    assert!(elevation.records.len() <= 30, "{} records", elevation.records.len());
 }
 
 /// No two adjacent records of `records` are one equation by qc-opendrive's test (its strict run
@@ -107,16 +113,25 @@ fn a_long_noisy_profile_has_no_two_records_of_one_equation() {
             let mut rng = Rng(7);
             let s: Vec<f64> = (0..=8000).map(|i| i as f64 * 0.25).collect();
             let z: Vec<f64> = s.iter().map(|&x| f(x) + noise * rng.gauss()).collect();
-            let fit = fit_profile(&s, &z, &opts).unwrap();
+            let fit = fit_noisy_profile(&s, &z, &opts).unwrap();
             let what = format!("{name}, noise {noise}");
             assert!(fit.searched <= 1_000, "{what}: one knot search over {} samples", fit.searched);
             assert!(fit.max <= opts.tolerance, "{what}: max {:.4} m", fit.max);
+            // Exact heights: every one within the tolerance but those left out. Noisy ones: the
+            // records within the tolerance of the true profile, and no height farther than
+            // the tolerance and what noise reaches (5.5 σ).
+            let reach = if noise > 0.0 { 5.5 * noise } else { 0.0 };
             let beyond = s
                 .iter()
                 .zip(&z)
-                .filter(|&(&x, &v)| (opendrive::eval::profile_value(&fit.records, x) - v).abs() > opts.tolerance + 1e-9)
+                .filter(|&(&x, &v)| {
+                    (opendrive::eval::profile_value(&fit.records, x) - v).abs() > opts.tolerance + reach + 1e-9
+                })
                 .count();
             assert!(beyond <= fit.rejected, "{what}: {beyond} heights beyond the tolerance");
+            let worst =
+                s.iter().map(|&x| (opendrive::eval::profile_value(&fit.records, x) - f(x)).abs()).fold(0.0, f64::max);
+            assert!(worst <= opts.tolerance, "{what}: {worst:.4} m from the true profile");
             assert_no_redundant(&fit.records, fit.s_last, &what);
             assert_no_redundant(&fit.from_zero(), fit.s_last, &format!("{what}, from s = 0"));
             assert_no_redundant(&fit.held(fit.s_last + 50.0), fit.s_last + 50.0, &format!("{what}, held"));

@@ -3,7 +3,7 @@
 //! vertices have heights, a local origin in the header's `<offset>`, the CRS in
 //! `<geoReference>`, and one lane each side so that simulators can drive it.
 
-use opendrive::fit::{fit_polyline, fit_profile, AxisFit, FitError, FitOptions, ProfileFit};
+use opendrive::fit::{fit_noisy_profile, fit_polyline, AxisFit, FitError, FitOptions, ProfileFit};
 use opendrive::{
     Extras, Header, HeaderOffset, Lane, LaneSection, LaneSide, Lanes, OpenDrive, PlanView, Poly3, Road, RoadMark,
 };
@@ -79,7 +79,7 @@ pub fn build_axis(xyz: &[[f64; 3]], opts: &AxisOptions) -> Result<AxisRoad, FitE
             plan.stations.iter().zip(xyz).map(|(st, p)| (st[0], p[2] - opts.z_offset - origin[2])).collect();
         sz.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (s, z): (Vec<f64>, Vec<f64>) = sz.into_iter().unzip();
-        Some(fit_profile(&s, &z, &opts.fit)?)
+        Some(fit_noisy_profile(&s, &z, &opts.fit)?)
     } else {
         None
     };

@@ -92,10 +92,14 @@ impl AxisFit {
 pub struct ProfileFit {
     /// Records from the first sample's s, in ascending s (`s` absolute).
     pub records: Vec<Poly3>,
-    /// Largest |residual|.
+    /// Largest distance of the records from the samples: the largest |residual| where the
+    /// samples are exact; for noisy samples the largest |mean residual| over runs of samples
+    /// long enough to estimate the true profile (as [`AxisFit::deviation`]), m.
     pub max: f64,
     /// Root mean square residual.
     pub rms: f64,
+    /// Estimated standard deviation of the samples' noise (0 where they are exact).
+    pub noise: f64,
     /// Samples left out as outliers (max and rms are over the rest).
     pub rejected: usize,
     /// s of the last sample given (where the samples end, outlier or not).
@@ -299,7 +303,7 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     // measured against every point. (Every fifth sample was faster still but on an exact
     // trajectory split a clothoid and used 7.7 of the 10 mm.)
     let noisy = sigma_noise > 0.05 * opts.tolerance;
-    let (ts, ty, k) = thin(&sorted_s, &sorted_y, spacing, noisy);
+    let (ts, ty, k) = thin(&sorted_s, &sorted_y, spacing, THIN, noisy);
     let t_spacing = spacing * k as f64;
     let t_window = (window as f64 / k as f64).round().max(1.0) as usize;
     // The noise of a knot-search sample (a mean of k points where noisy).
@@ -562,10 +566,24 @@ fn model_of(sp: &Pieces, origin: [f64; 2], hdg: f64, phi0: f64) -> Model {
 }
 
 /// Fits cubic records to a profile sampled at `s` (ascending): the fewest pieces (greedily)
-/// within `tolerance`, each at least `min_length` long, value, slope and curvature continuous.
-/// Samples that a fit with pieces of a few sample spacings (at least twice `min_length`)
-/// misses by more than 0.7 of the tolerance are left out and counted.
+/// within `tolerance` of every sample, each at least `min_length` long, value, slope and
+/// curvature continuous. Samples that a fit with pieces of a few sample spacings (at least
+/// twice `min_length`) misses by more than 0.7 of the tolerance are left out and counted.
+/// For samples that measure a profile with noise, see [`fit_noisy_profile`].
 pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<ProfileFit, FitError> {
+    profile(s, value, opts, false)
+}
+
+/// [`fit_profile`] for samples with independent noise (a GNSS trajectory's heights): their
+/// noise is estimated and, where it is more than a twentieth of the tolerance, the records
+/// are held to the tolerance as the plan view's line is, against means of runs of samples,
+/// not single ones (see [`ProfileFit::max`]); only samples beyond what noise reaches are
+/// left out, and the knots are searched on means of samples about 2 m apart.
+pub fn fit_noisy_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<ProfileFit, FitError> {
+    profile(s, value, opts, true)
+}
+
+fn profile(s: &[f64], value: &[f64], opts: &FitOptions, may_be_noisy: bool) -> Result<ProfileFit, FitError> {
     check_options(opts)?;
     if s.len() != value.len() || s.len() < 2 {
         return Err(FitError::TooShort(s.len().min(value.len()), 0.0));
@@ -582,20 +600,25 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
         return Err(FitError::TooShort(s.len(), length));
     }
     let spacing = length / (s.len() - 1) as f64;
+    let sigma_noise = if may_be_noisy { noise::profile_sigma(s, value) } else { 0.0 };
+    let noisy = sigma_noise > 0.05 * opts.tolerance;
     // Samples that pieces of the starting length miss by more than most of the tolerance (a
     // pothole under a trajectory, a stray point) go first, the worst half of them round by
-    // round, so that the rest can be fitted with room to spare.
+    // round, so that the rest can be fitted with room to spare; where the samples are noisy,
+    // only what lies beyond the noise's reach.
     let start = (4.0 * spacing).max(2.0 * opts.min_length);
+    let keep_within =
+        if noisy { (REJECT * opts.tolerance).max(spline::CHANCE * sigma_noise) } else { REJECT * opts.tolerance };
     let (mut s, mut value) = (s.to_vec(), value.to_vec());
     let mut rejected = 0;
     for _ in 0..12 {
         let dense = Samples::new(&s, &value).dense(start);
         let r: Vec<f64> = dense.values(&s).iter().zip(&value).map(|(&d, &v)| (d - v).abs()).collect();
         let worst = r.iter().copied().fold(0.0, f64::max);
-        if worst <= REJECT * opts.tolerance {
+        if worst <= keep_within {
             break;
         }
-        let cut = (0.5 * worst).max(REJECT * opts.tolerance);
+        let cut = (0.5 * worst).max(keep_within);
         let before = s.len();
         (s, value) = s.iter().zip(&value).zip(&r).filter(|(_, &e)| e <= cut).map(|((&x, &v), _)| (x, v)).unzip();
         rejected += before - s.len();
@@ -603,25 +626,53 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
             return Err(FitError::TooShort(s.len(), length));
         }
     }
-    let (s, value, k) = thin(&s, &value, spacing, false);
-    let spacing = spacing * k as f64;
+    // Where noisy, the measure of the plan view's fit: means of runs of samples enough that
+    // their noise is a twentieth of the tolerance, over at most WINDOW m; the knots are
+    // searched on means of runs of samples about THIN apart.
+    let window = if noisy {
+        (((20.0 * sigma_noise / opts.tolerance).powi(2).ceil() as usize).max(1))
+            .min(((WINDOW / spacing).floor() as usize).max(1))
+    } else {
+        1
+    };
+    // Noisy samples are searched on means of runs NOISY_THIN long at least (a profile bends
+    // over tens of metres, and a chunk's samples then reach hundreds).
+    let to = if noisy { NOISY_THIN.max(0.25 * window as f64 * spacing) } else { THIN };
+    let (ts, tv, k) = thin(&s, &value, spacing, to, noisy);
+    let t_spacing = spacing * k as f64;
+    let measure = if noisy {
+        let t_window = (window as f64 / k as f64).round().max(1.0) as usize;
+        (t_window, sigma_noise / (k as f64).sqrt(), spline::SLACK * opts.tolerance)
+    } else {
+        (1, 0.0, 0.0)
+    };
+    let fitted = Fitted { s: &s, value: &value, window, noise: sigma_noise, rejected, s_last };
     // Few samples: one knot search over all of them.
-    if s.len() as f64 <= 1.5 * PROFILE_CHUNK as f64 {
-        let data = Samples::new(&s, &value);
-        let sp = fit_spline(&data, opts.tolerance, spacing, opts.min_length);
+    if ts.len() as f64 <= 1.5 * PROFILE_CHUNK as f64 {
+        let mut data = Samples::new(&ts, &tv);
+        (data.window, data.noise, data.allow) = measure;
+        let sp = fit_spline(&data, opts.tolerance, t_spacing, opts.min_length);
         let mut records: Vec<Poly3> = (0..sp.pieces.len())
             .map(|k| {
                 let [a, b, c, d] = sp.poly(k);
                 Poly3 { s: sp.breaks[k], a, b, c, d }
             })
             .collect();
-        if merge_redundant(&mut records, s_last, opts.tolerance) == 0 {
-            let rms = (sp.sse / s.len() as f64).sqrt();
-            return Ok(ProfileFit { records, max: sp.max, rms, rejected, s_last, searched: s.len() });
+        if merge_redundant(&mut records, s_last, opts.tolerance) == 0 && !noisy && k == 1 {
+            let rms = (sp.sse / ts.len() as f64).sqrt();
+            return Ok(ProfileFit {
+                records,
+                max: sp.max,
+                rms,
+                noise: sigma_noise,
+                rejected,
+                s_last,
+                searched: ts.len(),
+            });
         }
-        return Ok(profile_residuals(records, &s, &value, rejected, s_last, s.len()));
+        return Ok(fitted.of(records, ts.len(), opts.tolerance));
     }
-    let (pieces, searched) = profile_chunked(&s, &value, opts.tolerance, spacing, opts.min_length);
+    let (pieces, searched) = profile_chunked(&ts, &tv, measure, opts.tolerance, t_spacing, opts.min_length);
     let mut records: Vec<Poly3> = (0..pieces.pieces.len())
         .map(|k| {
             let [a, b, c, d] = pieces.poly(k);
@@ -631,30 +682,44 @@ pub fn fit_profile(s: &[f64], value: &[f64], opts: &FitOptions) -> Result<Profil
     // A chunk's first piece may continue the kept one's cubic exactly (a line after a line):
     // two records of one equation, which qc-opendrive reports as redundant.
     merge_redundant(&mut records, s_last, opts.tolerance);
-    Ok(profile_residuals(records, &s, &value, rejected, s_last, searched))
+    Ok(fitted.of(records, searched, opts.tolerance))
 }
 
-/// The fit of `records` to the samples: their residuals walked along `s` (ascending).
-fn profile_residuals(
-    records: Vec<Poly3>,
-    s: &[f64],
-    value: &[f64],
+/// The samples a profile was fitted to (outliers left out), and what is known of them.
+struct Fitted<'a> {
+    s: &'a [f64],
+    value: &'a [f64],
+    /// Samples per run of the measure (1 where exact).
+    window: usize,
+    noise: f64,
     rejected: usize,
     s_last: f64,
-    searched: usize,
-) -> ProfileFit {
-    let (mut max, mut sse, mut p) = (0.0f64, 0.0, 0);
-    let last = records.len() - 1;
-    for (&x, &v) in s.iter().zip(value) {
-        while p < last && records[p + 1].s <= x {
-            p += 1;
+}
+
+impl Fitted<'_> {
+    /// The fit of `records` to the samples: their residuals walked along `s` (ascending),
+    /// measured as [`ProfileFit::max`] says.
+    fn of(&self, records: Vec<Poly3>, searched: usize, tol: f64) -> ProfileFit {
+        let (mut sse, mut p) = (0.0, 0);
+        let last = records.len() - 1;
+        let mut e = Vec::with_capacity(self.s.len());
+        for (&x, &v) in self.s.iter().zip(self.value) {
+            while p < last && records[p + 1].s <= x {
+                p += 1;
+            }
+            let r = records[p].value(x - records[p].s) - v;
+            sse += r * r;
+            e.push(r);
         }
-        let r = records[p].value(x - records[p].s) - v;
-        max = max.max(r.abs());
-        sse += r * r;
+        let rms = (sse / self.s.len() as f64).sqrt();
+        let max = if self.window > 1 {
+            deviation(&e, self.window, self.noise, tol)
+        } else {
+            e.iter().fold(0.0f64, |m, r| m.max(r.abs()))
+        };
+        let (noise, rejected, s_last) = (self.noise, self.rejected, self.s_last);
+        ProfileFit { records, max, rms, noise, rejected, s_last, searched }
     }
-    let rms = (sse / s.len() as f64).sqrt();
-    ProfileFit { records, max, rms, rejected, s_last, searched }
 }
 
 /// Change of a profile, m, below which a record that continues the one before is taken for
@@ -715,7 +780,14 @@ const PROFILE_MANY: usize = 40;
 /// rest is fitted again with what follows), and the next chunk starts there with the kept
 /// pieces' value, slope and curvature held (a chunk of one piece is kept whole). Also the
 /// most samples of one chunk.
-fn profile_chunked(s: &[f64], y: &[f64], tol: f64, spacing: f64, min_len: f64) -> (Pieces, usize) {
+fn profile_chunked(
+    s: &[f64],
+    y: &[f64],
+    measure: (usize, f64, f64),
+    tol: f64,
+    spacing: f64,
+    min_len: f64,
+) -> (Pieces, usize) {
     let n = s.len();
     let mut out = Pieces::default();
     let mut searched = 0;
@@ -736,6 +808,7 @@ fn profile_chunked(s: &[f64], y: &[f64], tol: f64, spacing: f64, min_len: f64) -
         let mut data = Samples::new(&s[i0..i1], &local);
         data.start = start.map(|(x, d)| (x, [0.0, 0.0, d[2]]));
         data.many = PROFILE_MANY;
+        (data.window, data.noise, data.allow) = measure;
         let sp = fit_spline(&data, tol, spacing, min_len);
         if last {
             out.append_plus(&sp, sp.pieces.len(), line);
@@ -757,11 +830,14 @@ fn profile_chunked(s: &[f64], y: &[f64], tol: f64, spacing: f64, min_len: f64) -
 /// Spacing below which samples are thinned for the knot search, m.
 const THIN: f64 = 0.1;
 
-/// Samples about `THIN` apart: every k-th sample (and the last), or where `average`, the
+/// Spacing of the means of noisy profile samples the knots are searched on, m.
+const NOISY_THIN: f64 = 2.0;
+
+/// Samples about `to` apart: every k-th sample (and the last), or where `average`, the
 /// first and last samples and means of runs of k between them (their noise is 1/√k of the
 /// samples'); and k.
-fn thin(s: &[f64], y: &[f64], spacing: f64, average: bool) -> (Vec<f64>, Vec<f64>, usize) {
-    let k = ((THIN / spacing.max(1e-9)).floor() as usize).max(1);
+fn thin(s: &[f64], y: &[f64], spacing: f64, to: f64, average: bool) -> (Vec<f64>, Vec<f64>, usize) {
+    let k = ((to / spacing.max(1e-9)).floor() as usize).max(1);
     let n = s.len();
     if k == 1 {
         return (s.to_vec(), y.to_vec(), 1);

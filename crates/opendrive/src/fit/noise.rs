@@ -43,31 +43,44 @@ pub(super) fn sigma(q: &[[f64; 2]], keep: &[bool]) -> f64 {
             let d = [a[0] - p[0][0], a[1] - p[0][1]];
             (d[0] * t[0] + d[1] * t[1], d[0] * n[0] + d[1] * n[1])
         });
-        // Coefficients of the third divided difference: 1 / Π_{k≠j} (u_j - u_k).
-        let mut c = [0.0; 4];
-        let mut ok = true;
-        for j in 0..4 {
-            let mut prod = 1.0;
-            for k in 0..4 {
-                if k != j {
-                    prod *= uv[j].0 - uv[k].0;
-                }
-            }
-            if prod.abs() < 1e-18 {
-                ok = false;
-            }
-            c[j] = 1.0 / prod;
-        }
-        if !ok {
-            continue;
-        }
-        let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let v: f64 = (0..4).map(|j| c[j] * uv[j].1).sum::<f64>() / norm;
-        if v.is_finite() {
-            vals.push(v.abs());
-        }
+        vals.extend(third_difference(uv.map(|x| x.0), uv.map(|x| x.1)).map(f64::abs));
     }
     median(&mut vals) * 1.4826
+}
+
+/// Robust σ of the noise of a profile's values `y` at stations `s` (ascending), from the
+/// same stencils as [`sigma`] (0 if fewer than four samples): over four samples a smooth
+/// profile is a parabola to far below a millimetre, which the stencil annihilates.
+pub(super) fn profile_sigma(s: &[f64], y: &[f64]) -> f64 {
+    let n = s.len().min(y.len());
+    let mut vals: Vec<f64> = Vec::with_capacity(n.saturating_sub(3));
+    for i in 0..n.saturating_sub(3) {
+        let u = [s[i], s[i + 1], s[i + 2], s[i + 3]].map(|x| x - s[i]);
+        vals.extend(third_difference(u, [y[i], y[i + 1], y[i + 2], y[i + 3]]).map(f64::abs));
+    }
+    median(&mut vals) * 1.4826
+}
+
+/// The third divided difference of four samples (v at u), scaled to unit gain on independent
+/// noise: N(0, σ²) for noise of σ on v, zero on any quadratic. None where two u coincide.
+fn third_difference(u: [f64; 4], v: [f64; 4]) -> Option<f64> {
+    // Coefficients of the third divided difference: 1 / Π_{k≠j} (u_j - u_k).
+    let mut c = [0.0; 4];
+    for j in 0..4 {
+        let mut prod = 1.0;
+        for k in 0..4 {
+            if k != j {
+                prod *= u[j] - u[k];
+            }
+        }
+        if prod.abs() < 1e-18 {
+            return None;
+        }
+        c[j] = 1.0 / prod;
+    }
+    let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let d: f64 = (0..4).map(|j| c[j] * v[j]).sum::<f64>() / norm;
+    d.is_finite().then_some(d)
 }
 
 /// The median of `v` (reordered), 0 if empty.

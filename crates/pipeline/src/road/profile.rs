@@ -80,7 +80,7 @@ fn robust(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64, curved: bo
         // Hermite pieces between equal knots are one level record (qc-opendrive: redundant).
         opendrive::fit::merge_redundant(&mut records, s_last, 0.0);
         let (max, rms) = stats(&records);
-        ProfileFit { records, max, rms, rejected, s_last, searched: 0 }
+        ProfileFit { records, max, rms, noise: 0.0, rejected, s_last, searched: 0 }
     };
     if ks.len() < 4 {
         let m = median(&mut kv.clone()).unwrap_or(v[0]);
@@ -93,6 +93,7 @@ fn robust(s: &[f64], v: &[f64], tol: f64, step: f64, min_length: f64, curved: bo
             return Some(ProfileFit {
                 max,
                 rms,
+                noise: f.noise,
                 rejected: rejected + f.rejected,
                 s_last,
                 records: f.records,
