@@ -117,8 +117,55 @@ pub struct Summary {
     pub revolutions: f64,
 }
 
-/// Packets a thread casts at a time.
+/// Packets cast between two calls of a [`Lidar::run`] sink, per thread.
 const RUN: usize = 64;
+
+/// Packets (in [`Lidar::run`]) or firings (in [`Lidar::cast_firings`]) a thread takes at a
+/// time: runs small enough that two threads finish together however unevenly the scene
+/// spreads the work over the sweep (a half-sweep of sky against one of facades).
+const TAKE_PACKETS: usize = 2;
+const TAKE_FIRINGS: usize = 16;
+
+/// `work(lo, hi, out)` over `0..count` in runs of `take`, handed out to `threads` threads as
+/// each finishes its last; the outputs in the order of the runs, so the result does not
+/// depend on the thread count or the timing.
+fn in_runs<T: Send>(
+    count: usize,
+    take: usize,
+    threads: usize,
+    work: impl Fn(usize, usize, &mut Vec<T>) + Sync,
+) -> Vec<T> {
+    let take = take.max(1);
+    let runs = count.div_ceil(take);
+    let threads = threads.clamp(1, 64).min(runs.max(1));
+    if threads == 1 {
+        let mut out = Vec::new();
+        work(0, count, &mut out);
+        return out;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<(usize, Vec<T>)> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                sc.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let r = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if r >= runs {
+                            return mine;
+                        }
+                        let mut out = Vec::new();
+                        work(r * take, ((r + 1) * take).min(count), &mut out);
+                        mine.push((r, out));
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    done.sort_unstable_by_key(|d| d.0);
+    done.into_iter().flat_map(|d| d.1).collect()
+}
 
 impl Lidar {
     /// The HDL-32E at 10 Hz, 1.8 m above the body's origin, level, without noise.
@@ -208,37 +255,21 @@ impl Lidar {
         let packets = (length / packet_time + 1e-9).floor() as usize;
         let threads = threads.clamp(1, 64);
         let mut summary = Summary::default();
-        let mut buffers: Vec<Vec<Firing>> = (0..threads).map(|_| Vec::new()).collect();
         let per_round = RUN * threads;
         for first in (0..packets).step_by(per_round) {
             let last = (first + per_round).min(packets);
-            let block = (last - first).div_ceil(threads);
-            std::thread::scope(|sc| {
-                let handles: Vec<_> = buffers
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(b, out)| {
-                        sc.spawn(move || {
-                            out.clear();
-                            for p in (first + b * block)..(first + (b + 1) * block).min(last) {
-                                self.packet(world, path, span.0, p, out);
-                            }
-                        })
-                    })
-                    .collect();
-                for h in handles {
-                    h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            let out = in_runs(last - first, TAKE_PACKETS, threads, |lo, hi, out| {
+                for p in first + lo..first + hi {
+                    self.packet(world, path, span.0, p, out);
                 }
             });
-            for out in &buffers {
-                for f in out {
-                    summary.firings += 1;
-                    summary.rays += f.returns.len() as u64;
-                    summary.returns += f.returns.iter().filter(|r| r.is_some()).count() as u64;
-                }
-                if !out.is_empty() {
-                    sink(out)?;
-                }
+            for f in &out {
+                summary.firings += 1;
+                summary.rays += f.returns.len() as u64;
+                summary.returns += f.returns.iter().filter(|r| r.is_some()).count() as u64;
+            }
+            if !out.is_empty() {
+                sink(&out)?;
             }
         }
         summary.packets = packets as u64;
@@ -261,26 +292,9 @@ impl Lidar {
         threads: usize,
     ) -> Result<Vec<Firing>, Error> {
         self.check()?;
-        let threads = threads.clamp(1, 64).min(count.max(1));
-        let per = count.div_ceil(threads);
-        let mut parts: Vec<Vec<Firing>> = (0..threads).map(|_| Vec::new()).collect();
-        std::thread::scope(|sc| {
-            let handles: Vec<_> = parts
-                .iter_mut()
-                .enumerate()
-                .map(|(k, out)| {
-                    sc.spawn(move || {
-                        let lo = (k * per).min(count);
-                        let hi = ((k + 1) * per).min(count);
-                        out.extend((lo..hi).map(|i| self.firing(world, path, first + i as u64)));
-                    })
-                })
-                .collect();
-            for h in handles {
-                h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            }
-        });
-        Ok(parts.into_iter().flatten().collect())
+        Ok(in_runs(count, TAKE_FIRINGS, threads, |lo, hi, out| {
+            out.extend((lo..hi).map(|i| self.firing(world, path, first + i as u64)));
+        }))
     }
 
     /// Firing `index` of the sensor's clock (see [`Lidar::cast_firings`]).

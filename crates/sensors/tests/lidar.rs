@@ -129,6 +129,21 @@ fn the_same_bytes_at_any_thread_count() {
     };
     assert!(bits(&a) == bits(&b), "1 and 2 threads differ");
     assert!(bits(&a) == bits(&c), "1 and 5 threads differ");
+    // A closed-loop simulation's way: a tick's firings at a time (217 at 100 Hz), on any
+    // thread count, the same as all at once on one.
+    let n = a.len();
+    let whole = l.cast_firings(&w, &Straight(10.0), 0, n, 1).expect("firings");
+    assert_eq!(whole.len(), n);
+    for threads in [2, 5] {
+        let mut pieces = Vec::new();
+        let mut first = 0;
+        while first < n {
+            let count = 217.min(n - first);
+            pieces.extend(l.cast_firings(&w, &Straight(10.0), first as u64, count, threads).expect("firings"));
+            first += count;
+        }
+        assert!(bits(&whole) == bits(&pieces), "{threads} threads, 217 firings at a time");
+    }
     // Noise and dropouts did something, at about the rates asked.
     let rets: Vec<_> = a.iter().flat_map(|f| f.returns.iter()).filter(|r| r.cast.is_finite()).collect();
     let lost = rets.iter().filter(|r| !r.is_some()).count() as f64 / rets.len() as f64;
