@@ -89,7 +89,7 @@ impl AxisWritten {
             "source": self.source, "out": self.out.display().to_string(), "tolerance_m": self.tolerance, "origin": b.origin,
             "max_m": p.max, "rms_m": p.rms, "noise_m": p.noise, "outliers": p.outliers, "deviation_m": p.deviation,
             "window_m": p.window,
-            "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms, "rejected": e.rejected})),
+            "elevation": b.elevation.as_ref().map(|e| json!({"records": e.records.len(), "max_m": e.max, "rms_m": e.rms, "noise_m": e.noise, "rejected": e.rejected})),
             "records": records_json(b),
         });
         if let Some(n) = &self.note {
@@ -129,9 +129,15 @@ impl fmt::Display for AxisWritten {
         )?;
         if let Some(e) = &self.road.elevation {
             let (n, max, rms, rejected) = (e.records.len(), e.max * 1e3, e.rms * 1e3, e.rejected);
+            // Noisy heights are measured as the plan view's vertices are (means of runs).
+            let of = if e.noise > 0.0 {
+                format!("of the local mean of the heights (noise {:.2} mm estimated)", e.noise * 1e3)
+            } else {
+                "of the heights".to_string()
+            };
             writeln!(
                 f,
-                "elevation: {n} records, max {max:.2} mm, rms {rms:.2} mm, {rejected} heights left out as outliers"
+                "elevation: {n} records within {max:.2} mm {of}, rms {rms:.2} mm, {rejected} heights left out as outliers"
             )?;
         }
         Ok(())

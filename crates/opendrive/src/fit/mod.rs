@@ -98,7 +98,8 @@ pub struct ProfileFit {
     pub max: f64,
     /// Root mean square residual.
     pub rms: f64,
-    /// Estimated standard deviation of the samples' noise (0 where they are exact).
+    /// Estimated standard deviation of the samples' noise where the fit took it into account
+    /// ([`fit_noisy_profile`], noise above a twentieth of the tolerance), else 0, m.
     pub noise: f64,
     /// Samples left out as outliers (max and rms are over the rest).
     pub rejected: usize,
@@ -646,7 +647,8 @@ fn profile(s: &[f64], value: &[f64], opts: &FitOptions, may_be_noisy: bool) -> R
     } else {
         (1, 0.0, 0.0)
     };
-    let fitted = Fitted { s: &s, value: &value, window, noise: sigma_noise, rejected, s_last };
+    let noise = if noisy { sigma_noise } else { 0.0 };
+    let fitted = Fitted { s: &s, value: &value, window, noise, rejected, s_last };
     // Few samples: one knot search over all of them.
     if ts.len() as f64 <= 1.5 * PROFILE_CHUNK as f64 {
         let mut data = Samples::new(&ts, &tv);
@@ -664,7 +666,7 @@ fn profile(s: &[f64], value: &[f64], opts: &FitOptions, may_be_noisy: bool) -> R
                 records,
                 max: sp.max,
                 rms,
-                noise: sigma_noise,
+                noise: 0.0,
                 rejected,
                 s_last,
                 searched: ts.len(),
