@@ -12,7 +12,7 @@
 //! Time is `tick × dt` (never a running sum), so a resumed run has the same times.
 
 use crate::actors::{checked, ActorKind, Actors, Spawn, Variable};
-use crate::collide::{contact_point, overlap, scene_bodies, Body, ContactReport};
+use crate::collide::{contact_point, scene_bodies, Body, ContactReport};
 use crate::driver::{lane_centre_t, DriverEvent, DriverState, Route, RouteLeg};
 use crate::gps::{normal, GpsFix, GpsState, ToWgs84};
 use crate::scenario::Scenario;
@@ -525,16 +525,7 @@ impl<'a> Simulation<'a> {
     /// Pairs of bodies that overlap, a moving body (of `moving`) with a later moving one or a
     /// standing one, sorted.
     fn touching_of(&self, moving: &[Body]) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for (i, a) in moving.iter().enumerate() {
-            for b in moving[i + 1..].iter().chain(&self.statics) {
-                if overlap(a, b) {
-                    out.push((a.id.clone(), b.id.clone()));
-                }
-            }
-        }
-        out.sort();
-        out
+        crate::collide::touching_pairs(moving, &self.statics)
     }
 
     /// The ego now, for the CSV log.

@@ -662,15 +662,7 @@ fn profile(s: &[f64], value: &[f64], opts: &FitOptions, may_be_noisy: bool) -> R
             .collect();
         if merge_redundant(&mut records, s_last, opts.tolerance) == 0 && !noisy && k == 1 {
             let rms = (sp.sse / ts.len() as f64).sqrt();
-            return Ok(ProfileFit {
-                records,
-                max: sp.max,
-                rms,
-                noise: 0.0,
-                rejected,
-                s_last,
-                searched: ts.len(),
-            });
+            return Ok(ProfileFit { records, max: sp.max, rms, noise: 0.0, rejected, s_last, searched: ts.len() });
         }
         return Ok(fitted.of(records, ts.len(), opts.tolerance));
     }
