@@ -1,9 +1,12 @@
 //! `roadscan build --axis network.xodr` without `--road` (issue 26, source (a)): a network
 //! surveyed by `synth` and built with its truth network as the axis gives one road.xodr with
 //! every road and junction of the truth (same ids, links and junction connections), reference
-//! lines within 5 cm and elevation within 5 mm of the truth where surveyed, each road's lanes
-//! as the truth's, CRG coverage of at least 95 % on each surveyed road and no error from our
-//! `check`. A trajectory of several roads is refused in one line.
+//! lines within 5 cm and elevation within 5 mm of the truth where surveyed, each road's lane ids
+//! as the truth's (on these maps every road keeps the network's lanes: connecting roads by
+//! design, main roads because the survey's lane ids at their ends differ; the report says which),
+//! CRG heights on at least 95 % of each road's carriageway and no error from our `check`. A road
+//! no point reaches is kept as the axis has it; a trajectory of several roads is refused in one
+//! line.
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 

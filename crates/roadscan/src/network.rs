@@ -2,14 +2,15 @@
 //!
 //! `build --axis network.xodr` without `--road` on a file of several roads builds every road
 //! (connecting roads inside junctions included) as one build builds one road
-//! ([`crate::build::build_road_into`]), each into `OUT/roads/ID/` with its own tiles, roadside,
+//! (`build::build_road_into`), each into `OUT/roads/ID/` with its own tiles, roadside,
 //! report and manifest, and then joins them into one `OUT/road.xodr`: every road with its id,
 //! its links and its surveyed elevation, superelevation, lanes, marks, objects and
 //! `<surface><CRG>` links (to `roads/ID/crg/...`), and the file's junctions unchanged.
 //!
-//! A road whose lanes the survey found with other ids at its ends than the network's (so the
-//! junctions' lane links would not hold) keeps the network's lanes; a road without points near
-//! it is kept as the network has it. Both are said in the report, and neither fails the build.
+//! A connecting road keeps the network's lanes (they follow the roads it joins; a junction's
+//! pavement has no marks), and so does a road whose lanes the survey found with other ids at
+//! its ends than the network's (the junctions' lane links would not hold); a road without
+//! points near it is kept as the network has it. Both are said in the report, and neither fails the build.
 //! The passes are registered once for all the roads; the points are then read once per road
 //! (this first version routes no points between roads).
 
@@ -96,6 +97,8 @@ struct RoadOutcome {
     kept: Option<String>,
     /// Why the network's lanes were kept (None: the surveyed lanes, relinked).
     lanes_kept: Option<String>,
+    /// Whether it is a connecting road (inside a junction).
+    connecting: bool,
     seconds: f64,
 }
 
@@ -134,6 +137,7 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
             failed: Vec::new(),
             kept: None,
             lanes_kept: None,
+            connecting: road.junction != "-1",
             seconds: 0.0,
         };
         match built {
@@ -173,7 +177,14 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
         for crg in &mut surveyed.surface.crgs {
             crg.file = format!("{}/{}", o.dir, crg.file);
         }
-        if let Err(why) = relink_lanes(&mut surveyed, road) {
+        // A connecting road's lanes follow the lanes of the roads it joins, and inside a
+        // junction's paved area without marks the points give only the pavement's extent.
+        let relinked = if o.connecting {
+            Err(format!("a connecting road of junction {}: its lanes follow the roads it joins", road.junction))
+        } else {
+            relink_lanes(&mut surveyed, road)
+        };
+        if let Err(why) = relinked {
             surveyed.lanes = road.lanes.clone();
             o.lanes_kept = Some(why);
         }
@@ -219,7 +230,8 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
         if let Some(why) = &o.lanes_kept {
             checks.push(Check {
                 name: format!("road {}: lanes from the points", o.id),
-                pass: false,
+                // A connecting road's are kept by design.
+                pass: o.connecting,
                 detail: format!("the network's lanes kept: {why}"),
             });
         }
@@ -367,4 +379,57 @@ fn html(outcomes: &[RoadOutcome], checks: &[Check]) -> String {
     }
     h.push_str("</ul>\n</body></html>\n");
     h
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::relink_lanes;
+    use opendrive::LaneLink;
+
+    /// The demo road (lanes 2, 1, -1, -2 in one section) as a network road whose lanes link to
+    /// lanes -5 (before) and 7 (after), and as a survey that split it into two sections.
+    fn roads() -> (opendrive::Road, opendrive::Road) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/opendrive/demo.xodr");
+        let mut network = opendrive::read_file(path).unwrap().roads.remove(0);
+        let first = &mut network.lanes.lane_sections[0];
+        for side in [&mut first.left, &mut first.right].into_iter().flatten() {
+            for lane in &mut side.lanes {
+                lane.link = Some(LaneLink { predecessors: vec![-5], successors: vec![7], ..Default::default() });
+            }
+        }
+        let mut surveyed = network.clone();
+        let mut second = surveyed.lanes.lane_sections[0].clone();
+        second.s = 50.0;
+        surveyed.lanes.lane_sections.push(second);
+        for sec in &mut surveyed.lanes.lane_sections {
+            for side in [&mut sec.left, &mut sec.right].into_iter().flatten() {
+                side.lanes.iter_mut().for_each(|l| l.link = None);
+            }
+        }
+        (network, surveyed)
+    }
+
+    fn link(road: &opendrive::Road, section: usize, id: i32) -> (Vec<i32>, Vec<i32>) {
+        let l = road.lanes.lane_sections[section].lanes().find(|l| l.id == id).unwrap().link.clone().unwrap();
+        (l.predecessors, l.successors)
+    }
+
+    #[test]
+    fn surveyed_lanes_take_the_networks_links_at_the_ends_and_link_by_id_between() {
+        let (network, mut surveyed) = roads();
+        relink_lanes(&mut surveyed, &network).unwrap();
+        for id in [2, 1, -1, -2] {
+            assert_eq!(link(&surveyed, 0, id), (vec![-5], vec![id]), "lane {id}, first section");
+            assert_eq!(link(&surveyed, 1, id), (vec![id], vec![7]), "lane {id}, last section");
+        }
+    }
+
+    #[test]
+    fn other_lane_ids_at_an_end_keep_the_networks_lanes() {
+        let (network, mut surveyed) = roads();
+        surveyed.lanes.lane_sections[1].right.as_mut().unwrap().lanes.retain(|l| l.id != -2);
+        let e = relink_lanes(&mut surveyed, &network).unwrap_err();
+        assert!(e.contains("[-1, 1, 2] at the road's end where the network has [-2, -1, 1, 2]"), "{e}");
+    }
 }
