@@ -151,6 +151,10 @@ fn updated_from_its_survey(name: &str) {
         c["name"].as_str().unwrap().starts_with(&format!("road {FAR}:")) && c["pass"].as_bool() == Some(false)
     });
     assert!(warned, "no failed check names road {FAR}");
+    // The report's plan view draws every road, the one kept in red.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("<polyline").count(), truth.roads.len() + 1);
+    assert_eq!(html.matches("stroke=\"#d22\"").count(), 1);
     assert!(!truth.junctions.is_empty() && truth.roads.iter().filter(|r| r.junction != "-1").count() >= 6);
     assert_eq!(built.junctions, truth.junctions, "the junctions are kept unchanged");
     for (b, t) in built.roads.iter().zip(&truth.roads) {

@@ -285,7 +285,9 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
         "performance": {"seconds": t0.elapsed().as_secs_f64(), "point_reads": surveyed},
     });
     let report_json = write_json(&dir.join("report.json"), &report)?;
-    voxel::write_atomic(&dir.join("report.html"), |w| w.write_all(html(&outcomes, &checks).as_bytes()))?;
+    voxel::write_atomic(&dir.join("report.html"), |w| {
+        w.write_all(html(&outcomes, &checks, &plan_view(&net, &outcomes)).as_bytes())
+    })?;
     let times: Vec<(String, f64)> = outcomes.iter().map(|o| (format!("road {}", o.id), o.seconds)).collect();
     write_manifest(s, dir, &hashes, &times, t0.elapsed().as_secs_f64(), None)?;
     let roads = outcomes.iter().map(|o| (o.id.clone(), o.kept.is_none())).collect();
@@ -354,12 +356,55 @@ fn relink_lanes(surveyed: &mut opendrive::Road, network: &opendrive::Road) -> st
     Ok(())
 }
 
-/// A small page: each road with its state and a link to its own report, then the checks.
-fn html(outcomes: &[RoadOutcome], checks: &[Check]) -> String {
+/// The network's plan view as an inline SVG: each road's reference line every metre (file
+/// frame, north up), green where surveyed, red where kept as the network has it, its id on
+/// hover.
+fn plan_view(net: &opendrive::OpenDrive, outcomes: &[RoadOutcome]) -> String {
+    let lines: Vec<Vec<(f64, f64)>> = net
+        .roads
+        .iter()
+        .map(|road| {
+            let eval = opendrive::RoadEval::new(road);
+            let n = (eval.length().ceil() as usize).clamp(1, 100_000);
+            (0..=n)
+                .map(|k| eval.pose(eval.length() * k as f64 / n as f64))
+                .map(|p| (p.x, p.y))
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .collect()
+        })
+        .collect();
+    let all = lines.iter().flatten();
+    let (x0, x1) = all.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.min(p.0), a.1.max(p.0)));
+    let (y0, y1) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |a, p| (a.0.min(p.1), a.1.max(p.1)));
+    if !(x0 < x1 || y0 < y1) {
+        return String::new();
+    }
+    let scale = 760.0 / (x1 - x0).max(y1 - y0).max(1e-9);
+    let (w, h) = ((x1 - x0) * scale + 40.0, (y1 - y0) * scale + 40.0);
+    let mut svg = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w:.0}\" height=\"{h:.0}\">\n");
+    for ((line, road), o) in lines.iter().zip(&net.roads).zip(outcomes) {
+        let colour = if o.kept.is_none() { "#2a2" } else { "#d22" };
+        let points: Vec<String> =
+            line.iter().map(|p| format!("{:.1},{:.1}", 20.0 + (p.0 - x0) * scale, 20.0 + (y1 - p.1) * scale)).collect();
+        svg.push_str(&format!(
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"3\" points=\"{}\"><title>road {}</title></polyline>\n",
+            points.join(" "),
+            road.id.replace('&', "&amp;").replace('<', "&lt;").replace('"', "&quot;")
+        ));
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// A small page: the plan view, each road with its state and a link to its own report, then
+/// the checks.
+fn html(outcomes: &[RoadOutcome], checks: &[Check], plan: &str) -> String {
     let esc = |t: &str| t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
     let mut h = String::from(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>roadscan network build</title></head><body>\n<h1>Network build</h1>\n<p>road.xodr holds every road; each surveyed road's products are in its directory.</p>\n<table border=\"1\"><tr><th>road</th><th>state</th><th>lanes</th><th>seconds</th></tr>\n",
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>roadscan network build</title></head><body>\n<h1>Network build</h1>\n<p>road.xodr holds every road; each surveyed road's products are in its directory. Plan view: surveyed roads green, roads kept as the network has them red.</p>\n",
     );
+    h.push_str(plan);
+    h.push_str("<table border=\"1\"><tr><th>road</th><th>state</th><th>lanes</th><th>seconds</th></tr>\n");
     for o in outcomes {
         let state = match &o.kept {
             None => format!("<a href=\"{}/report.html\">surveyed</a>", esc(&o.dir)),
