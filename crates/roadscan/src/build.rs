@@ -293,6 +293,27 @@ pub(crate) fn survey_of(
     side: &Roadside,
     seen: Option<(f64, f64)>,
 ) -> Result<Surveyed> {
+    survey_as(s, axis, road, side, seen, Member::Alone)
+}
+
+/// How a road is built: alone, or as a member of a network build, where it stays whole (its
+/// links and the junctions refer to all of it) and keeps the axis road's lanes when the points
+/// show none (a connecting road inside a junction has no marks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Member {
+    Alone,
+    Network,
+}
+
+/// [`survey_of`], as `member` says.
+pub(crate) fn survey_as(
+    s: &BuildConfig,
+    axis: &AxisOf,
+    road: &opendrive::Road,
+    side: &Roadside,
+    seen: Option<(f64, f64)>,
+    member: Member,
+) -> Result<Surveyed> {
     if side.points.kept == 0 {
         bail!("no points within {} m of road {} (check the axis, the road id and the CRS)", s.buffer, road.id);
     }
@@ -300,11 +321,24 @@ pub(crate) fn survey_of(
     let sections = side.sections.as_ref().context("no cross sections were built")?;
     let (mut plain, mut survey) =
         survey_road(&axis.odr, road, sections, &[], &SurveyOptions::default()).map_err(|e| context(e.to_string()))?;
-    let part = part_of(road, survey.s_range, seen, s.cell);
+    let part = match member {
+        Member::Alone => part_of(road, survey.s_range, seen, s.cell),
+        Member::Network => None,
+    };
     if let Some(p) = part {
         cut_survey(&mut plain, &mut survey, p).map_err(&context)?;
     }
-    if plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none()) {
+    let no_lanes = plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none());
+    if no_lanes && member == Member::Network {
+        plain.roads[0].lanes = road.lanes.clone();
+        survey.findings.push(pipeline::road::Finding {
+            check: "lanes from the points",
+            detail: format!(
+                "no marking lines or curbs within --half-width {} m of the reference line: the network's lanes kept",
+                s.half_width
+            ),
+        });
+    } else if no_lanes {
         return Err(context(format!(
             "no lanes found in the points (no marking lines or curbs within --half-width {} m of the reference line): check the axis and --offset",
             s.half_width
@@ -376,6 +410,31 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     // into both builders.
     let mut inputs = axis.inputs(s, progress)?;
     let registration = register_passes(&mut st, &mut inputs, s, || axis.inputs(s, &crate::Silent), progress)?;
+    let job = RoadJob { axis: &axis, road, member: Member::Alone, hashing, t0 };
+    build_road_into(s, job, inputs, registration, dir, st)
+}
+
+/// One road's build after its axis and registration: what [`build_road_into`] takes.
+pub(crate) struct RoadJob<'a> {
+    pub axis: &'a AxisOf,
+    pub road: &'a opendrive::Road,
+    pub member: Member,
+    pub hashing: std::thread::JoinHandle<Result<Vec<(u64, String)>>>,
+    pub t0: Instant,
+}
+
+/// The road `job.road` of `s` built into `dir` from `inputs` (registered by `registration`,
+/// for the report): the points read once, the surveyed road, tiles, roadside, report and
+/// manifest.
+pub(crate) fn build_road_into(
+    s: &BuildConfig,
+    job: RoadJob,
+    inputs: crate::inputs::Inputs,
+    registration: Option<Registration>,
+    dir: &Path,
+    mut st: Stages,
+) -> Result<Built> {
+    let RoadJob { axis, road, member, hashing, t0 } = job;
     let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let context = on_road(s, road);
     let offset = axis.odr.header.offset;
@@ -395,7 +454,7 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
 
     // 3. The surveyed road (the part of the axis road surveyed), then the CRG tiles as heights
     // above its surface; the roadside in its s.
-    let (road_plain, _, survey, part) = survey_of(s, &axis, road, &side, surface.seen().s_range)?;
+    let (road_plain, _, survey, part) = survey_as(s, axis, road, &side, surface.seen().s_range, member)?;
     plain = road_plain;
     // The cross sections have given the road; the tiles need their memory (flat in length).
     side.sections = None;
@@ -415,7 +474,7 @@ pub(crate) fn build_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -
     let tile_paths = tile_paths.iter().map(|p| p.strip_prefix(dir).unwrap_or(p).to_path_buf()).collect();
     let registration = registration.as_ref().map(registration_summary);
     let g = Gathered {
-        axis: &axis,
+        axis,
         plain: &plain,
         survey,
         part,

@@ -16,7 +16,7 @@ pub struct ConfigFile {
     pub input: Vec<PathBuf>,
     /// The axis: an OpenDRIVE file whose road is the frame of every product.
     pub axis: Option<PathBuf>,
-    /// Road id in `axis` (default: its first road).
+    /// Road id in `axis` (default: every road of a file of several, as a network; else its road).
     pub road: Option<String>,
     /// The axis: fitted to this vehicle trajectory CSV.
     pub trajectory: Option<PathBuf>,
@@ -134,7 +134,8 @@ pub struct BuildConfig {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AxisSource {
-    /// An OpenDRIVE file and its road (None: its first road).
+    /// An OpenDRIVE file and its road (None: every road of a file of several, as a network
+    /// ([`crate::network`]), else its one road).
     File {
         /// The file.
         path: PathBuf,
@@ -211,6 +212,16 @@ impl BuildConfig {
         let axis = match (axis_file, trajectory) {
             (Some(path), None) => AxisSource::File { path, road: a.road.clone().or(file.road) },
             (None, Some(path)) => {
+                // A survey of several roads has no one axis to fit: a network build needs the
+                // network's OpenDRIVE for now (a pass still names one road).
+                if a.pass.is_none() && file.pass.is_none() {
+                    if let Some(n) = surveyed_roads(&path).filter(|&n| n > 1) {
+                        bail!(
+                            "{}: its passes drive {n} roads: network builds need --axis with a network .xodr for now (or --pass to build one pass's road)",
+                            path.display()
+                        );
+                    }
+                }
                 // The mount a survey records beside its trajectory (survey.json), where the
                 // options do not give it; without either, the scanner's height is estimated
                 // from the points and the track is the reference line (a silent height of 0
@@ -340,6 +351,16 @@ impl ConfigFile {
         c.out.iter_mut().for_each(resolve);
         Ok(c)
     }
+}
+
+/// How many roads the passes of the survey.json beside `trajectory` drive (a network survey
+/// names each pass's `"road"`); None without such a file or roads.
+fn surveyed_roads(trajectory: &Path) -> Option<usize> {
+    let text = std::fs::read_to_string(trajectory.with_file_name("survey.json")).ok()?;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    let roads: std::collections::BTreeSet<&str> =
+        v["passes"].as_array()?.iter().filter_map(|p| p["road"].as_str()).collect();
+    (!roads.is_empty()).then_some(roads.len())
 }
 
 /// The axis offset, sensor height and pass a virtual (or any) survey records in survey.json

@@ -69,6 +69,7 @@ pub mod lidar;
 pub mod lidar_out;
 pub mod manifest;
 pub mod messages;
+pub mod network;
 pub mod progress;
 pub mod replay;
 pub mod report;

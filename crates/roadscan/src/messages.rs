@@ -213,6 +213,20 @@ pub fn products(out: &Path, survey: bool) -> Vec<String> {
     .collect()
 }
 
+/// Where a network build's products are, a line each.
+pub fn network_products(out: &Path) -> Vec<String> {
+    let o = out.display();
+    [
+        ("report.html", "the network's report: each road's state and checks, links to theirs"),
+        ("road.xodr", "the network: every road surveyed, links and junctions kept (OpenDRIVE 1.8)"),
+        ("roads/ID/", "each surveyed road's build: road.xodr, crg/, report, voxels, ribbons"),
+        ("manifest.json", "inputs and outputs with sizes and SHA-256, parameters, timings"),
+    ]
+    .into_iter()
+    .map(|(path, what)| format!("  {o}/{path:<26} {what}"))
+    .collect()
+}
+
 impl Planned {
     /// The plan's units and how to run them, as one line.
     pub fn summary(&self) -> String {

@@ -26,7 +26,8 @@ pub struct BuildArgs {
     /// from `roadscan axis`).
     #[arg(long, conflicts_with = "trajectory")]
     pub axis: Option<PathBuf>,
-    /// Road id in --axis (default: its first road).
+    /// Road id in --axis (default: every road of a network file, built as a network into
+    /// OUT/road.xodr and OUT/roads/ID/; a file of one road: that road).
     #[arg(long)]
     pub road: Option<String>,
     /// The axis: fitted to this vehicle trajectory CSV, as `roadscan axis --trajectory` does
@@ -128,6 +129,26 @@ pub fn run(a: &BuildArgs, progress: &Bars) -> Result<u8> {
     let t0 = Instant::now();
     let run = || {
         let s = a.config()?;
+        if let Some(n) = roadscan::network::network_roads(&s)? {
+            if a.unit.is_some() {
+                bail!("--unit: work units build one road; give --road (the axis holds a network of {n} roads)");
+            }
+            let built = roadscan::network::build_network(&s, progress)?;
+            if a.json {
+                std::io::stdout().lock().write_all(&built.report_json)?;
+            }
+            if !progress.quiet() {
+                let surveyed = built.roads.iter().filter(|r| r.1).count();
+                eprintln!(
+                    "roadscan: network of {n} roads built in {:.1} s ({surveyed} surveyed); look at:",
+                    t0.elapsed().as_secs_f64()
+                );
+                for line in roadscan::messages::network_products(&s.out) {
+                    eprintln!("{line}");
+                }
+            }
+            return crate::warn(built.failed());
+        }
         let built = match a.unit {
             Some(unit) => match roadscan::units::run_unit(&s, unit, progress)? {
                 UnitDone::Stage(stage) => {
@@ -182,7 +203,11 @@ pub fn plan(a: &PlanArgs, progress: &Bars) -> Result<u8> {
         if a.unit_tiles == 0 {
             bail!("--unit-tiles must be at least 1");
         }
-        let planned = roadscan::units::plan(&a.build.config()?, a.unit_tiles, progress)?;
+        let s = a.build.config()?;
+        if let Some(n) = roadscan::network::network_roads(&s)? {
+            bail!("plan: work units build one road; give --road (the axis holds a network of {n} roads)");
+        }
+        let planned = roadscan::units::plan(&s, a.unit_tiles, progress)?;
         let mut out = std::io::stdout().lock();
         for line in &planned.lines {
             writeln!(out, "{line}")?;

@@ -1,0 +1,265 @@
+//! `roadscan build --axis network.xodr` without `--road` (issue 26, source (a)): a network
+//! surveyed by `synth` and built with its truth network as the axis gives one road.xodr with
+//! every road and junction of the truth (same ids, links and junction connections), reference
+//! lines within 5 cm and elevation within 5 mm of the truth where surveyed, each road's lane ids
+//! as the truth's (on these maps every road keeps the network's lanes: connecting roads by
+//! design, main roads because the survey's lane ids at their ends differ; the report says which),
+//! CRG heights on at least 95 % of each road's carriageway and no error from our `check`. A road
+//! no point reaches is kept as the axis has it; a trajectory of several roads is refused in one
+//! line.
+
+#![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
+
+use opendrive::RoadEval;
+use roadscan_tests::Scratch;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Instant;
+
+fn roadscan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).env_remove("RUST_BACKTRACE").output().expect("run roadscan")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A sample map of esmini's.
+fn map(name: &str) -> PathBuf {
+    roadscan_tests::shared_data().join(format!("opendrive/esmini/{name}.xodr"))
+}
+
+/// The id of the road no point reaches.
+const FAR: &str = "far";
+
+/// The survey: 300 points a revolution at the default 200 revolutions a second (10 m/s, so
+/// profiles 5 cm apart per pass): 40 MB of points for lane_offset_intersection's 250 m of
+/// road, 110 MB for fabriksgatan's 690 m.
+const SCANNER: [&str; 3] = ["--points-per-rev", "300", "-q"];
+/// The build's CRG cell, m: 10 cm, for the scanner's spacing (a survey for 1 cm cells takes
+/// about 1000 points a revolution, too slow for a test).
+const CELL: &str = "0.1";
+
+/// Reference lines: the largest distance from the truth's at the same s, m.
+const REFERENCE_LINE: f64 = 0.05;
+/// Elevation: the largest difference from the truth's where surveyed, m.
+const ELEVATION: f64 = 0.005;
+/// CRG coverage of each surveyed road's carriageway (the truth's lanes for vehicles, 10 cm
+/// inside their outer borders), at least.
+const COVERAGE: f64 = 0.95;
+
+/// A network survey of `name` (coarse scanner) built with its truth network as the axis:
+/// (test dir, survey dir, build dir, seconds of the build).
+fn survey_and_build(name: &str) -> (Scratch, PathBuf, PathBuf, f64) {
+    let d = Scratch::new(&format!("cli-build-network-{name}"));
+    let survey = d.join("survey");
+    let m = map(name);
+    let o = roadscan(
+        &[&["synth", "--scene", m.to_str().unwrap(), "--out", survey.to_str().unwrap()][..], &SCANNER].concat(),
+    );
+    assert!(o.status.success(), "synth {name}: {}", stderr(&o));
+    let out = d.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // The axis: the truth network and a copy of its first road 2 km away, which no point
+    // reaches (kept as the axis has it, not failing the build).
+    let mut axis_odr = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
+    let mut far = axis_odr.roads[0].clone();
+    far.id = FAR.into();
+    far.link = None;
+    far.junction = "-1".into();
+    for g in &mut far.plan_view.geometries {
+        g.x += 2000.0;
+    }
+    axis_odr.roads.push(far);
+    let axis = d.join("axis.xodr");
+    opendrive::write_file(&axis_odr, &axis, &Default::default()).unwrap();
+    let t = Instant::now();
+    let las = survey.join("scan.las");
+    let o = roadscan(&[
+        "build",
+        "--axis",
+        axis.to_str().unwrap(),
+        "--input",
+        las.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--cell",
+        CELL,
+        "-q",
+    ]);
+    let secs = t.elapsed().as_secs_f64();
+    // 0, or 1 when a check failed (the products are written all the same; the report says).
+    assert!(matches!(o.status.code(), Some(0 | 1)), "build {name}: {}", stderr(&o));
+    (d, survey, out, secs)
+}
+
+/// The lane ids of a road's lane section at s, sorted.
+fn lane_ids(road: &RoadEval, s: f64) -> Vec<i32> {
+    let mut v: Vec<i32> = road.lane_section(s).map(|sec| sec.lanes().map(|l| l.id).collect()).unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+/// The t range of a road's carriageway at s: out to the outer borders of its lanes for
+/// vehicles (all types but border, none, sidewalk, walking and curb), the lane offset within.
+fn carriageway_t(road: &RoadEval, s: f64) -> (f64, f64) {
+    let c = road.lane_offset(s);
+    let kind =
+        |id: i32| road.lane_section(s).and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.clone());
+    road.lane_borders(s)
+        .iter()
+        .filter(|&&(id, _)| {
+            !matches!(kind(id).as_deref(), None | Some("border" | "none" | "sidewalk" | "walking" | "curb"))
+        })
+        .fold((c, c), |(lo, hi), &(_, t)| (lo.min(t), hi.max(t)))
+}
+
+/// fabriksgatan: four roads with sidewalks behind curbs, one junction of twelve connecting roads.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn fabriksgatan_is_updated_from_its_survey() {
+    updated_from_its_survey("fabriksgatan");
+}
+
+/// lane_offset_intersection: four roads with lane offsets, one junction of six connecting roads.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn lane_offset_intersection_is_updated_from_its_survey() {
+    updated_from_its_survey("lane_offset_intersection");
+}
+
+fn updated_from_its_survey(name: &str) {
+    let (_d, survey, out, secs) = survey_and_build(name);
+    println!("{name}: built in {secs:.1} s");
+    let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
+    let built = opendrive::read_file(out.join("road.xodr")).unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+
+    // Every road and junction with the truth's ids, links and connections; the road no point
+    // reaches kept as the axis has it, and the report says so.
+    let ids = |o: &opendrive::OpenDrive| o.roads.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&built)[..truth.roads.len()], ids(&truth)[..]);
+    let axis = opendrive::read_file(out.with_file_name("axis.xodr")).unwrap();
+    assert_eq!(built.roads.last(), axis.roads.last(), "the road no point reaches is kept");
+    let rows = report["roads"].as_array().unwrap();
+    assert_eq!(rows.len(), truth.roads.len() + 1);
+    let far = &rows[truth.roads.len()];
+    assert_eq!((far["id"].as_str(), far["surveyed"].as_bool()), (Some(FAR), Some(false)), "{far}");
+    assert!(far["kept"].as_str().unwrap().contains("no points within"), "{far}");
+    let warned = report["checks"].as_array().unwrap().iter().any(|c| {
+        c["name"].as_str().unwrap().starts_with(&format!("road {FAR}:")) && c["pass"].as_bool() == Some(false)
+    });
+    assert!(warned, "no failed check names road {FAR}");
+    // The report's plan view draws every road, the one kept in red.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert_eq!(html.matches("<polyline").count(), truth.roads.len() + 1);
+    assert_eq!(html.matches("stroke=\"#d22\"").count(), 1);
+    assert!(!truth.junctions.is_empty() && truth.roads.iter().filter(|r| r.junction != "-1").count() >= 6);
+    assert_eq!(built.junctions, truth.junctions, "the junctions are kept unchanged");
+    for (b, t) in built.roads.iter().zip(&truth.roads) {
+        assert_eq!(b.link, t.link, "road {}: links", t.id);
+        assert_eq!(b.junction, t.junction, "road {}: junction", t.id);
+    }
+
+    let mut failures = Vec::new();
+    let mut surveyed_lanes = 0;
+    for ((b, t), row) in built.roads.iter().zip(&truth.roads).zip(rows) {
+        assert_eq!(row["id"].as_str(), Some(t.id.as_str()));
+        assert_eq!(row["surveyed"].as_bool(), Some(true), "road {}: {}", t.id, row["kept"]);
+        let (be, te) = (RoadEval::new(b), RoadEval::new(t));
+        assert!((be.length() - te.length()).abs() < 1e-9, "road {}: kept whole", t.id);
+        let len = te.length();
+        // Reference line and elevation every 0.5 m; elevation 1 m inside the ends (the cross
+        // sections' rows are 0.5 m long, the surveyed range within them).
+        let n = (len / 0.5).ceil() as usize;
+        let (mut plan, mut elev) = (0.0f64, 0.0f64);
+        for k in 0..=n {
+            let s = len * k as f64 / n as f64;
+            let (pb, pt) = (be.pose(s), te.pose(s));
+            plan = plan.max((pb.x - pt.x).hypot(pb.y - pt.y));
+            if s >= 1.0 && s <= len - 1.0 {
+                elev = elev.max((be.elevation(s) - te.elevation(s)).abs());
+            }
+        }
+        // Lanes: the truth's ids every 2 m.
+        let m = (len / 2.0).ceil() as usize;
+        let lanes_differ = (0..=m)
+            .map(|k| (len * k as f64 / m as f64).clamp(0.0, len - 1e-6))
+            .find(|&s| lane_ids(&be, s) != lane_ids(&te, s));
+        let lanes = row["lanes"].as_str().unwrap();
+        surveyed_lanes += usize::from(lanes.starts_with("surveyed"));
+        // CRG coverage: the truth carriageway every 0.25 m along and 0.1 m across, 10 cm inside
+        // its borders and 0.5 m inside the road's ends, where a tile of the road has a height.
+        let crgs: Vec<opencrg::Crg> =
+            b.surface.crgs.iter().map(|c| opencrg::read_file(out.join(&c.file)).unwrap()).collect();
+        let surfaces: Vec<opencrg::Surface> = crgs.iter().map(|c| opencrg::Surface::new(c, false).unwrap()).collect();
+        let (mut nodes, mut covered) = (0usize, 0usize);
+        let along = ((len - 1.0) / 0.25).floor() as usize;
+        for k in 0..=along {
+            let s = 0.5 + 0.25 * k as f64;
+            let (lo, hi) = carriageway_t(&te, s);
+            let across = ((hi - lo - 0.2) / 0.1).floor().max(0.0) as usize;
+            for j in 0..=across {
+                let tv = lo + 0.1 + 0.1 * j as f64;
+                nodes += 1;
+                covered += usize::from(surfaces.iter().any(|f| f.uv_to_z(s, tv).is_some_and(f64::is_finite)));
+            }
+        }
+        let coverage = covered as f64 / nodes.max(1) as f64;
+        println!(
+            "road {:>4} ({:>5.1} m, junction {:>3}): reference line {:.4} m, elevation {:.4} m, CRG coverage {:.1} % of the carriageway (report: {:.1} % of its lanes), lanes {lanes}",
+            t.id,
+            len,
+            t.junction,
+            plan,
+            elev,
+            100.0 * coverage,
+            100.0 * row["crg_coverage"].as_f64().unwrap_or(f64::NAN)
+        );
+        if plan > REFERENCE_LINE {
+            failures.push(format!("road {}: reference line {plan} m off", t.id));
+        }
+        if elev > ELEVATION {
+            failures.push(format!("road {}: elevation {elev} m off", t.id));
+        }
+        if coverage < COVERAGE {
+            failures.push(format!("road {}: CRG coverage {coverage}", t.id));
+        }
+        if let Some(s) = lanes_differ {
+            failures.push(format!(
+                "road {}: lanes {:?} at s {s}, the truth's {:?}",
+                t.id,
+                lane_ids(&be, s),
+                lane_ids(&te, s)
+            ));
+        }
+        // Each road's CRG links name tiles of its own build that exist.
+        if b.surface.crgs.is_empty() {
+            failures.push(format!("road {}: no CRG link", t.id));
+        }
+    }
+    println!("{surveyed_lanes} of {} roads with their lanes from the points", truth.roads.len());
+    assert!(failures.is_empty(), "{failures:#?}");
+
+    // Our check of the network: no error.
+    let o = roadscan(&["check", out.join("road.xodr").to_str().unwrap()]);
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(o.status.success(), "check: {text}");
+    assert!(text.contains(" 0 errors"), "check: {text}");
+
+    // A trajectory of several roads: one line saying what a network build needs.
+    let traj = survey.join("trajectory.csv");
+    let o = roadscan(&[
+        "build",
+        "--trajectory",
+        traj.to_str().unwrap(),
+        "--input",
+        survey.join("scan.las").to_str().unwrap(),
+        "--out",
+        out.join("traj").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("network builds need --axis") && e.lines().count() == 1, "{e}");
+}
