@@ -11,23 +11,11 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 use opendrive::RoadEval;
+mod common;
+use common::{map, roadscan, stderr};
 use roadscan_tests::Scratch;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 use std::time::Instant;
-
-fn roadscan(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).env_remove("RUST_BACKTRACE").output().expect("run roadscan")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A sample map of esmini's.
-fn map(name: &str) -> PathBuf {
-    roadscan_tests::shared_data().join(format!("opendrive/esmini/{name}.xodr"))
-}
 
 /// The id of the road no point reaches.
 const FAR: &str = "far";

@@ -7,25 +7,13 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 use opendrive::RoadEval;
+mod common;
+use common::{map, roadscan, stderr};
 use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 /// The default range noise of `synth`, 1 sigma, m.
 const RANGE_NOISE: f64 = 0.002;
-
-fn roadscan(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).env_remove("RUST_BACKTRACE").output().expect("run roadscan")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A sample map of esmini's.
-fn map(name: &str) -> PathBuf {
-    roadscan_tests::shared_data().join(format!("opendrive/esmini/{name}.xodr"))
-}
 
 /// The networks surveyed: a junction of four roads and six connecting roads (250 m of road in
 /// all), and a junction of four roads with sidewalks behind curbs and twelve connecting roads

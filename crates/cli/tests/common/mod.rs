@@ -17,3 +17,22 @@ pub fn las_points(p: &scan::Points) -> Vec<scan::LasPoint> {
         })
         .collect()
 }
+
+/// Runs the `roadscan` binary of this build with `args` (no backtraces asked).
+pub fn roadscan(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_roadscan"))
+        .args(args)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("run roadscan")
+}
+
+/// What a run wrote to stderr.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A sample map of esmini's.
+pub fn map(name: &str) -> std::path::PathBuf {
+    roadscan_tests::shared_data().join(format!("opendrive/esmini/{name}.xodr"))
+}
