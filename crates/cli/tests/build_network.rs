@@ -12,7 +12,7 @@
 
 use opendrive::RoadEval;
 mod common;
-use common::{map, roadscan, stderr};
+use common::{carriageway_t, map, roadscan, stderr};
 use roadscan_tests::Scratch;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -86,20 +86,6 @@ fn lane_ids(road: &RoadEval, s: f64) -> Vec<i32> {
     let mut v: Vec<i32> = road.lane_section(s).map(|sec| sec.lanes().map(|l| l.id).collect()).unwrap_or_default();
     v.sort_unstable();
     v
-}
-
-/// The t range of a road's carriageway at s: out to the outer borders of its lanes for
-/// vehicles (all types but border, none, sidewalk, walking and curb), the lane offset within.
-fn carriageway_t(road: &RoadEval, s: f64) -> (f64, f64) {
-    let c = road.lane_offset(s);
-    let kind =
-        |id: i32| road.lane_section(s).and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.clone());
-    road.lane_borders(s)
-        .iter()
-        .filter(|&&(id, _)| {
-            !matches!(kind(id).as_deref(), None | Some("border" | "none" | "sidewalk" | "walking" | "curb"))
-        })
-        .fold((c, c), |(lo, hi), &(_, t)| (lo.min(t), hi.max(t)))
 }
 
 /// fabriksgatan: four roads with sidewalks behind curbs, one junction of twelve connecting roads.

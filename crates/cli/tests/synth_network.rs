@@ -8,7 +8,7 @@
 
 use opendrive::RoadEval;
 mod common;
-use common::{map, roadscan, stderr};
+use common::{carriageway_t, map, roadscan, stderr};
 use roadscan_tests::Scratch;
 use std::path::{Path, PathBuf};
 
@@ -70,20 +70,6 @@ fn on_road(road: &RoadEval, f: [f64; 3]) -> Vec<(f64, f64)> {
             (along.abs() <= 0.002).then_some((s, -dx * sin + dy * cos))
         })
         .collect()
-}
-
-/// The t range of a road's carriageway at s: out to the outer borders of its lanes for
-/// vehicles (all types but border, none, sidewalk, walking and curb), the lane offset within.
-fn carriageway_t(road: &RoadEval, s: f64) -> (f64, f64) {
-    let c = road.lane_offset(s);
-    let kind =
-        |id: i32| road.lane_section(s).and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.clone());
-    road.lane_borders(s)
-        .iter()
-        .filter(|&&(id, _)| {
-            !matches!(kind(id).as_deref(), None | Some("border" | "none" | "sidewalk" | "walking" | "curb"))
-        })
-        .fold((c, c), |(lo, hi), &(_, t)| (lo.min(t), hi.max(t)))
 }
 
 /// The largest step between sorted stations and from the ends 0 and `len`, m.

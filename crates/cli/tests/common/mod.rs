@@ -36,3 +36,17 @@ pub fn stderr(o: &std::process::Output) -> String {
 pub fn map(name: &str) -> std::path::PathBuf {
     roadscan_tests::shared_data().join(format!("opendrive/esmini/{name}.xodr"))
 }
+
+/// The t range of a road's carriageway at s: out to the outer borders of its lanes for
+/// vehicles (all types but border, none, sidewalk, walking and curb), the lane offset within.
+pub fn carriageway_t(road: &opendrive::RoadEval, s: f64) -> (f64, f64) {
+    let c = road.lane_offset(s);
+    let kind =
+        |id: i32| road.lane_section(s).and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.clone());
+    road.lane_borders(s)
+        .iter()
+        .filter(|&&(id, _)| {
+            !matches!(kind(id).as_deref(), None | Some("border" | "none" | "sidewalk" | "walking" | "curb"))
+        })
+        .fold((c, c), |(lo, hi), &(_, t)| (lo.min(t), hi.max(t)))
+}
