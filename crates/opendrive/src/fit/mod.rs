@@ -261,10 +261,7 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     }
     let spacing = length / (kq.len() - 1) as f64;
     let sigma_noise = cleaned.sigma;
-    // Points per window of the local mean: enough that its noise, σ/√n, is a twentieth of
-    // the tolerance, over at most WINDOW m; one where the points are exact.
-    let window = (((20.0 * sigma_noise / opts.tolerance).powi(2).ceil() as usize).max(1))
-        .min(((WINDOW / spacing).floor() as usize).max(1));
+    let window = run_window(sigma_noise, opts.tolerance, spacing);
     let data = Samples::new(&s, &phi_int);
     // A first reference: a dense spline (no knot selection), chained. Along the noisy
     // polyline, arc length runs ahead of the curve's (chords zigzag), which the small-angle
@@ -354,6 +351,12 @@ pub fn fit_polyline(points: &[[f64; 2]], opts: &FitOptions) -> Result<AxisFit, F
     fit.outliers = counted.iter().filter(|&&c| !c).count();
     fit.window = window as f64 * spacing;
     Ok(fit)
+}
+
+/// Samples per run of the local mean that measures a noisy fit: enough that its noise, σ/√n,
+/// is a twentieth of `tol`, over at most [`WINDOW`] m at `spacing`; one where they are exact.
+fn run_window(sigma: f64, tol: f64, spacing: f64) -> usize {
+    (((20.0 * sigma / tol).powi(2).ceil() as usize).max(1)).min(((WINDOW / spacing).floor() as usize).max(1))
 }
 
 /// Longest run of points whose mean estimates the true line, m (a deviation of the line
@@ -630,12 +633,7 @@ fn profile(s: &[f64], value: &[f64], opts: &FitOptions, may_be_noisy: bool) -> R
     // Where noisy, the measure of the plan view's fit: means of runs of samples enough that
     // their noise is a twentieth of the tolerance, over at most WINDOW m; the knots are
     // searched on means of runs of samples about THIN apart.
-    let window = if noisy {
-        (((20.0 * sigma_noise / opts.tolerance).powi(2).ceil() as usize).max(1))
-            .min(((WINDOW / spacing).floor() as usize).max(1))
-    } else {
-        1
-    };
+    let window = if noisy { run_window(sigma_noise, opts.tolerance, spacing) } else { 1 };
     // Noisy samples are searched on means of runs NOISY_THIN long at least (a profile bends
     // over tens of metres, and a chunk's samples then reach hundreds).
     let to = if noisy { NOISY_THIN.max(0.25 * window as f64 * spacing) } else { THIN };
