@@ -300,7 +300,8 @@ fn runs_are_byte_identical_and_resume_continues_the_same_rows() {
 /// The world built from the demo survey: the ego stands with its front left wheel over the
 /// truth pothole (s = 75 m, t = 1.6 m of the truth road, 5 cm deep, flat-bottomed within 0.7
 /// of its radii): the wheel stands the truth depth (within 2 mm) below the surface around the
-/// pothole (the mean of four points 1.2 of its radii from its centre, along s and t).
+/// pothole (the mean of sixteen points around it at 1.2 of its radii: four points put the
+/// asphalt's texture, a millimetre RMS, into the rim's height, 3 mm off on one realisation).
 #[test]
 fn a_wheel_in_the_surveyed_pothole_drops_by_its_truth_depth() {
     let d = Scratch::new("cli-sim-pothole");
@@ -332,14 +333,14 @@ fn a_wheel_in_the_surveyed_pothole_drops_by_its_truth_depth() {
     let mut sim = world.simulation(&surface, sc).expect("scenario");
     sim.step();
     let wheel = sim.ego().wheels[0];
-    let rim: Vec<f64> = [(0.8, 0.0), (-0.8, 0.0), (0.0, 0.8), (0.0, -0.8)]
-        .iter()
-        .map(|(a, b)| {
+    let rim: Vec<f64> = (0..16)
+        .map(|k| {
+            let (b, a) = (f64::from(k) * std::f64::consts::TAU / 16.0).sin_cos();
             let p = at(pothole.s + a * pothole.radius_s * 1.2, pothole.t + b * pothole.radius_t * 1.2);
             surface.height(p[0], p[1]).expect("on the road")
         })
         .collect();
-    let drop = rim.iter().sum::<f64>() / 4.0 - wheel;
+    let drop = rim.iter().sum::<f64>() / rim.len() as f64 - wheel;
     // The same measure on the designed surface.
     let troad = scene.road();
     let tz = |s: f64, t: f64| scene.z(&troad, s, t).expect("designed");

@@ -281,8 +281,17 @@ fn profile(
     let zc = zc_ground + cfg.height;
     let tc = pass.t + cfg.lateral;
     let (fl, fr, fh) = (scene.facades.left, scene.facades.right, scene.facades.height);
+    // The vehicle rolls with the road under it (as the trajectory's roll says): on a banked
+    // road every beam turns by the bank, so the scanner sees the surface rising beside it as
+    // it sees a level road (a head that stayed upright sees nothing of a 60° bank above its
+    // horizon). The centre stays above the track; the recorded scan angle is the head's own.
+    let slope = sec.st.slope;
+    let (sin_r, cos_r) = slope.atan().sin_cos();
+    // The surface's unit normal in (t, z).
+    let normal_tz = [-slope / slope.hypot(1.0), 1.0 / slope.hypot(1.0)];
     let mut pair = (0.0, 0.0);
     for (j, &Ray { angle, sa, ca }) in fixed.rays.iter().enumerate() {
+        let (sa, ca) = if slope == 0.0 { (sa, ca) } else { (sa * cos_r + ca * sin_r, ca * cos_r - sa * sin_r) };
         // Range noise in pairs of rays (Box-Muller gives two variates), drawn for every ray
         // whether it returns or not.
         if j % 2 == 0 {
@@ -306,7 +315,9 @@ fn profile(
         // Intensity: Phong with the incidence on a horizontal or vertical surface, 1/r falloff.
         let cos_inc = match class {
             Class::Building | Class::Pole | Class::Vegetation | Class::Car | Class::Person => sa.abs().max(0.2),
-            _ => ca.abs(),
+            // On the road surface: against its normal (|ca| on a level road).
+            _ if slope == 0.0 => ca.abs(),
+            _ => (sa * normal_tz[0] - ca * normal_tz[1]).abs(),
         };
         let refl = material.reflectance();
         let i = (refl.diffuse * cos_inc + refl.specular * cos_inc.powi(refl.exponent)) / (1.0 + 0.02 * r);
@@ -360,7 +371,9 @@ fn cast(
     // Ground: step along the ray in lateral steps of 1 cm (vertical steps of 1 cm for steep
     // rays) until it is below the ground, then bisect.
     let mut ground = None;
-    if ca > 1e-6 {
+    // A ray going down, or up towards a bank that rises faster than it (a rolled scanner's
+    // beams on a banked road).
+    if ca > 1e-6 || ca + sa * sec.st.slope > 1e-6 {
         let r_end = r_facade.unwrap_or(max_range).min(max_range);
         let f = |r: f64| zc - r * ca - sec.z(t0 + r * sa).0;
         // Start where the ray enters the band the ground can be in (below the highest designed

@@ -136,7 +136,7 @@ impl Survey {
         let (s0, s1) = scene.s_range;
         let mid = 0.5 * (s0 + s1);
         let b = scene.borders(&road, mid);
-        let centre = road.lane_offset(mid);
+        let centre = scene.lane_offset(&road, mid);
         let mut lanes: Vec<f64> = [-1, 1]
             .into_iter()
             .flat_map(|sign| (1..=64).map_while(|k| scene.lane_centre(&road, sign * k, mid)).collect::<Vec<_>>())

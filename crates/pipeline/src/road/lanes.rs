@@ -5,6 +5,7 @@
 
 use super::{
     edge::paved_edge,
+    in_surface,
     markings::{centre_line, divided},
     median,
     profile::robust_profile,
@@ -85,6 +86,13 @@ impl LaneSides {
 /// with lanes on one side only, the centre is the reference line and the other side has no
 /// lanes. A side with no marking line or curb gets one lane to the edge of the paved surface;
 /// a finding when the points ran out before the pavement was seen to end.
+///
+/// The cross sections, curbs and edges are in plan (the grid's t, along the horizontal normal);
+/// OpenDRIVE measures t along the superelevated surface, as `markings` already are
+/// ([`super::in_surface`]). `plan(s)` is how far in plan one metre of the axis's t lies at s,
+/// and the curbs' and edges' samples are divided by it first, so a 60° bank's lanes are written
+/// twice as wide as they lie in plan, and the CRG, which takes them back into plan, covers
+/// what was seen.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn lanes(
     g: &SectionGrid,
@@ -94,10 +102,27 @@ pub(super) fn lanes(
     markings: &[MarkingLine],
     curbs: &[Option<Curb>; 2],
     sides_declared: &LaneSides,
+    plan: &dyn Fn(f64) -> f64,
     opts: &SurveyOptions,
     findings: &mut Vec<Finding>,
 ) -> Lanes {
     let (s_lo, s_hi) = surveyed;
+    let to_t = |samples: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        samples.iter().map(|&(s, t)| (s, in_surface(plan, s, t))).collect()
+    };
+    let curbs: [Option<Curb>; 2] = curbs.clone().map(|c| {
+        c.map(|c| {
+            let samples = to_t(&c.samples);
+            let mid = samples.get(samples.len() / 2).map_or(0.5 * (s_lo + s_hi), |p| p.0);
+            Curb { t: in_surface(plan, mid, c.t), samples, ..c }
+        })
+    });
+    let curbs = &curbs;
+    let edge_of = |sign: f64| {
+        let mut e = paved_edge(g, lines, sign, opts.max_spread);
+        e.samples = to_t(&e.samples);
+        e
+    };
     let (centre_samples, centre) = match sides_declared {
         LaneSides::Both(declared) if !divided(markings) => {
             centre_line(markings, |s| opendrive::eval::profile_value(declared, s))
@@ -170,7 +195,7 @@ pub(super) fn lanes(
             // unmarked outer lane, a hard shoulder) gets a lane to its edge: a shoulder beyond a
             // solid line, a driving lane beyond a broken one.
             let outer = sides[k].iter().max_by(|a, b| a.mean_t().total_cmp(&b.mean_t()));
-            let edge = paved_edge(g, lines, sign, opts.max_spread);
+            let edge = edge_of(sign);
             let rel: Vec<(f64, f64)> = edge.samples.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).collect();
             let t = median(&mut rel.iter().map(|p| p.1).collect::<Vec<_>>());
             if let (Some(outer), Some(t), true) = (outer, t, edge.seen) {
@@ -186,7 +211,7 @@ pub(super) fn lanes(
             }
         }
         if sides[k].is_empty() {
-            let edge = paved_edge(g, lines, sign, opts.max_spread);
+            let edge = edge_of(sign);
             let rel: Vec<(f64, f64)> =
                 edge.samples.iter().map(|&(s, t)| (s, (t - tc(s)) * sign)).filter(|p| p.1 >= MIN_LANE_WIDTH).collect();
             let side = if sign > 0.0 { "left" } else { "right" };

@@ -2,14 +2,18 @@
 //! at their heading), solid or broken from their dash pattern; the centre line chosen among them
 //! row by row, and whether the lines are those of a divided road about its reference line.
 
-use super::{median, Curb, MarkingLine, SurveyOptions};
+use super::{in_surface, median, Curb, MarkingLine, SurveyOptions};
 use crate::section::SectionGrid;
 
-/// Marking hits per row, tracked into lines.
+/// Marking hits per row, tracked into lines. Hits are found in plan (the grid's t) and tracked
+/// in OpenDRIVE's t ([`in_surface`], `plan` as there): a line at constant t on a road whose bank
+/// changes moves across the rows in plan (on the velodrome's ramp from 59° to 19°, 1.3 m over
+/// 60 m), and would not be followed across a gap between dashes.
 pub(super) fn find_markings(
     g: &SectionGrid,
     lines: &[Option<[f64; 2]>],
     curbs: &[Option<Curb>; 2],
+    plan: &dyn Fn(f64) -> f64,
     opts: &SurveyOptions,
 ) -> Vec<MarkingLine> {
     let reach = |c: &Option<Curb>| c.as_ref().map_or(f64::INFINITY, |c| c.t.abs() + 0.1);
@@ -78,7 +82,8 @@ pub(super) fn find_markings(
             }
             c = last + 1;
         }
-        for (t, w) in hits {
+        let k = in_surface(plan, g.s_of(r), 1.0);
+        for (t, w) in hits.into_iter().map(|(t, w)| (t * k, w * k)) {
             // How far a track's line is from t at this row: from where it was last seen, or,
             // across a gap of more than 2 m (between dashes, behind a car), from where it
             // heads (a line that tapers or splays crosses the rows obliquely). Not within 2 m:

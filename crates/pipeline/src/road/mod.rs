@@ -72,7 +72,8 @@ impl Default for SurveyOptions {
     }
 }
 
-/// A marking line found in the points.
+/// A marking line found in the points; its t and width are OpenDRIVE's (along the
+/// superelevated surface: on a bank, the plan distances over the bank's cosine).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkingLine {
     /// Median t, m.
@@ -251,8 +252,9 @@ pub fn survey_road(
         None => Vec::new(),
     };
     let superelevation = robust_curved_profile(&s_e, &x_e, opts.superelevation_tolerance, grid.ds, 1.0);
-    // 4. Markings.
-    let markings = find_markings(grid, &lines, &curbs, opts);
+    // 4. Markings, in OpenDRIVE's t (along the superelevated surface).
+    let plan = |s: f64| eval.planar_t(s, 1.0);
+    let markings = find_markings(grid, &lines, &curbs, &plan, opts);
     // 5. Surface features.
     let mut features = Vec::new();
     for c in crgs {
@@ -267,7 +269,7 @@ pub fn survey_road(
         out.lateral_profile.superelevations = x.held(road.length);
     }
     let sides = LaneSides::of(road);
-    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, &sides, opts, &mut findings);
+    out.lanes = lanes(grid, road.length, &lines, surveyed, &markings, &curbs, &sides, &plan, opts, &mut findings);
     let links = crgs.iter().map(|c| crg_link(&c.file, c.crg)).collect();
     attach_surface(&mut out, &mut features, links);
     let odr = OpenDrive { header: axis.header.clone(), roads: vec![out], ..Default::default() };
@@ -285,6 +287,22 @@ pub fn survey_road(
     };
     Ok((odr, report))
 }
+
+/// t along the superelevated surface (OpenDRIVE's t) of the point `t_plan` from the reference
+/// line in plan (the cross sections' t) at s, where one metre of t lies `plan(s)` metres in
+/// plan (`RoadEval::planar_t(s, 1)`, cos of the bank); as it is where the bank is 85° or
+/// steeper (no road surface), or the factor is not finite.
+fn in_surface(plan: &dyn Fn(f64) -> f64, s: f64, t_plan: f64) -> f64 {
+    let k = plan(s);
+    if k.is_finite() && k > MIN_PLAN_SCALE {
+        t_plan / k
+    } else {
+        t_plan
+    }
+}
+
+/// cos 85°: a steeper bank is no road surface, and no t is scaled for it.
+const MIN_PLAN_SCALE: f64 = 0.087;
 
 /// Median of a slice (sorted in place); None when empty.
 fn median(v: &mut [f64]) -> Option<f64> {

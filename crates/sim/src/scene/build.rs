@@ -161,7 +161,7 @@ impl Scene {
         let road = scene.road();
         let at = |f: f64| s0 + f * (s1 - s0);
         let b = |s: f64| scene.borders(&road, s);
-        let centre = |s: f64| road.lane_offset(s);
+        let centre = |s: f64| scene.lane_offset(&road, s);
         // Pothole in the right half, manhole in the left half (the right one if the road has
         // no left half), cobbles over 20 m (at most a sixth of the scene).
         let sp = at(0.45);

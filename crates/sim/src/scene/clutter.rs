@@ -57,7 +57,7 @@ impl Scene {
         // Each side at s: its sign, its road edge and the width of its carriageway.
         let sides = |s: f64| {
             let b = self.borders(&road, s);
-            let c = road.lane_offset(s);
+            let c = self.lane_offset(&road, s);
             [(-1.0, b.road_right, c - b.road_right), (1.0, b.road_left, b.road_left - c)]
         };
         let count = |per_100m: f64, min: usize| ((len * per_100m / 100.0).round() as usize).max(min);

@@ -24,12 +24,26 @@ impl Scene {
             })
     }
 
-    /// Lateral centre of lane `id` at s, m.
+    /// Lateral centre of lane `id` at s, in plan (see [`Scene::lane_borders`]), m.
     pub fn lane_centre(&self, road: &RoadEval, id: i32, s: f64) -> Option<f64> {
-        let b = road.lane_borders(s);
+        let b = self.lane_borders(road, s);
         let outer = b.iter().find(|l| l.0 == id)?.1;
-        let inner = if id.abs() == 1 { road.lane_offset(s) } else { b.iter().find(|l| l.0 == id - id.signum())?.1 };
+        let inner =
+            if id.abs() == 1 { self.lane_offset(road, s) } else { b.iter().find(|l| l.0 == id - id.signum())?.1 };
         Some(0.5 * (inner + outer))
+    }
+
+    /// The lane borders at s ([`RoadEval::lane_borders`]) in the scene's planar t: OpenDRIVE
+    /// measures t along the superelevated surface, so a border of a road banked by φ lies at
+    /// about t cos φ in plan ([`RoadEval::planar_t`]); without superelevation they are the same.
+    pub fn lane_borders(&self, road: &RoadEval, s: f64) -> Vec<(i32, f64)> {
+        let k = road.planar_t(s, 1.0);
+        road.lane_borders(s).into_iter().map(|(id, t)| (id, t * k)).collect()
+    }
+
+    /// The lane offset at s in the scene's planar t (see [`Scene::lane_borders`]), m.
+    pub fn lane_offset(&self, road: &RoadEval, s: f64) -> f64 {
+        road.planar_t(s, road.lane_offset(s))
     }
 
     /// The scene's road, prepared for evaluation.
@@ -43,11 +57,11 @@ impl Scene {
     /// A verge that starts with a sidewalk, walking or curb lane lies `curb_height` up (a curb);
     /// any other verge is level with the road.
     pub fn borders(&self, road: &RoadEval, s: f64) -> Borders {
-        self.borders_in(road, &road.lane_borders(s), s)
+        self.borders_in(road, &self.lane_borders(road, s), s)
     }
 
     fn borders_in(&self, road: &RoadEval, lanes: &[(i32, f64)], s: f64) -> Borders {
-        let centre = road.lane_offset(s);
+        let centre = self.lane_offset(road, s);
         let sec = road.lane_section(s);
         let kind = |id: i32| {
             sec.and_then(|sec| sec.lanes().find(|l| l.id == id)).and_then(|l| l.kind.as_deref()).unwrap_or("none")
@@ -165,7 +179,9 @@ impl Scene {
     /// What [`Scene::z`] needs at station s, computed once for many t.
     pub fn station(&self, road: &RoadEval, s: f64) -> Station {
         let slope = road.planar_cross_slope(s);
-        let lanes = road.lane_borders(s);
+        // Lines and zones in plan: a banked road's lanes lie at t cos φ.
+        let k = road.planar_t(s, 1.0);
+        let lanes = self.lane_borders(road, s);
         let borders = self.borders_in(road, &lanes, s);
         let marks = self
             .surface
@@ -175,10 +191,10 @@ impl Scene {
             .filter_map(|m| {
                 let base = match m.lane {
                     None => 0.0,
-                    Some(0) => road.lane_offset(s),
+                    Some(0) => self.lane_offset(road, s),
                     Some(id) => lanes.iter().find(|l| l.0 == id)?.1,
                 };
-                Some(Mark { t: base + m.t, half_width: m.width / 2.0, s0: m.s0, dash: m.dash })
+                Some(Mark { t: base + m.t * k, half_width: k * m.width / 2.0, s0: m.s0, dash: m.dash })
             })
             .collect();
         Station { s, borders, marks, z0: road.elevation(s), slope, lines: None }
