@@ -150,3 +150,39 @@ pub(super) fn find_curb(g: &SectionGrid, lines: &[Option<[f64; 2]>], side: f64) 
     let height = median(&mut heights)?;
     Some(Curb { t, height, samples: kept })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A curb that turns out to a bus bay and back (the demo scene's lane -1: 0.93 m out at
+    /// most, back at 0.1 m/m at the end) with a parked car's side in 10 of its rows: the line
+    /// through the samples about each keeps none of the car's, the last rows of the curb and
+    /// nearly all its other samples.
+    #[test]
+    fn the_curb_line_follows_a_bay_and_leaves_out_a_car() {
+        let curb = |s: f64| {
+            let d = (s - 100.0).max(0.0);
+            -3.25 - 0.0025 * d * d + 0.00005 * d * d * d
+        };
+        let car = |s: f64| (125.5..130.5).contains(&s);
+        let samples: Vec<(f64, f64)> = (0..300)
+            .map(|i| {
+                let s = 0.25 + 0.5 * i as f64;
+                (s, if car(s) { -2.18 } else { curb(s) })
+            })
+            .collect();
+        let kept: Vec<bool> = (0..samples.len())
+            .map(|i| {
+                let w = &samples[i.saturating_sub(CURB_WINDOW)..(i + CURB_WINDOW + 1).min(samples.len())];
+                repeated_median_at(w, samples[i].0).is_some_and(|m| (samples[i].1 - m).abs() < 0.1)
+            })
+            .collect();
+        let (cars, curbs): (Vec<_>, Vec<_>) = samples.iter().zip(&kept).partition(|(p, _)| car(p.0));
+        assert!(cars.iter().all(|(_, &k)| !k), "a car sample kept");
+        assert!(kept[kept.len() - 6..].iter().all(|&k| k), "the curb's last 3 m not kept");
+        let n = curbs.iter().filter(|(_, &k)| k).count();
+        assert!(n + 3 >= curbs.len(), "{n} of {} curb samples kept", curbs.len());
+        assert_eq!(repeated_median_at(&[(1.0, 2.0)], 1.0), None);
+    }
+}
