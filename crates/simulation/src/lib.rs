@@ -19,6 +19,7 @@ pub mod collide;
 pub mod driver;
 mod error;
 pub mod gps;
+mod offroad;
 pub mod scenario;
 mod sim;
 pub mod surface;
