@@ -22,6 +22,7 @@ pub mod gps;
 mod offroad;
 pub mod scenario;
 mod sim;
+mod spiral;
 pub mod surface;
 pub mod vehicle;
 pub mod walls;

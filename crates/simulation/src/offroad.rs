@@ -46,8 +46,9 @@ impl std::fmt::Debug for OffRoadGrid {
 }
 
 impl OffRoadGrid {
-    /// The grid of `road` for points within `reach` of its reference line; `None` where the
-    /// road cannot be bounded (non-finite or absurd records).
+    /// The grid of `road` for points within `reach` of its reference line (the cells farther
+    /// off hold no answer of a search within `reach`); `None` where the road cannot be bounded
+    /// (non-finite or absurd records).
     pub(crate) fn new(road: &RoadEval, reach: f64) -> Option<OffRoadGrid> {
         let len = road.length();
         if !(len.is_finite() && len >= 0.0 && reach.is_finite() && reach > 0.0) {

@@ -5,7 +5,9 @@
 //! frame a CRG is laid in (`world::Heightfield::new`): the road's inverse
 //! (`RoadEval::xy_to_st`, whose t runs along the superelevated lateral axis) gives the start,
 //! and a few Newton steps on `P(s) + t N(s) = (x, y)` give the planar (s, t) (the same where
-//! the road has no superelevation).
+//! the road has no superelevation). The steps take a spiral's or an arc's pose from knots
+//! every 0.25 m (`crate::spiral`: `RoadEval::pose`'s heading to the bit, its position within
+//! 1e-12 m).
 //!
 //! The height there is the road's surface `elevation(s) + t planar_cross_slope(s)` and, where
 //! a CRG covers (s, t), the grid's height: u = u_first + (s - sStart) (`orientation="same"`;
@@ -15,6 +17,7 @@
 //! the grid's holes (NaN), the OpenDRIVE surface alone.
 
 use crate::offroad::OffRoadGrid;
+use crate::spiral::SpiralKnots;
 use crate::Error;
 use opendrive::RoadEval;
 use std::sync::OnceLock;
@@ -67,6 +70,10 @@ pub struct RoadSurface<'a> {
     reach: f64,
     /// The cells beyond the reach (built on first use, for the reach then set).
     off_road: OnceLock<Option<OffRoadGrid>>,
+    /// The cells beyond [`NEAR`] (built on first use).
+    off_near: OnceLock<Option<OffRoadGrid>>,
+    /// The spiral records' knots for the Newton steps' poses (built on first use).
+    spirals: OnceLock<SpiralKnots>,
 }
 
 impl<'a> RoadSurface<'a> {
@@ -88,7 +95,14 @@ impl<'a> RoadSurface<'a> {
             }
         }
         let reach = (widest + REACH_MARGIN).min(DEFAULT_REACH);
-        RoadSurface { road: eval, crgs: Vec::new(), reach, off_road: OnceLock::new() }
+        RoadSurface {
+            road: eval,
+            crgs: Vec::new(),
+            reach,
+            off_road: OnceLock::new(),
+            off_near: OnceLock::new(),
+            spirals: OnceLock::new(),
+        }
     }
 
     /// Adds a CRG laid on the road by `link`. Earlier CRGs win where grids overlap.
@@ -155,9 +169,15 @@ impl<'a> RoadSurface<'a> {
         self.planar_st_searched(x, y)
     }
 
+    /// Whether (x, y) lies farther than [`NEAR`] from the reference line beyond doubt (the
+    /// grid of `crate::offroad` for that distance): then the near search finds nothing.
+    fn surely_beyond_near(&self, x: f64, y: f64) -> bool {
+        self.off_near.get_or_init(|| OffRoadGrid::new(&self.road, NEAR)).as_ref().is_some_and(|g| g.off(x, y))
+    }
+
     /// [`RoadSurface::planar_st`] by the inverse's search.
     fn planar_st_searched(&self, x: f64, y: f64) -> Option<(f64, f64)> {
-        if self.reach > NEAR {
+        if self.reach > NEAR && !self.surely_beyond_near(x, y) {
             if let Some(st) = self.planar_st_within(x, y, NEAR) {
                 return Some(st);
             }
@@ -211,10 +231,10 @@ impl<'a> RoadSurface<'a> {
         let len = self.road.length();
         let mut curvature = 0.0;
         // dF/ds = T (1 - κ t), dF/dt = N.
+        let spirals = self.spirals.get_or_init(|| SpiralKnots::new(&self.road));
         for _ in 0..8 {
-            let p = self.road.pose(s);
+            let (p, (sn, cs)) = spirals.pose_sc(&self.road, s);
             curvature = p.curvature;
-            let (sn, cs) = p.hdg.sin_cos();
             let r = [x - p.x - t * -sn, y - p.y - t * cs];
             let along = r[0] * cs + r[1] * sn;
             let across = -r[0] * sn + r[1] * cs;
@@ -293,7 +313,8 @@ mod tests {
     use super::*;
     use opendrive::eval::Pose;
 
-    /// The grid never calls a point off the road that the search finds on it: points on a
+    /// The grid never calls a point off the road that the search finds on it (nor beyond the
+    /// near band one the near search finds): points on a
     /// 0.5 m lattice around the demo road (straights, spirals and an arc; both ends) and
     /// beyond its reach. And it spares the search far out: most points more than 2 m beyond the
     /// reach are proven off.
@@ -310,6 +331,8 @@ mod tests {
                 let proven = surface.surely_off(x, y);
                 let found = surface.planar_st_searched(x, y);
                 assert!(!(proven && found.is_some()), "({x}, {y}) proven off, found at {found:?}");
+                let near = surface.planar_st_within(x, y, NEAR);
+                assert!(!(surface.surely_beyond_near(x, y) && near.is_some()), "({x}, {y}) proven beyond {NEAR} m");
                 on += usize::from(found.is_some());
                 off += usize::from(proven);
                 // Beyond the reach by 2 m from every point of the reference line (sampled).
