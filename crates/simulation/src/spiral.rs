@@ -10,7 +10,7 @@
 //! beyond below 1e-19, the quadrature's error below 1e-17 m). The heading and curvature are
 //! the record's closed forms, as `RoadEval::pose` computes them (the same bits); positions
 //! agree with it within rounding (1e-12 m, tested), and the heading's sine and cosine are the
-//! knot's turned by the series (within 1e-15). Lines and cubics, points beyond a
+//! knot's turned by the series (within 1e-15; a line's heading's are kept). Lines and cubics, points beyond a
 //! spiral's knots, and spirals too tight for the series take `RoadEval::pose` itself.
 
 use opendrive::{GeometryKind, Pose, RoadEval};
@@ -40,6 +40,8 @@ pub(crate) struct SpiralKnots {
     /// The records' starts (as the road's records).
     starts: Vec<f64>,
     spirals: Vec<Option<Spiral>>,
+    /// A line record's heading's `sin_cos` (its poses' heading is the record's).
+    lines: Vec<Option<(f64, f64)>>,
 }
 
 impl SpiralKnots {
@@ -76,12 +78,13 @@ impl SpiralKnots {
                 Some(Spiral { arc, hdg0: g.hdg, k0: curv_start, rate, knots })
             })
             .collect();
-        SpiralKnots { starts: geometries.iter().map(|g| g.s).collect(), spirals }
+        let lines = geometries.iter().map(|g| matches!(g.kind, GeometryKind::Line).then(|| g.hdg.sin_cos())).collect();
+        SpiralKnots { starts: geometries.iter().map(|g| g.s).collect(), spirals, lines }
     }
 
     /// The reference line's pose at `s` (see the module; `RoadEval::pose` where no knot
     /// serves) and its heading's (sin, cos): from a knot the knot's turned by the series
-    /// (within 1e-15 of `sin_cos`), else `sin_cos`.
+    /// (within 1e-15 of `sin_cos`), on a line the record's `sin_cos` kept, else `sin_cos`.
     pub(crate) fn pose_sc(&self, road: &RoadEval, s: f64) -> (Pose, (f64, f64)) {
         // The record `RoadEval::pose` takes: the last that starts at or before s, else the first.
         let i = self.starts.partition_point(|&a| a <= s).max(1) - 1;
@@ -107,7 +110,10 @@ impl SpiralKnots {
             }
         }
         let pose = road.pose(s);
-        (pose, pose.hdg.sin_cos())
+        match self.lines.get(i) {
+            Some(Some(sc)) => (pose, *sc),
+            _ => (pose, pose.hdg.sin_cos()),
+        }
     }
 }
 
