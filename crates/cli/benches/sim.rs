@@ -6,7 +6,10 @@
 //! Then the same with the HDL-32E and a 640 x 480 camera at 10 Hz (at most 10 simulated s).
 //!
 //! `cargo bench -p cli --bench sim [-- SECONDS] [--no-sensors]` (simulated seconds, default 60;
-//! `--no-sensors` stops after the first run).
+//! `--no-sensors` stops after the first run). With `SIM_BENCH_HASH` set, each run also prints a
+//! hash of every tick's events and saved state (slower): two builds that print the same hash
+//! ran the same bits. `SIM_BENCH_DUMP=FILE` writes the first run's ego (x, y, z, roll, pitch,
+//! heading) and actors (x, y, z) a line a tick, to measure how far two builds differ.
 
 use roadscan::simulate::{Scenario, SimWorld, WorldSource, DEFAULT_SCENE_GRID};
 use simulation::Spawn;
@@ -46,9 +49,35 @@ fn main() {
         let t0 = std::time::Instant::now();
         let mut ticks = 0u64;
         let mut collisions = 0usize;
+        let hashing = std::env::var_os("SIM_BENCH_HASH").is_some();
+        let mut dump = std::env::var_os("SIM_BENCH_DUMP")
+            .filter(|_| runs.is_empty())
+            .map(|p| std::io::BufWriter::new(std::fs::File::create(p).expect("the dump file")));
+        let mut h = std::collections::hash_map::DefaultHasher::new();
         while !sim.finished() {
-            collisions += sim.step().iter().filter(|e| matches!(e, simulation::Event::Collision(_))).count();
+            let ev = sim.step();
+            collisions += ev.iter().filter(|e| matches!(e, simulation::Event::Collision(_))).count();
+            if let Some(w) = dump.as_mut() {
+                use std::io::Write;
+                let st = sim.state();
+                let e = &st.ego;
+                let mut row = vec![e.x, e.y, e.z, e.roll, e.pitch, e.heading];
+                for a in &st.actors.actors {
+                    row.extend([a.x, a.y, a.z]);
+                }
+                let line: Vec<String> = row.iter().map(|v| format!("{v:e}")).collect();
+                writeln!(w, "{}", line.join(" ")).expect("dump");
+            }
+            if hashing {
+                use std::hash::Hash;
+                format!("{ev:?}").hash(&mut h);
+                sim.save().expect("state").hash(&mut h);
+            }
             ticks += 1;
+        }
+        if hashing {
+            use std::hash::Hasher;
+            println!("hash {:016x}", h.finish());
         }
         runs.push((t0.elapsed().as_secs_f64(), ticks, collisions));
     }

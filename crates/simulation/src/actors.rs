@@ -8,7 +8,7 @@
 //! same step as the ego's).
 
 use crate::surface::RoadSurface;
-use crate::vehicle::{arc, constant_step, Longitudinal};
+use crate::vehicle::{arc_sc, constant_step, Longitudinal, SinCos};
 use crate::Error;
 use serde::{Deserialize, Serialize};
 
@@ -138,6 +138,11 @@ impl Actor {
 
     /// One tick of `dt` s.
     pub fn step(&mut self, model: &dyn Longitudinal, surface: &RoadSurface, dt: f64) {
+        self.step_sc(model, surface, dt, &mut SinCos::default());
+    }
+
+    /// [`Actor::step`], sines and cosines of the heading kept in `trig`.
+    pub(crate) fn step_sc(&mut self, model: &dyn Longitudinal, surface: &RoadSurface, dt: f64, trig: &mut SinCos) {
         if let Some(ext) = self.external {
             let ([x, y], h, v) = ext.advance([self.x, self.y], self.heading, 0.0, dt);
             (self.x, self.y, self.heading, self.speed) = (x, y, h, v);
@@ -161,11 +166,11 @@ impl Actor {
             // The bicycle about the centre's projection on the rear axle: the centre moves on
             // the same arc, to the accuracy a scripted actor needs.
             let kappa = (steer * 0.6).tan() / (0.6 * self.size[0]);
-            let (dx, dy, h) = arc(self.heading, kappa, d);
+            let (dx, dy, h) = arc_sc(self.heading, kappa, d, trig);
             (self.x, self.y, self.heading) = (self.x + dx, self.y + dy, h);
         } else {
             let kappa = if d > 0.0 { steer * dt / d } else { 0.0 };
-            let (dx, dy, h) = arc(self.heading, kappa, d);
+            let (dx, dy, h) = arc_sc(self.heading, kappa, d, trig);
             (self.x, self.y, self.heading) = (self.x + dx, self.y + dy, h + if d > 0.0 { 0.0 } else { steer * dt });
         }
         self.speed = v1;

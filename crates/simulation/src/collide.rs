@@ -95,38 +95,109 @@ pub fn overlap(a: &Body, b: &Body) -> bool {
 /// The pairs of bodies that overlap, a body of `moving` with a later one of `moving` or with
 /// one of `statics`, named (earlier, later) and sorted. The moving pairs are found by a sweep
 /// along x over the bodies' circumscribed circles, so that only bodies whose x intervals meet
-/// are tested.
+/// are tested; each moving body is tested against the standing ones whose x intervals meet its
+/// own.
 pub(crate) fn touching_pairs(moving: &[Body], statics: &[Body]) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut order: Vec<(f64, f64, usize)> = moving
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let r = b.half[0].hypot(b.half[1]);
-            (b.centre[0] - r, b.centre[0] + r, i)
-        })
-        .collect();
-    order.sort_by(|p, q| p.0.total_cmp(&q.0).then(p.2.cmp(&q.2)));
-    for (k, &(_, hi, i)) in order.iter().enumerate() {
-        for &(lo, _, j) in &order[k + 1..] {
-            if lo > hi {
-                break;
-            }
-            let (a, b) = (&moving[i.min(j)], &moving[i.max(j)]);
-            if overlap(a, b) {
-                out.push((a.id.clone(), b.id.clone()));
+    Sweep::new(statics).touching_pairs(moving, statics)
+}
+
+/// The circumscribed circle's x interval of a body of circle radius `r`.
+fn x_interval(b: &Body, r: f64) -> (f64, f64) {
+    (b.centre[0] - r, b.centre[0] + r)
+}
+
+/// Orders `a` and `b` by their intervals' starts, then by their bodies' indices.
+fn by_start(a: &(f64, f64, usize), b: &(f64, f64, usize)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.2.cmp(&b.2))
+}
+
+/// The sweep's memory between ticks: the standing bodies' x intervals in order (they do not
+/// move), and the moving bodies' in last tick's order (a tick changes it little, so an
+/// insertion sort puts it right in a pass) with their circles' radii. Not state: any order it
+/// holds gives the same pairs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sweep {
+    /// (start, end, index) of the standing bodies, by start.
+    statics: Vec<(f64, f64, usize)>,
+    /// (start, end, index) of the moving bodies, by start.
+    order: Vec<(f64, f64, usize)>,
+    /// Each moving body's half sizes and its circle's radius.
+    radii: Vec<([f64; 2], f64)>,
+}
+
+impl Sweep {
+    /// The sweep of the standing bodies `statics`.
+    pub(crate) fn new(statics: &[Body]) -> Sweep {
+        let mut s: Vec<(f64, f64, usize)> = statics
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let (lo, hi) = x_interval(b, b.half[0].hypot(b.half[1]));
+                (lo, hi, i)
+            })
+            .collect();
+        s.sort_by(by_start);
+        Sweep { statics: s, order: Vec::new(), radii: Vec::new() }
+    }
+
+    /// [`touching_pairs`] of `moving` and `statics` (the bodies this sweep was made for).
+    pub(crate) fn touching_pairs(&mut self, moving: &[Body], statics: &[Body]) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        self.radii.truncate(moving.len());
+        for (i, b) in moving.iter().enumerate() {
+            match self.radii.get_mut(i) {
+                Some((half, r)) => {
+                    if half.map(f64::to_bits) != b.half.map(f64::to_bits) {
+                        (*half, *r) = (b.half, b.half[0].hypot(b.half[1]));
+                    }
+                }
+                None => self.radii.push((b.half, b.half[0].hypot(b.half[1]))),
             }
         }
-    }
-    for a in moving {
-        for b in statics {
-            if overlap(a, b) {
-                out.push((a.id.clone(), b.id.clone()));
+        if self.order.len() != moving.len() {
+            self.order = (0..moving.len()).map(|i| (0.0, 0.0, i)).collect();
+        }
+        for e in &mut self.order {
+            (e.0, e.1) = x_interval(&moving[e.2], self.radii[e.2].1);
+        }
+        // Insertion sort: nearly in order already.
+        for k in 1..self.order.len() {
+            let mut j = k;
+            while j > 0 && by_start(&self.order[j - 1], &self.order[j]).is_gt() {
+                self.order.swap(j - 1, j);
+                j -= 1;
             }
         }
+        for (k, &(_, hi, i)) in self.order.iter().enumerate() {
+            for &(lo, _, j) in &self.order[k + 1..] {
+                if lo > hi {
+                    break;
+                }
+                let (a, b) = (&moving[i.min(j)], &moving[i.max(j)]);
+                if overlap(a, b) {
+                    out.push((a.id.clone(), b.id.clone()));
+                }
+            }
+        }
+        for &(lo, hi, i) in &self.order {
+            let a = &moving[i];
+            for &(s_lo, s_hi, j) in &self.statics {
+                if s_lo > hi {
+                    break;
+                }
+                if s_hi < lo {
+                    continue;
+                }
+                if let Some(b) = statics.get(j) {
+                    if overlap(a, b) {
+                        out.push((a.id.clone(), b.id.clone()));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
     }
-    out.sort();
-    out
 }
 
 /// The corners of `b` (as [`Body::corners`]) from its heading's (sin, cos).

@@ -12,12 +12,12 @@
 //! Time is `tick × dt` (never a running sum), so a resumed run has the same times.
 
 use crate::actors::{checked, ActorKind, Actors, Spawn, Variable};
-use crate::collide::{contact_point, scene_bodies, Body, ContactReport};
+use crate::collide::{contact_point, scene_bodies, Body, ContactReport, Sweep};
 use crate::driver::{lane_centre_t, DriverEvent, DriverState, Route, RouteLeg};
 use crate::gps::{normal, GpsFix, GpsState, ToWgs84};
 use crate::scenario::Scenario;
 use crate::surface::RoadSurface;
-use crate::vehicle::{External, Longitudinal, VehicleState};
+use crate::vehicle::{External, Longitudinal, SinCos, VehicleState};
 use crate::walls::{curb_walls, object_walls, WallHit, WallKind, WallLine, Walls};
 use crate::Error;
 use opendrive::model::HeaderOffset;
@@ -99,6 +99,12 @@ pub struct Simulation<'a> {
     /// The moving bodies of the last tick, refreshed in place (their ids copied only when the
     /// actors change); not state.
     moving: Vec<Body>,
+    /// The moving bodies' headings' (sin, cos), with `moving`; not state.
+    moving_sc: Vec<(f64, f64)>,
+    /// The contact sweep's order and the standing bodies' intervals; not state.
+    sweep: Sweep,
+    /// The ego's (first) and each actor's last heading's sine and cosine; not state.
+    trig: Vec<SinCos>,
     walls: Walls,
     offset: HeaderOffset,
     wgs84: Option<Box<dyn ToWgs84 + 'a>>,
@@ -155,6 +161,7 @@ impl<'a> Simulation<'a> {
             Walls::default()
         };
         let model = scenario.model.build();
+        let sweep = Sweep::new(&statics);
         let mut sim = Simulation {
             surface,
             scenario,
@@ -162,6 +169,9 @@ impl<'a> Simulation<'a> {
             route,
             statics,
             moving: Vec::new(),
+            moving_sc: Vec::new(),
+            sweep,
+            trig: Vec::new(),
             walls,
             offset: HeaderOffset::default(),
             wgs84: None,
@@ -371,16 +381,20 @@ impl<'a> Simulation<'a> {
         }
         // 3. Motion.
         self.state.ego.step(&self.scenario.vehicle, self.model.as_ref(), self.surface, dt);
-        for a in &mut self.state.actors.actors {
-            a.step(self.model.as_ref(), self.surface, dt);
+        let mut trig = std::mem::take(&mut self.trig);
+        trig.resize(1 + self.state.actors.actors.len(), SinCos::default());
+        for (a, sc) in self.state.actors.actors.iter_mut().zip(&mut trig[1..]) {
+            a.step_sc(self.model.as_ref(), self.surface, dt, sc);
         }
         self.state.tick = k + 1;
         let time = self.time();
         // 4. Contacts that start now.
-        let mut bodies = std::mem::take(&mut self.moving);
-        self.moving_bodies_into(&mut bodies);
-        let now = self.touching_of(&bodies);
-        let walls = self.wall_contacts(&bodies);
+        let (mut bodies, mut sc) = (std::mem::take(&mut self.moving), std::mem::take(&mut self.moving_sc));
+        self.moving_bodies_into(&mut bodies, &mut trig, &mut sc);
+        let mut sweep = std::mem::take(&mut self.sweep);
+        let now = sweep.touching_pairs(&bodies, &self.statics);
+        self.sweep = sweep;
+        let walls = self.wall_contacts(&bodies, &sc);
         for (a, b) in &now {
             let key = [a.clone(), b.clone()];
             if self.state.contacts.contains(&key) {
@@ -416,9 +430,10 @@ impl<'a> Simulation<'a> {
         contacts.extend(walls.into_iter().map(|(key, ..)| key));
         contacts.sort();
         self.state.contacts = contacts;
-        self.moving = bodies;
+        (self.moving, self.moving_sc) = (bodies, sc);
         // 5. The GPS.
-        let antenna = self.antenna();
+        let antenna = self.antenna_sc(trig[0].of(self.state.ego.heading));
+        self.trig = trig;
         let last = self.state.gps.last.unwrap_or(antenna);
         self.state.gps.last = Some(antenna);
         let g = &self.scenario.gps;
@@ -443,9 +458,13 @@ impl<'a> Simulation<'a> {
 
     /// The GPS antenna's true position, file frame.
     fn antenna(&self) -> [f64; 3] {
+        self.antenna_sc(self.state.ego.heading.sin_cos())
+    }
+
+    /// [`Simulation::antenna`] with the ego heading's (sin, cos) given.
+    fn antenna_sc(&self, (sn, cs): (f64, f64)) -> [f64; 3] {
         let e = &self.state.ego;
         let a = self.scenario.gps.antenna;
-        let (sn, cs) = e.heading.sin_cos();
         [e.x + a[0] * cs - a[1] * sn, e.y + a[0] * sn + a[1] * cs, e.z + a[2]]
     }
 
@@ -459,15 +478,21 @@ impl<'a> Simulation<'a> {
     /// The ego's and the actors' bodies (the scene's stand still and are not copied a tick).
     fn moving_bodies(&self) -> Vec<Body> {
         let mut out = Vec::new();
-        self.moving_bodies_into(&mut out);
+        self.moving_bodies_into(&mut out, &mut Vec::new(), &mut Vec::new());
         out
     }
 
-    /// [`Simulation::moving_bodies`] written over `out`, whose ids are kept where they match.
-    fn moving_bodies_into(&self, out: &mut Vec<Body>) {
+    /// [`Simulation::moving_bodies`] written over `out`, whose ids are kept where they match,
+    /// and their headings' (sin, cos) over `sc`; the sines and cosines kept in `trig` (the
+    /// ego's first, then the actors').
+    fn moving_bodies_into(&self, out: &mut Vec<Body>, trig: &mut Vec<SinCos>, sc: &mut Vec<(f64, f64)>) {
         let e = &self.state.ego;
         let p = &self.scenario.vehicle;
-        let (sn, cs) = e.heading.sin_cos();
+        let n = 1 + self.state.actors.actors.len();
+        trig.resize(n, SinCos::default());
+        sc.clear();
+        let (sn, cs) = trig[0].of(e.heading);
+        sc.push((sn, cs));
         let ego = (
             &self.scenario.ego.id,
             e.centre(p),
@@ -476,10 +501,14 @@ impl<'a> Simulation<'a> {
             [e.z, e.z + p.height],
             [e.speed * cs, e.speed * sn],
         );
-        let actors = self.state.actors.actors.iter().map(|a| {
-            (&a.id, [a.x, a.y], a.heading, [0.5 * a.size[0], 0.5 * a.size[1]], [a.z, a.z + a.size[2]], a.velocity())
+        let actors = self.state.actors.actors.iter().zip(&mut trig[1..]).map(|(a, t)| {
+            // As `Actor::velocity`.
+            let (sn, cs) = t.of(a.heading);
+            sc.push((sn, cs));
+            let velocity = [a.speed * cs, a.speed * sn];
+            (&a.id, [a.x, a.y], a.heading, [0.5 * a.size[0], 0.5 * a.size[1]], [a.z, a.z + a.size[2]], velocity)
         });
-        out.truncate(1 + self.state.actors.actors.len());
+        out.truncate(n);
         for (k, (id, centre, heading, half, z, velocity)) in std::iter::once(ego).chain(actors).enumerate() {
             match out.get_mut(k) {
                 Some(b) => {
@@ -497,23 +526,25 @@ impl<'a> Simulation<'a> {
     fn contacts_now(&self) -> Vec<[String; 2]> {
         let bodies = self.moving_bodies();
         let mut out: Vec<[String; 2]> = self.touching_of(&bodies).into_iter().map(|(a, b)| [a, b]).collect();
-        out.extend(self.wall_contacts(&bodies).into_iter().map(|(key, ..)| key));
+        let sc: Vec<(f64, f64)> = bodies.iter().map(|b| b.heading.sin_cos()).collect();
+        out.extend(self.wall_contacts(&bodies, &sc).into_iter().map(|(key, ..)| key));
         out.sort();
         out
     }
 
     /// The wall lines each moving body touches: ([body, wall], where, the body's speed), in
-    /// order of the bodies and the lines. Curbs do not stop pedestrians.
-    fn wall_contacts(&self, bodies: &[Body]) -> Vec<([String; 2], WallHit, f64)> {
+    /// order of the bodies and the lines. Curbs do not stop pedestrians. `sc`: the bodies'
+    /// headings' (sin, cos).
+    fn wall_contacts(&self, bodies: &[Body], sc: &[(f64, f64)]) -> Vec<([String; 2], WallHit, f64)> {
         let mut out = Vec::new();
         if self.walls.is_empty() {
             return out;
         }
         let actors = &self.state.actors.actors;
         let mut hits = Vec::new();
-        for (i, b) in bodies.iter().take(1 + actors.len()).enumerate() {
+        for (i, (b, &sc)) in bodies.iter().zip(sc).take(1 + actors.len()).enumerate() {
             let walker = i > 0 && actors.get(i - 1).is_some_and(|a| a.kind == ActorKind::Pedestrian);
-            self.walls.touching(b, |k| !(walker && k == WallKind::Curb), &mut hits);
+            self.walls.touching_sc(b, sc, |k| !(walker && k == WallKind::Curb), &mut hits);
             for h in &hits {
                 let id = self.walls.lines()[h.line].id.clone();
                 out.push(([b.id.clone(), id], *h, b.velocity[0].hypot(b.velocity[1])));

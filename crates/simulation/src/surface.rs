@@ -5,7 +5,9 @@
 //! frame a CRG is laid in (`world::Heightfield::new`): the road's inverse
 //! (`RoadEval::xy_to_st`, whose t runs along the superelevated lateral axis) gives the start,
 //! and a few Newton steps on `P(s) + t N(s) = (x, y)` give the planar (s, t) (the same where
-//! the road has no superelevation).
+//! the road has no superelevation). The steps take a spiral's or an arc's pose from knots
+//! every 0.25 m (`crate::spiral`: `RoadEval::pose`'s heading to the bit, its position within
+//! 1e-12 m).
 //!
 //! The height there is the road's surface `elevation(s) + t planar_cross_slope(s)` and, where
 //! a CRG covers (s, t), the grid's height: u = u_first + (s - sStart) (`orientation="same"`;
@@ -14,8 +16,11 @@
 //! `opencrg::Surface::uv_to_z` (the C-API's bilinear evaluation). Outside every CRG, and in
 //! the grid's holes (NaN), the OpenDRIVE surface alone.
 
+use crate::offroad::OffRoadGrid;
+use crate::spiral::SpiralKnots;
 use crate::Error;
 use opendrive::RoadEval;
+use std::sync::OnceLock;
 use world::CrgLink;
 
 /// How far from the reference line a point may lie and still be on the road, m: at most
@@ -63,6 +68,12 @@ pub struct RoadSurface<'a> {
     road: RoadEval<'a>,
     crgs: Vec<CrgOnRoad<'a>>,
     reach: f64,
+    /// The cells beyond the reach (built on first use, for the reach then set).
+    off_road: OnceLock<Option<OffRoadGrid>>,
+    /// The cells beyond [`NEAR`] (built on first use).
+    off_near: OnceLock<Option<OffRoadGrid>>,
+    /// The spiral records' knots for the Newton steps' poses (built on first use).
+    spirals: OnceLock<SpiralKnots>,
 }
 
 impl<'a> RoadSurface<'a> {
@@ -84,7 +95,14 @@ impl<'a> RoadSurface<'a> {
             }
         }
         let reach = (widest + REACH_MARGIN).min(DEFAULT_REACH);
-        RoadSurface { road: eval, crgs: Vec::new(), reach }
+        RoadSurface {
+            road: eval,
+            crgs: Vec::new(),
+            reach,
+            off_road: OnceLock::new(),
+            off_near: OnceLock::new(),
+            spirals: OnceLock::new(),
+        }
     }
 
     /// Adds a CRG laid on the road by `link`. Earlier CRGs win where grids overlap.
@@ -101,6 +119,7 @@ impl<'a> RoadSurface<'a> {
         let edge = (link.t_offset.abs() + v_lo.abs().max(v_hi.abs()) + REACH_MARGIN).min(DEFAULT_REACH);
         if edge.is_finite() {
             self.reach = self.reach.max(edge);
+            self.off_road = OnceLock::new();
         }
         self.crgs.push(CrgOnRoad { link, crg });
         Ok(self)
@@ -120,6 +139,7 @@ impl<'a> RoadSurface<'a> {
     pub fn with_reach(mut self, reach: f64) -> RoadSurface<'a> {
         if reach.is_finite() && reach > 0.0 {
             self.reach = reach;
+            self.off_road = OnceLock::new();
         }
         self
     }
@@ -134,9 +154,30 @@ impl<'a> RoadSurface<'a> {
         self.reach
     }
 
+    /// Whether (x, y) lies off the road beyond doubt, by a grid of the cells farther than the
+    /// reach from the reference line (see `crate::offroad`): then every question below answers
+    /// `None` without the search. The grid is built on the first call.
+    pub fn surely_off(&self, x: f64, y: f64) -> bool {
+        self.off_road.get_or_init(|| OffRoadGrid::new(&self.road, self.reach)).as_ref().is_some_and(|g| g.off(x, y))
+    }
+
     /// Planar (s, t) of the plan point (x, y), or `None` off the road.
     pub fn planar_st(&self, x: f64, y: f64) -> Option<(f64, f64)> {
-        if self.reach > NEAR {
+        if self.surely_off(x, y) {
+            return None;
+        }
+        self.planar_st_searched(x, y)
+    }
+
+    /// Whether (x, y) lies farther than [`NEAR`] from the reference line beyond doubt (the
+    /// grid of `crate::offroad` for that distance): then the near search finds nothing.
+    fn surely_beyond_near(&self, x: f64, y: f64) -> bool {
+        self.off_near.get_or_init(|| OffRoadGrid::new(&self.road, NEAR)).as_ref().is_some_and(|g| g.off(x, y))
+    }
+
+    /// [`RoadSurface::planar_st`] by the inverse's search.
+    fn planar_st_searched(&self, x: f64, y: f64) -> Option<(f64, f64)> {
+        if self.reach > NEAR && !self.surely_beyond_near(x, y) {
             if let Some(st) = self.planar_st_within(x, y, NEAR) {
                 return Some(st);
             }
@@ -160,6 +201,9 @@ impl<'a> RoadSurface<'a> {
     /// point was off the road a tick ago: the full reach is searched at once, not the near
     /// band first. A hint kept in the saved state makes a resumed run ask the same questions.
     pub fn planar_st_from(&self, x: f64, y: f64, hint: Option<[f64; 2]>) -> Option<(f64, f64)> {
+        if self.surely_off(x, y) {
+            return None;
+        }
         let len = self.road.length();
         match hint {
             Some([s0, t0]) if s0.is_finite() && s0 > 0.0 && s0 < len && t0.is_finite() => {
@@ -168,10 +212,10 @@ impl<'a> RoadSurface<'a> {
                 if converged && s > 0.0 && s < len && t.abs() <= reach && (curvature * t).abs() < 0.5 {
                     return Some((s, t));
                 }
-                self.planar_st(x, y)
+                self.planar_st_searched(x, y)
             }
             Some(_) => self.planar_st_within(x, y, self.reach),
-            None => self.planar_st(x, y),
+            None => self.planar_st_searched(x, y),
         }
     }
 
@@ -187,10 +231,10 @@ impl<'a> RoadSurface<'a> {
         let len = self.road.length();
         let mut curvature = 0.0;
         // dF/ds = T (1 - κ t), dF/dt = N.
+        let spirals = self.spirals.get_or_init(|| SpiralKnots::new(&self.road));
         for _ in 0..8 {
-            let p = self.road.pose(s);
+            let (p, (sn, cs)) = spirals.pose_sc(&self.road, s);
             curvature = p.curvature;
-            let (sn, cs) = p.hdg.sin_cos();
             let r = [x - p.x - t * -sn, y - p.y - t * cs];
             let along = r[0] * cs + r[1] * sn;
             let across = -r[0] * sn + r[1] * cs;
@@ -261,5 +305,45 @@ impl<'a> RoadSurface<'a> {
         let p = self.road.pose(s);
         let (sn, cs) = p.hdg.sin_cos();
         [p.x - t * sn, p.y + t * cs]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opendrive::eval::Pose;
+
+    /// The grid never calls a point off the road that the search finds on it (nor beyond the
+    /// near band one the near search finds): points on a
+    /// 0.5 m lattice around the demo road (straights, spirals and an arc; both ends) and
+    /// beyond its reach. And it spares the search far out: most points more than 2 m beyond the
+    /// reach are proven off.
+    #[test]
+    fn the_off_road_grid_never_hides_a_road_point() {
+        let odr = opendrive::read(include_str!("../../../data/opendrive/demo.xodr")).expect("demo road");
+        let surface = RoadSurface::new(&odr.roads[0]);
+        let reach = surface.reach();
+        let line: Vec<Pose> = (0..=1500).map(|k| surface.road().pose(0.1 * k as f64)).collect();
+        let (mut on, mut off, mut far, mut far_off) = (0usize, 0usize, 0usize, 0usize);
+        for i in 0..320 {
+            for j in 0..300 {
+                let (x, y) = (-30.0 + 0.5 * i as f64 + 0.01, -40.0 + 0.5 * j as f64 + 0.01);
+                let proven = surface.surely_off(x, y);
+                let found = surface.planar_st_searched(x, y);
+                assert!(!(proven && found.is_some()), "({x}, {y}) proven off, found at {found:?}");
+                let near = surface.planar_st_within(x, y, NEAR);
+                assert!(!(surface.surely_beyond_near(x, y) && near.is_some()), "({x}, {y}) proven beyond {NEAR} m");
+                on += usize::from(found.is_some());
+                off += usize::from(proven);
+                // Beyond the reach by 2 m from every point of the reference line (sampled).
+                let near = line.iter().any(|p| (p.x - x).hypot(p.y - y) < reach + 2.0);
+                if !near {
+                    far += 1;
+                    far_off += usize::from(proven);
+                }
+            }
+        }
+        assert!(on > 5_000 && off > 5_000 && far > 5_000, "{on} on, {off} proven off, {far} far");
+        assert!(far_off as f64 > 0.95 * far as f64, "{far_off} of {far} far points proven off");
     }
 }

@@ -413,16 +413,41 @@ pub fn attitude(p: &VehicleParams, z: [f64; 4]) -> (f64, f64, f64) {
 /// The rear axle's plan motion over distance `d` at curvature `kappa` from heading `h`:
 /// (dx, dy, new heading).
 pub fn arc(h: f64, kappa: f64, d: f64) -> (f64, f64, f64) {
+    arc_sc(h, kappa, d, &mut SinCos::default())
+}
+
+/// [`arc`], the heading's `sin_cos` taken from `trig`.
+pub(crate) fn arc_sc(h: f64, kappa: f64, d: f64, trig: &mut SinCos) -> (f64, f64, f64) {
     let turn = kappa * d;
     let h1 = h + turn;
     if turn.abs() < 1e-6 {
         // sin(h + θ) - sin h over κ, by the series in θ to θ³ (error below 1e-25 d).
-        let (s, c) = h.sin_cos();
+        let (s, c) = trig.of(h);
         let dx = d * (c - 0.5 * turn * s - turn * turn / 6.0 * c);
         let dy = d * (s + 0.5 * turn * c - turn * turn / 6.0 * s);
         (dx, dy, h1)
     } else {
         ((h1.sin() - h.sin()) / kappa, (h.cos() - h1.cos()) / kappa, h1)
+    }
+}
+
+/// The last angle's `sin_cos`, kept: an actor going straight keeps its heading tick after
+/// tick, and its motion and its body ask for the same sine and cosine. The same bits as
+/// `sin_cos` (it is what is kept).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SinCos {
+    angle: Option<u64>,
+    value: (f64, f64),
+}
+
+impl SinCos {
+    /// `angle.sin_cos()`.
+    pub(crate) fn of(&mut self, angle: f64) -> (f64, f64) {
+        if self.angle != Some(angle.to_bits()) {
+            self.value = angle.sin_cos();
+            self.angle = Some(angle.to_bits());
+        }
+        self.value
     }
 }
 

@@ -227,11 +227,21 @@ impl Walls {
     /// The lines `body` touches (of the kinds `kinds` accepts), in order of the lines, added to
     /// `out` (cleared first).
     pub fn touching(&self, body: &Body, kinds: impl Fn(WallKind) -> bool, out: &mut Vec<WallHit>) {
+        self.touching_sc(body, body.heading.sin_cos(), kinds, out);
+    }
+
+    /// [`Walls::touching`] with the body heading's (sin, cos) given.
+    pub(crate) fn touching_sc(
+        &self,
+        body: &Body,
+        (sn, cs): (f64, f64),
+        kinds: impl Fn(WallKind) -> bool,
+        out: &mut Vec<WallHit>,
+    ) {
         out.clear();
         if self.pieces.is_empty() {
             return;
         }
-        let (sn, cs) = body.heading.sin_cos();
         let [ha, hb] = body.half;
         let reach = [cs.abs() * ha + sn.abs() * hb, sn.abs() * ha + cs.abs() * hb];
         let (blo, bhi) = (
@@ -239,7 +249,7 @@ impl Walls {
             [body.centre[0] + reach[0], body.centre[1] + reach[1]],
         );
         let pad = 0.5 * MAX_PIECE + 1e-9;
-        let cell_of = |v: f64, k: usize| ((v - self.origin[k]) / self.cell).floor();
+        let cell_of = |v: f64, k: usize| floor((v - self.origin[k]) / self.cell);
         let range = |k: usize| {
             let a = cell_of(blo[k] - pad, k).max(0.0);
             let b = cell_of(bhi[k] + pad, k).min(self.dims[k] as f64 - 1.0);
@@ -295,6 +305,21 @@ impl Walls {
             };
             WallHit { line: e.line, position: [p[0], p[1], body.z[0].max(e.bottom)] }
         }));
+    }
+}
+
+/// `x.floor()`, without the library call where x is small (the grid's cells): the same value
+/// but for the sign of a zero (-0.0 gives 0.0).
+fn floor(x: f64) -> f64 {
+    if x.abs() < 4.0e15 {
+        let f = x as i64 as f64;
+        if f > x {
+            f - 1.0
+        } else {
+            f
+        }
+    } else {
+        x.floor()
     }
 }
 
@@ -663,6 +688,23 @@ mod tests {
 
     fn body(c: [f64; 2], h: f64, half: [f64; 2]) -> Body {
         Body { id: "b".into(), centre: c, heading: h, half, z: [0.0, 1.5], velocity: [0.0; 2] }
+    }
+
+    /// The grid's floor is the library's, but for the sign of zero: at and around integers,
+    /// fractions, both signs, large and non-finite values.
+    #[test]
+    fn floor_is_the_library_floor() {
+        let mut xs = vec![0.0, -0.0, 0.5, -0.5, 1e-300, -1e-300, 3.999_999_999_999_999, -4.000_000_000_000_001];
+        xs.extend([1e15, -1e15 - 0.5, 4.1e15, -9e18, 1e300, f64::INFINITY, f64::NEG_INFINITY]);
+        for k in -2000..2000 {
+            let v = k as f64 * 0.37;
+            xs.extend([v, v.next_up(), v.next_down(), k as f64, (k as f64).next_down()]);
+        }
+        for x in xs {
+            let (got, want) = (floor(x), x.floor());
+            assert!(got == want, "floor({x}) = {got}, library {want}");
+        }
+        assert!(floor(f64::NAN).is_nan());
     }
 
     fn line(points: Vec<[f64; 2]>) -> WallLine {
