@@ -4,7 +4,8 @@
 //! lines within 5 cm and elevation within 5 mm of the truth where surveyed, each road's lane ids
 //! as the truth's (on these maps every road keeps the network's lanes: connecting roads by
 //! design, main roads because the survey's lane ids at their ends differ; the report says which),
-//! CRG heights on at least 95 % of each road's carriageway and no error from our `check`. A road
+//! CRG heights on at least 95 % of each road's carriageway (less where `SPARSE` says the coarse
+//! survey does not reach) and no error from our `check`. A road
 //! no point reaches is kept as the axis has it; a trajectory of several roads is refused in one
 //! line.
 
@@ -23,10 +24,16 @@ const FAR: &str = "far";
 /// The survey: 300 points a revolution at the default 200 revolutions a second (10 m/s, so
 /// profiles 5 cm apart per pass): 40 MB of points for lane_offset_intersection's 250 m of
 /// road, 110 MB for fabriksgatan's 690 m.
-const SCANNER: [&str; 3] = ["--points-per-rev", "300", "-q"];
+const POINTS_PER_REV: &str = "300";
 /// The build's CRG cell, m: 10 cm, for the scanner's spacing (a survey for 1 cm cells takes
 /// about 1000 points a revolution, too slow for a test).
 const CELL: &str = "0.1";
+/// Roads whose carriageway the coarse survey does not reach in full, with the coverage they
+/// must still have: multi_intersections' road 202 has two driving lanes on its left whose
+/// outer edge lies 5.6 m beside the nearest pass, where 300 points a revolution from 2.2 m up
+/// fall 0.34 m apart across the road, so 10 cm cells there have gaps in stripes (89.1 %; 92.9 %
+/// at 450 points a revolution).
+const SPARSE: [(&str, &str, f64); 1] = [("multi_intersections", "202", 0.85)];
 
 /// Reference lines: the largest distance from the truth's at the same s, m.
 const REFERENCE_LINE: f64 = 0.05;
@@ -38,13 +45,20 @@ const COVERAGE: f64 = 0.95;
 
 /// A network survey of `name` (coarse scanner) built with its truth network as the axis:
 /// (test dir, survey dir, build dir, seconds of the build).
-fn survey_and_build(name: &str) -> (Scratch, PathBuf, PathBuf, f64) {
+fn survey_and_build(name: &str, points_per_rev: &str) -> (Scratch, PathBuf, PathBuf, f64) {
     let d = Scratch::new(&format!("cli-build-network-{name}"));
     let survey = d.join("survey");
     let m = map(name);
-    let o = roadscan(
-        &[&["synth", "--scene", m.to_str().unwrap(), "--out", survey.to_str().unwrap()][..], &SCANNER].concat(),
-    );
+    let o = roadscan(&[
+        "synth",
+        "--scene",
+        m.to_str().unwrap(),
+        "--out",
+        survey.to_str().unwrap(),
+        "--points-per-rev",
+        points_per_rev,
+        "-q",
+    ]);
     assert!(o.status.success(), "synth {name}: {}", stderr(&o));
     let out = d.join("out");
     std::fs::create_dir_all(&out).unwrap();
@@ -92,18 +106,27 @@ fn lane_ids(road: &RoadEval, s: f64) -> Vec<i32> {
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn fabriksgatan_is_updated_from_its_survey() {
-    updated_from_its_survey("fabriksgatan");
+    updated_from_its_survey("fabriksgatan", POINTS_PER_REV);
 }
 
 /// lane_offset_intersection: four roads with lane offsets, one junction of six connecting roads.
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn lane_offset_intersection_is_updated_from_its_survey() {
-    updated_from_its_survey("lane_offset_intersection");
+    updated_from_its_survey("lane_offset_intersection", POINTS_PER_REV);
 }
 
-fn updated_from_its_survey(name: &str) {
-    let (_d, survey, out, secs) = survey_and_build(name);
+/// multi_intersections: 63 roads, five junctions of 6 and 12 connections, roads of up to five
+/// lanes a side (one of them reached by the survey in part: [`SPARSE`]); 566 MB of points, read
+/// in 12 batches of roads.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn multi_intersections_is_updated_from_its_survey() {
+    updated_from_its_survey("multi_intersections", POINTS_PER_REV);
+}
+
+fn updated_from_its_survey(name: &str, points_per_rev: &str) {
+    let (_d, survey, out, secs) = survey_and_build(name, points_per_rev);
     println!("{name}: built in {secs:.1} s");
     let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
     let built = opendrive::read_file(out.join("road.xodr")).unwrap();
@@ -197,7 +220,8 @@ fn updated_from_its_survey(name: &str) {
         if elev > ELEVATION {
             failures.push(format!("road {}: elevation {elev} m off", t.id));
         }
-        if coverage < COVERAGE {
+        let least = SPARSE.iter().find(|k| k.0 == name && k.1 == t.id).map_or(COVERAGE, |k| k.2);
+        if coverage < least {
             failures.push(format!("road {}: CRG coverage {coverage}", t.id));
         }
         if let Some(s) = lanes_differ {

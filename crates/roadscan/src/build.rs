@@ -209,20 +209,19 @@ pub(crate) fn read_points(
     let t = Instant::now();
     let total = inputs.total();
     let counts = st.run(what, Some(total), |bar| {
-        inputs.stream_reporting(
-            |done, _| bar.advance(done),
-            |p| {
-                if let Some(side) = side.as_deref_mut() {
-                    let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
-                    let cols =
-                        PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
-                    side.add(cols).map_err(anyhow::Error::from)?;
-                }
-                surface.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)
-            },
-        )
+        inputs.stream_reporting(|done, _| bar.advance(done), |p| feed(side.as_deref_mut(), surface, p))
     })?;
     Ok((t.elapsed().as_secs_f64(), counts))
+}
+
+/// A chunk of points into the roadside builder (if any) and the surface builder.
+fn feed(side: Option<&mut RoadsideBuilder>, surface: &mut SurfaceBuilder, p: &scan::Points) -> Result<()> {
+    if let Some(side) = side {
+        let rgb = (!p.rgb.is_empty()).then_some(p.rgb.as_slice());
+        let cols = PointColumns { x: &p.x, y: &p.y, z: &p.z, intensity: &p.intensity, class: &p.class, rgb };
+        side.add(cols).map_err(anyhow::Error::from)?;
+    }
+    surface.add(&p.x, &p.y, &p.z).map_err(anyhow::Error::msg)
 }
 
 /// The surveyed road (read back), its OpenDRIVE text, what was measured, and the part of the
@@ -434,22 +433,97 @@ pub(crate) fn build_road_into(
     dir: &Path,
     mut st: Stages,
 ) -> Result<Built> {
+    let mut reading = [RoadReading::new(s, job.axis, job.road, &inputs, dir)?];
+    let (read_secs, mut failed) = read_roads(&mut st, inputs, &mut reading)?;
+    if let Some(Some(e)) = failed.pop() {
+        return Err(e);
+    }
+    let [reading] = reading;
+    complete_road(s, job, reading, read_secs, registration, dir, st)
+}
+
+/// A road's builders while the points are read: what the reading stage leaves for
+/// [`complete_road`].
+pub(crate) struct RoadReading<'a> {
+    info: InputInfo,
+    side: RoadsideBuilder<'a>,
+    surface: SurfaceBuilder<'a>,
+}
+
+impl<'a> RoadReading<'a> {
+    /// The builders of road `road` of `axis` for the points of `inputs` (the grids only where
+    /// they reach: the products are cut to the surveyed part), spilling into `dir`.
+    pub(crate) fn new(
+        s: &BuildConfig,
+        axis: &AxisOf,
+        road: &'a opendrive::Road,
+        inputs: &crate::inputs::Inputs,
+        dir: &Path,
+    ) -> Result<RoadReading<'a>> {
+        let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
+        let context = on_road(s, road);
+        let offset = axis.odr.header.offset;
+        let points_box = inputs.points_box();
+        let opts = RoadsideOptions { points_box, clip_to_points: true, ..roadside_options(s, None) };
+        let side = RoadsideBuilder::new(road, offset, &opts).map_err(&context)?;
+        let scope = SurfaceScope { points_box, unit: None };
+        let surface = SurfaceBuilder::with(road, offset, surface_options(s, s.s_range), &surface_storage(dir), scope)
+            .map_err(&context)?;
+        Ok(RoadReading { info, side, surface })
+    }
+
+    fn add(&mut self, p: &scan::Points) -> Result<()> {
+        feed(Some(&mut self.side), &mut self.surface, p)
+    }
+}
+
+/// Stage: the points, once, into the builders of every road of `roads`; returns the seconds it
+/// took and, per road, the error that stopped its builders (the others go on).
+pub(crate) fn read_roads(
+    st: &mut Stages,
+    inputs: crate::inputs::Inputs,
+    roads: &mut [RoadReading],
+) -> Result<(f64, Vec<Option<anyhow::Error>>)> {
+    let t = Instant::now();
+    let total = inputs.total();
+    let mut failed: Vec<Option<anyhow::Error>> = roads.iter().map(|_| None).collect();
+    let what = match roads.len() {
+        1 => "reading the points (voxels, ribbons, cross sections, CRG points)".to_string(),
+        n => format!("reading the points for {n} roads (voxels, ribbons, cross sections, CRG points)"),
+    };
+    st.run(&what, Some(total), |bar| {
+        inputs.stream_reporting(
+            |done, _| bar.advance(done),
+            |p| {
+                for (r, f) in roads.iter_mut().zip(failed.iter_mut()) {
+                    if f.is_none() {
+                        *f = r.add(p).err();
+                    }
+                }
+                Ok(())
+            },
+        )
+    })?;
+    Ok((t.elapsed().as_secs_f64(), failed))
+}
+
+/// The rest of road `job.road`'s build once its points are read (`reading`, in `read_secs`):
+/// the surveyed road, tiles, roadside, report and manifest into `dir`.
+pub(crate) fn complete_road(
+    s: &BuildConfig,
+    job: RoadJob,
+    reading: RoadReading,
+    read_secs: f64,
+    registration: Option<Registration>,
+    dir: &Path,
+    mut st: Stages,
+) -> Result<Built> {
     let RoadJob { axis, road, member, hashing, t0 } = job;
-    let info = InputInfo { crs: inputs.crs.clone(), road: road.id.clone() };
     let context = on_road(s, road);
-    let offset = axis.odr.header.offset;
-    let points_box = inputs.points_box();
-    // The grids only where the points reach: the products are cut to the surveyed part.
-    let opts = RoadsideOptions { points_box, clip_to_points: true, ..roadside_options(s, None) };
-    let mut side = RoadsideBuilder::new(road, offset, &opts).map_err(&context)?;
     // Declared before the surface builder, which borrows it later: dropped after it.
     #[allow(clippy::needless_late_init)] // the drop order needs it
     let plain: opendrive::OpenDrive;
-    let scope = SurfaceScope { points_box, unit: None };
-    let mut surface = SurfaceBuilder::with(road, offset, surface_options(s, s.s_range), &surface_storage(dir), scope)
-        .map_err(&context)?;
-    let what = "reading the points (voxels, ribbons, cross sections, CRG points)";
-    let (read_secs, _) = read_points(&mut st, inputs, Some(&mut side), &mut surface, what)?;
+    let RoadReading { info, side, mut surface } = reading;
     let mut side = side.finish().map_err(&context)?;
 
     // 3. The surveyed road (the part of the axis road surveyed), then the CRG tiles as heights

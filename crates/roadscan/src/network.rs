@@ -2,7 +2,7 @@
 //!
 //! `build --axis network.xodr` without `--road` on a file of several roads builds every road
 //! (connecting roads inside junctions included) as one build builds one road
-//! (`build::build_road_into`), each into `OUT/roads/ID/` with its own tiles, roadside,
+//! (`build::RoadReading`, `build::complete_road`), each into `OUT/roads/ID/` with its own tiles, roadside,
 //! report and manifest, and then joins them into one `OUT/road.xodr`: every road with its id,
 //! its links and its surveyed elevation, superelevation, lanes, marks, objects and
 //! `<surface><CRG>` links (to `roads/ID/crg/...`), and the file's junctions unchanged.
@@ -11,10 +11,14 @@
 //! pavement has no marks), and so does a road whose lanes the survey found with other ids at
 //! its ends than the network's (the junctions' lane links would not hold); a road without
 //! points near it is kept as the network has it. Both are said in the report, and neither fails the build.
-//! The passes are registered once for all the roads; the points are then read once per road
-//! (this first version routes no points between roads).
+//! The passes are registered once for all the roads; the points are then read once per batch
+//! of roads (file order, at most [`READ_TOGETHER`] of road a batch), each chunk handed to every
+//! road's builders of the batch, so each road gets the points a build of it alone gets, in the
+//! same order, and the same product bytes.
 
-use crate::build::{build_road_into, hash_inputs, register_passes, registration_summary, AxisOf, Member, RoadJob};
+use crate::build::{
+    complete_road, hash_inputs, read_roads, register_passes, registration_summary, AxisOf, Member, RoadJob, RoadReading,
+};
 use crate::config::{AxisSource, BuildConfig};
 use crate::manifest::{write_json, write_manifest};
 use crate::progress::{Note, Progress, Stages};
@@ -115,50 +119,80 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
     drop(inputs);
     let hashes = hashing.join().map_err(|_| anyhow::anyhow!("internal: the hashing thread failed"))??;
     let dirs = road_dirs(&axis.odr);
-    let mut outcomes = Vec::with_capacity(n);
-    for (i, road) in axis.odr.roads.iter().enumerate() {
-        let t = Instant::now();
-        progress.note(&Note::Info(format!("road {} ({} of {n})", road.id, i + 1)));
-        let rs = s.for_road(road);
-        let rdir = dir.join("roads").join(&dirs[i]);
-        let built = (|| {
-            std::fs::create_dir_all(&rdir).with_context(|| format!("{}: cannot create", rdir.display()))?;
-            let mut inputs = axis.inputs(&rs, &crate::Silent)?;
-            inputs.set_registration(registration.clone());
-            let known = hashes.clone();
-            let hashing = std::thread::spawn(move || Ok(known));
-            let job = RoadJob { axis: &axis, road, member: Member::Network, hashing, t0: Instant::now() };
-            build_road_into(&rs, job, inputs, registration.clone(), &rdir, Stages::new(6, progress))
-        })();
-        let mut o = RoadOutcome {
+    let mut outcomes: Vec<RoadOutcome> = axis
+        .odr
+        .roads
+        .iter()
+        .zip(&dirs)
+        .map(|(road, d)| RoadOutcome {
             id: road.id.clone(),
-            dir: format!("roads/{}", dirs[i]),
+            dir: format!("roads/{d}"),
             report: None,
             failed: Vec::new(),
             kept: None,
             lanes_kept: None,
             connecting: road.junction != "-1",
             seconds: 0.0,
-        };
-        match built {
-            Ok(b) => {
-                // A road alone links to roads its file lacks: the network's check of the
-                // joined road.xodr stands for each road's own.
-                o.failed = b.failed().filter(|c| !c.name.starts_with(OWN_CHECK)).cloned().collect();
-                o.report = Some(serde_json::from_slice(&b.report_json)?);
-            }
-            Err(e) => {
-                let why = format!("{e:#}");
-                progress
-                    .note(&Note::Warning(format!("road {}: not surveyed, kept as the network has it: {why}", road.id)));
-                if rdir.exists() {
-                    std::fs::remove_dir_all(&rdir).with_context(|| format!("{}: cannot remove", rdir.display()))?;
+        })
+        .collect();
+    let configs: Vec<BuildConfig> = axis.odr.roads.iter().map(|r| s.for_road(r)).collect();
+    let mut point_reads = 0;
+    for batch in read_batches(&axis.odr.roads) {
+        // The batch's roads' builders, then the points once into all of them.
+        let t = Instant::now();
+        let mut inputs = axis.inputs(s, &crate::Silent)?;
+        inputs.set_registration(registration.clone());
+        let mut readers = Vec::with_capacity(batch.len());
+        let mut reading = Vec::with_capacity(batch.len());
+        for i in batch.clone() {
+            let rdir = dir.join(&outcomes[i].dir);
+            let road = &axis.odr.roads[i];
+            let begun = std::fs::create_dir_all(&rdir)
+                .with_context(|| format!("{}: cannot create", rdir.display()))
+                .and_then(|()| RoadReading::new(&configs[i], &axis, road, &inputs, &rdir));
+            match begun {
+                Ok(r) => {
+                    readers.push(r);
+                    reading.push(i);
                 }
-                o.kept = Some(why);
+                Err(e) => keep_unsurveyed(&mut outcomes[i], &rdir, e, progress)?,
             }
         }
-        o.seconds = t.elapsed().as_secs_f64();
-        outcomes.push(o);
+        if readers.is_empty() {
+            continue;
+        }
+        point_reads += 1;
+        let mut st = Stages::new(ROAD_STAGES, progress);
+        let (read_secs, failed) = read_roads(&mut st, inputs, &mut readers)?;
+        // Each road's share of the batch's reading time.
+        let share = t.elapsed().as_secs_f64() / reading.len().max(1) as f64;
+        for ((reader, failed), i) in readers.into_iter().zip(failed).zip(reading) {
+            let t = Instant::now();
+            let road = &axis.odr.roads[i];
+            progress.note(&Note::Info(format!("road {} ({} of {n})", road.id, i + 1)));
+            let rdir = dir.join(&outcomes[i].dir);
+            let built = match failed {
+                Some(e) => Err(e),
+                None => {
+                    let known = hashes.clone();
+                    let hashing = std::thread::spawn(move || Ok(known));
+                    let job = RoadJob { axis: &axis, road, member: Member::Network, hashing, t0: Instant::now() };
+                    let st = Stages::after(ROAD_STAGES, st.times.clone(), progress);
+                    complete_road(&configs[i], job, reader, read_secs, registration.clone(), &rdir, st)
+                }
+            };
+            let o = &mut outcomes[i];
+            match built {
+                // A road alone links to roads its file lacks: the network's check of the
+                // joined road.xodr stands for each road's own.
+                Ok(b) => {
+                    o.failed = b.failed().filter(|c| !c.name.starts_with(OWN_CHECK)).cloned().collect();
+                    o.report = Some(serde_json::from_slice(&b.report_json)?);
+                }
+                Err(e) => keep_unsurveyed(o, &rdir, e, progress)?,
+            }
+            o.seconds = share + t.elapsed().as_secs_f64();
+        }
     }
     if outcomes.iter().all(|o| o.kept.is_some()) {
         let first = outcomes.first().and_then(|o| o.kept.clone()).unwrap_or_default();
@@ -277,12 +311,12 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
             "roads": n,
             "junctions": net.junctions.len(),
             "surveyed": surveyed,
-            "note": "every road built as one build builds a road, into roads/ID/ (its own report there); the points are read once per road",
+            "note": "every road built as one build builds a road, into roads/ID/ (its own report there); the points are read once per batch of roads",
         },
         "roads": roads,
         "checks": checks_json,
         "registration": registration.as_ref().map(registration_summary),
-        "performance": {"seconds": t0.elapsed().as_secs_f64(), "point_reads": surveyed},
+        "performance": {"seconds": t0.elapsed().as_secs_f64(), "point_reads": point_reads},
     });
     let report_json = write_json(&dir.join("report.json"), &report)?;
     voxel::write_atomic(&dir.join("report.html"), |w| {
@@ -292,6 +326,46 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
     write_manifest(s, dir, &hashes, &times, t0.elapsed().as_secs_f64(), None)?;
     let roads = outcomes.iter().map(|o| (o.id.clone(), o.kept.is_none())).collect();
     Ok(NetworkBuilt { report_json, checks, roads })
+}
+
+/// Stages of a road's build (the reading shared by a batch of roads, then the road's own).
+const ROAD_STAGES: usize = 6;
+
+/// The most road, m, whose builders take the points of one read: the reading stage holds each
+/// road's cross sections and ribbons (flat in the survey's size, linear in the road's length),
+/// so a network is read once per this much road, not once per road.
+const READ_TOGETHER: f64 = 250.0;
+
+/// The network's roads in batches (index ranges, in file order) of at most [`READ_TOGETHER`]
+/// metres (a longer road alone).
+fn read_batches(roads: &[opendrive::Road]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut length = 0.0;
+    for (i, r) in roads.iter().enumerate() {
+        let l = if r.length.is_finite() { r.length.max(0.0) } else { READ_TOGETHER };
+        match out.last_mut() {
+            Some(b) if length + l <= READ_TOGETHER => {
+                b.end = i + 1;
+                length += l;
+            }
+            _ => {
+                out.push(i..i + 1);
+                length = l;
+            }
+        }
+    }
+    out
+}
+
+/// Road `o` not surveyed (`why`): kept as the network has it, its directory removed.
+fn keep_unsurveyed(o: &mut RoadOutcome, rdir: &Path, why: anyhow::Error, progress: &dyn Progress) -> Result<()> {
+    let why = format!("{why:#}");
+    progress.note(&Note::Warning(format!("road {}: not surveyed, kept as the network has it: {why}", o.id)));
+    if rdir.exists() {
+        std::fs::remove_dir_all(rdir).with_context(|| format!("{}: cannot remove", rdir.display()))?;
+    }
+    o.kept = Some(why);
+    Ok(())
 }
 
 /// The surveyed road's lanes given the network's lane links: the lanes of its first section
@@ -429,8 +503,24 @@ fn html(outcomes: &[RoadOutcome], checks: &[Check], plan: &str) -> String {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::relink_lanes;
+    use super::{read_batches, relink_lanes, READ_TOGETHER};
     use opendrive::LaneLink;
+
+    /// Roads go to one read in file order while their lengths fit; a longer road, or one of
+    /// no finite length, reads alone; no road is left out or read twice.
+    #[test]
+    fn roads_are_read_in_batches_of_bounded_length() {
+        let lengths = [100.0, 100.0, 40.0, 300.0, 20.0, f64::NAN, 10.0, 10.0];
+        let roads: Vec<opendrive::Road> =
+            lengths.iter().map(|&length| opendrive::Road { length, ..Default::default() }).collect();
+        let b = read_batches(&roads);
+        assert_eq!(b, vec![0..3, 3..4, 4..5, 5..6, 6..8]);
+        for r in &b {
+            let sum: f64 = roads[r.clone()].iter().map(|r| r.length).sum();
+            assert!(r.len() == 1 || sum <= READ_TOGETHER, "{r:?}: {sum} m");
+        }
+        assert!(read_batches(&[]).is_empty());
+    }
 
     /// The demo road (lanes 2, 1, -1, -2 in one section) as a network road whose lanes link to
     /// lanes -5 (before) and 7 (after), and as a survey that split it into two sections.

@@ -75,6 +75,11 @@ impl<'p> Stages<'p> {
         Stages { progress, n, k: 0, times: Vec::new() }
     }
 
+    /// `n` stages of which the first `done` have run elsewhere (their names and seconds).
+    pub fn after(n: usize, done: Vec<(String, f64)>, progress: &'p dyn Progress) -> Stages<'p> {
+        Stages { progress, n, k: done.len(), times: done }
+    }
+
     /// The progress the stages report to.
     pub fn progress(&self) -> &'p dyn Progress {
         self.progress
