@@ -12,7 +12,7 @@
 //! its ends than the network's (the junctions' lane links would not hold); a road without
 //! points near it is kept as the network has it. Both are said in the report, and neither fails the build.
 //! The passes are registered once for all the roads; the points are then read once per batch
-//! of roads (file order, at most [`READ_TOGETHER`] of road a batch), each chunk handed to every
+//! of roads (file order, at most 250 m of road a batch), each chunk handed to every
 //! road's builders of the batch, so each road gets the points a build of it alone gets, in the
 //! same order, and the same product bytes.
 
