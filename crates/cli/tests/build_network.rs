@@ -48,7 +48,14 @@ const COVERAGE: f64 = 0.95;
 fn survey_and_build(name: &str, points_per_rev: &str) -> (Scratch, PathBuf, PathBuf, f64) {
     let d = Scratch::new(&format!("cli-build-network-{name}"));
     let survey = d.join("survey");
-    let m = map(name);
+    let m = match name {
+        TOWN07_PART => {
+            let m = d.join("town07_part.xodr");
+            opendrive::write_file(&town07_part(), &m, &Default::default()).unwrap();
+            m
+        }
+        _ => map(name),
+    };
     let o = roadscan(&[
         "synth",
         "--scene",
@@ -123,6 +130,70 @@ fn lane_offset_intersection_is_updated_from_its_survey() {
 #[test]
 fn multi_intersections_is_updated_from_its_survey() {
     updated_from_its_survey("multi_intersections", POINTS_PER_REV);
+}
+
+/// The part of CARLA's Town07 (libOpenDRIVE's copy, a hilly rural map) the test surveys.
+const TOWN07_PART: &str = "town07_part";
+
+/// Town07's junctions 749, 721, 350 and 479 (a chain of four at x -105..-89, y 37..103) with
+/// their connecting roads and the roads into them (9 roads of 1 to 35 m, three of them
+/// joining two of the four); links to what is left out are dropped, with the lane links of
+/// those ends.
+fn town07_part() -> opendrive::OpenDrive {
+    const JUNCTIONS: [&str; 4] = ["749", "721", "350", "479"];
+    let mut odr =
+        opendrive::read_file(roadscan_tests::shared_data().join("opendrive/libOpenDRIVE/Town07.xodr")).unwrap();
+    odr.junctions.retain(|j| JUNCTIONS.contains(&j.id.as_str()));
+    let keep: std::collections::BTreeSet<String> = odr
+        .junctions
+        .iter()
+        .flat_map(|j| &j.connections)
+        .flat_map(|c| [c.incoming_road.clone(), c.connecting_road.clone()])
+        .flatten()
+        .collect();
+    odr.roads.retain(|r| keep.contains(&r.id));
+    for r in &mut odr.roads {
+        let Some(link) = &mut r.link else { continue };
+        let kept = |t: &opendrive::model::LinkTarget| match t.element_type.as_str() {
+            "junction" => JUNCTIONS.contains(&t.element_id.as_str()),
+            _ => keep.contains(&t.element_id),
+        };
+        let (lost_before, lost_after) =
+            (link.predecessor.as_ref().is_some_and(|t| !kept(t)), link.successor.as_ref().is_some_and(|t| !kept(t)));
+        if lost_before {
+            link.predecessor = None;
+        }
+        if lost_after {
+            link.successor = None;
+        }
+        let n = r.lanes.lane_sections.len();
+        for (k, sec) in r.lanes.lane_sections.iter_mut().enumerate() {
+            for side in [&mut sec.left, &mut sec.center, &mut sec.right].into_iter().flatten() {
+                for l in side.lanes.iter_mut().filter_map(|l| l.link.as_mut()) {
+                    if lost_before && k == 0 {
+                        l.predecessors.clear();
+                    }
+                    if lost_after && k + 1 == n {
+                        l.successors.clear();
+                    }
+                }
+            }
+        }
+    }
+    odr
+}
+
+/// A part of Town07: four junctions in a chain, on a grade. Everything holds (ids, links,
+/// junctions, reference lines, CRG coverage 97.4-100 %, `check`) but the elevation of seven
+/// connecting roads of junctions 350 and 479: 7.8 to 22 mm off. There the connecting roads
+/// beside them lie up to 3.5 cm higher where their carriageways overlap (the map's junction
+/// surfaces disagree), and the rows' surface line, fitted across the whole cross section,
+/// leans towards them even where the road's own surface is the only one at its centre.
+#[roadscan_tests::needs_shared_data]
+#[test]
+#[ignore = "issue 26, open: Town07's connecting roads take 8-22 mm of elevation from the higher connecting roads beside them"]
+fn a_part_of_town07_is_updated_from_its_survey() {
+    updated_from_its_survey(TOWN07_PART, POINTS_PER_REV);
 }
 
 fn updated_from_its_survey(name: &str, points_per_rev: &str) {
