@@ -6,13 +6,19 @@
 use super::{median, Curb};
 use crate::section::SectionGrid;
 
-/// The line h = a + b·t through the row's cells with |t| ≤ half, by Tukey's biweight; cells
+/// The line h = a + b·t through the row's cells with t in `band`, by Tukey's biweight; cells
 /// whose heights spread more than `max_spread` (a branch over the road, an echo below it) are
 /// left out, and the cells the line keeps must span at least 1 m across (a handful of cells at
 /// one place, a pole's foot, fixes no crossfall).
-pub(super) fn surface_line(g: &SectionGrid, r: usize, half: f64, max_spread: f64, prior: f64) -> Option<[f64; 2]> {
+pub(super) fn surface_line(
+    g: &SectionGrid,
+    r: usize,
+    band: (f64, f64),
+    max_spread: f64,
+    prior: f64,
+) -> Option<[f64; 2]> {
     let pts: Vec<(f64, f64)> = (0..g.cols)
-        .filter(|&c| g.t_of(c).abs() <= half)
+        .filter(|&c| (band.0..=band.1).contains(&g.t_of(c)))
         .filter(|&c| g.spread_h(r, c).is_some_and(|v| v <= max_spread))
         .filter_map(|c| g.mean_h(r, c).map(|h| (g.t_of(c), h)))
         .collect();

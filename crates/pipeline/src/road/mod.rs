@@ -3,8 +3,9 @@
 //!
 //! Per 0.5 m row of cross sections:
 //! - the road surface is a line h = a + b·t fitted to the cell heights near the reference
-//!   line (Tukey's biweight, so cars and people do not pull it): the elevation gains a, the
-//!   superelevation is atan(b);
+//!   line and within the axis's lanes (Tukey's biweight, so cars and people do not pull it;
+//!   a road with lanes on one side takes nothing from the pavement on the other): the
+//!   elevation gains a, the superelevation is atan(b);
 //! - a curb is the first rise of at least 6 cm within 0.3 m, outward from the carriageway, in
 //!   the heights left after that line (median of five rows, so a passing car hides nothing);
 //! - markings are runs of cells at road level whose intensity stands out from the median of
@@ -195,9 +196,17 @@ pub fn survey_road(
     // 1. The surface line per row (a row too steep against the axis's crossfall has none).
     let steep = std::cell::Cell::new(0usize);
     let prior: Vec<f64> = (0..grid.rows).map(|r| eval.planar_cross_slope(grid.s_of(r))).collect();
+    // The band of the line: |t| up to `half`, but not beyond the axis's lanes on a side (a
+    // one-way or connecting road with lanes on one side only: beyond its reference line lies
+    // another road's pavement, in a junction at a height of its own).
+    let lanes_at: Vec<Option<(f64, f64)>> = (0..grid.rows).map(|r| lane_band(&eval, grid.s_of(r))).collect();
     let line_of = |r: usize, half: f64| -> Option<[f64; 2]> {
         let p = prior.get(r).copied().filter(|p| p.is_finite()).unwrap_or(0.0);
-        let l = surface_line(grid, r, half, opts.max_spread, p)?;
+        let band = match lanes_at.get(r).copied().flatten() {
+            Some((lo, hi)) => (lo.max(-half), hi.min(half)),
+            None => (-half, half),
+        };
+        let l = surface_line(grid, r, band, opts.max_spread, p)?;
         if (l[1].atan() - p.atan()).abs() > opts.max_crossfall {
             steep.set(steep.get() + 1);
             return None;
@@ -286,6 +295,20 @@ pub fn survey_road(
         findings,
     };
     Ok((odr, report))
+}
+
+/// The plan t range the axis's lanes cover at s, the reference line included (None where it
+/// has no lanes there, or they are not finite).
+fn lane_band(eval: &RoadEval, s: f64) -> Option<(f64, f64)> {
+    let borders = eval.lane_borders(s);
+    if borders.is_empty() {
+        return None;
+    }
+    let (lo, hi) = borders.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(_, t)| {
+        let v = eval.planar_t(s, t);
+        (lo.min(v), hi.max(v))
+    });
+    (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
 }
 
 /// t along the superelevated surface (OpenDRIVE's t) of the point `t_plan` from the reference
