@@ -300,14 +300,7 @@ pub fn survey_road(
 /// The plan t range the axis's lanes cover at s, the reference line included (None where it
 /// has no lanes there, or they are not finite).
 fn lane_band(eval: &RoadEval, s: f64) -> Option<(f64, f64)> {
-    let borders = eval.lane_borders(s);
-    if borders.is_empty() {
-        return None;
-    }
-    let (lo, hi) = borders.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(_, t)| {
-        let v = eval.planar_t(s, t);
-        (lo.min(v), hi.max(v))
-    });
+    let (lo, hi) = crate::surface::lanes_across(eval, s)?;
     (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
 }
 

@@ -242,13 +242,23 @@ pub(super) fn lane_extent(road: &RoadEval, s_range: Option<(f64, f64)>) -> (f64,
     let n = (b - a).ceil().clamp(1.0, 1e7) as usize;
     let mut ext = (0.0f64, 0.0f64);
     for i in 0..=n {
-        let s = (a + i as f64).min(b);
-        for (_, t) in road.lane_borders(s) {
-            let v = road.planar_t(s, t);
-            ext = (ext.0.min(v), ext.1.max(v));
+        if let Some((lo, hi)) = lanes_across(road, (a + i as f64).min(b)) {
+            ext = (ext.0.min(lo), ext.1.max(hi));
         }
     }
     ext
+}
+
+/// The plan t range the road's lanes cover at s, the reference line included; None where it
+/// has no lanes.
+pub(crate) fn lanes_across(road: &RoadEval, s: f64) -> Option<(f64, f64)> {
+    let borders = road.lane_borders(s);
+    (!borders.is_empty()).then(|| {
+        borders.iter().fold((0.0f64, 0.0f64), |(lo, hi), &(_, t)| {
+            let v = road.planar_t(s, t);
+            (lo.min(v), hi.max(v))
+        })
+    })
 }
 
 /// The points a surface grid saw.

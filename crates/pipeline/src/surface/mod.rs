@@ -99,6 +99,7 @@ mod envelope;
 mod estimator;
 mod fits;
 mod grid;
+pub(crate) use grid::lanes_across;
 mod options;
 mod project;
 mod rows;
