@@ -228,6 +228,21 @@ enum Command {
         #[arg(long)]
         range_mm: Option<f64>,
     },
+    /// Generate the connecting roads of junctions from the lanes of the roads that end at them
+    /// (from every lane into the junction to each other road, no U-turns; curvature-continuous
+    /// clothoids meeting both lanes' borders), replacing the file's own; written as OpenDRIVE 1.8.
+    #[command(
+        after_help = "Examples:\n  roadscan connect map.xodr connected.xodr\n  roadscan connect map.xodr connected.xodr --junction 4 --junction 9"
+    )]
+    Connect {
+        /// Input OpenDRIVE file.
+        input: PathBuf,
+        /// Output file (written atomically; never the input).
+        output: PathBuf,
+        /// Only this junction (repeatable; default: every junction of default kind).
+        #[arg(long)]
+        junction: Vec<String>,
+    },
     /// Convert OpenDRIVE between revisions (1.4-1.8 in, 1.6/1.7/1.8 out; content the target
     /// revision forbids is moved or renamed, every change reported), or OpenCRG between formats.
     #[command(
@@ -392,6 +407,7 @@ fn dispatch(command: Command, quiet: bool) -> anyhow::Result<u8> {
         Command::Sim(args) => cmd::sim::run(&args, &bars),
         Command::CrgEval { file, mods, opts } => cmd::crg_eval::run(&file, mods, &opts),
         Command::Eval { file, step, road } => cmd::eval::run(&file, step, &road),
+        Command::Connect { input, output, junction } => cmd::convert::connect(&input, &output, &junction, quiet),
         Command::Convert { input, output, version, format } => {
             cmd::convert::run(&input, &output, &version, &format, quiet)
         }

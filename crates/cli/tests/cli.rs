@@ -109,6 +109,46 @@ fn convert_to_each_version_reads_back() {
     assert!(stderr(&o).contains("--version must be 1.6, 1.7 or 1.8"));
 }
 
+/// `roadscan connect` regenerates fabriksgatan's junction: the written map has the same
+/// roads outside the junction, every connecting road of the junction new and linked, and a
+/// junction it does not have, or the input as the output, is one error line and no file.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn connect_regenerates_a_junction_and_refuses_what_it_cannot_do() {
+    let d = tmp_dir("connect");
+    let map = roadscan_tests::shared_data().join("opendrive/esmini/fabriksgatan.xodr");
+    let out = d.join("connected.xodr");
+    let o = roadscan(&["connect", map.to_str().expect("utf8"), out.to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("junction 4: 12 connecting roads replaced by 12"), "{}", stderr(&o));
+    let before = opendrive::read_file(&map).unwrap();
+    let after = opendrive::read_file(&out).unwrap();
+    let outside = |m: &opendrive::OpenDrive| -> Vec<String> {
+        m.roads.iter().filter(|r| r.junction == "-1").map(|r| r.id.clone()).collect()
+    };
+    assert_eq!(outside(&before), outside(&after));
+    let junction = &after.junctions[0];
+    assert_eq!(junction.connections.len(), 12);
+    for c in &junction.connections {
+        let road = after.road(c.connecting_road.as_deref().unwrap()).unwrap();
+        assert_eq!(road.junction, junction.id);
+        assert!(before.road(&road.id).is_none(), "road {} is not new", road.id);
+    }
+    for (args, says) in [
+        (
+            vec!["connect", map.to_str().unwrap(), d.join("x.xodr").to_str().unwrap(), "--junction", "99"],
+            "no junction 99",
+        ),
+        (vec!["connect", map.to_str().unwrap(), map.to_str().unwrap()], "input"),
+    ] {
+        let o = roadscan(&args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    }
+    assert!(!d.join("x.xodr").exists());
+}
+
 fn opendrive_header(p: &Path) -> String {
     let text = std::fs::read_to_string(p).expect("read");
     text.lines().find(|l| l.contains("<header")).unwrap_or_default().to_string()
@@ -154,6 +194,7 @@ fn help_has_examples() {
         vec!["check", "--help"],
         vec!["eval", "--help"],
         vec!["convert", "--help"],
+        vec!["connect", "--help"],
         vec!["crg", "--help"],
         vec!["info", "--help"],
     ] {

@@ -34,6 +34,7 @@
 
 #![warn(missing_docs)]
 
+pub mod connect;
 pub mod convert;
 mod error;
 pub mod eval;

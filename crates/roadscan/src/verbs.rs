@@ -188,6 +188,59 @@ pub fn convert(input: &Path, output: &Path, version: &str, format: &str) -> Resu
     Ok(Converted { notes, wrote })
 }
 
+/// What [`connect`] did, per junction: its id, the connecting roads before and after, and the
+/// largest |curvature| of the new ones (1/m).
+#[derive(Debug, Clone)]
+pub struct Connected {
+    /// Per junction regenerated.
+    pub junctions: Vec<(String, usize, usize, f64)>,
+    /// What was written, as one line.
+    pub wrote: String,
+}
+
+/// Writes `input` to `output` with the connecting roads of its junctions (`junctions`, or every
+/// junction of default kind when empty) generated from the lanes of the roads that end at them
+/// ([`opendrive::connect`]), replacing the ones the file had; `output` appears whole or not at all.
+pub fn connect(input: &Path, output: &Path, junctions: &[String]) -> Result<Connected> {
+    let outputs = Outputs::new([input]);
+    let staged = outputs.file(with_extension("the output", output, &["xodr", "xml"])?)?;
+    let mut odr = read_xodr(input)?;
+    let ids: Vec<String> = if junctions.is_empty() {
+        odr.junctions
+            .iter()
+            .filter(|j| j.kind.as_deref().is_none_or(|k| k == "default"))
+            .map(|j| j.id.clone())
+            .collect()
+    } else {
+        for id in junctions {
+            if !odr.junctions.iter().any(|j| &j.id == id) {
+                bail!("{}: no junction {id}", input.display());
+            }
+        }
+        junctions.to_vec()
+    };
+    let opts = opendrive::connect::ConnectOptions::default();
+    let mut done = Vec::new();
+    for id in &ids {
+        let before = odr.roads.iter().filter(|r| &r.junction == id).count();
+        let fits = opendrive::connect::regenerate(&mut odr, id, &opts).with_context(|| input.display().to_string())?;
+        let k = fits.iter().map(|f| f.curvature).fold(0.0, f64::max);
+        done.push((id.clone(), before, fits.len(), k));
+    }
+    let version = opendrive::Version::parse("1.8").context("internal: OpenDRIVE 1.8")?;
+    let changes = opendrive::convert::upgrade(&mut odr, version).len();
+    opendrive::write_file(&odr, &staged, &opendrive::WriteOptions { version })
+        .with_context(|| format!("writing {}", output.display()))?;
+    outputs.commit()?;
+    let made: usize = done.iter().map(|d| d.2).sum();
+    let wrote = format!(
+        "wrote {} ({} junctions, {made} connecting roads generated, OpenDRIVE 1.8, {changes} changes for it)",
+        output.display(),
+        done.len()
+    );
+    Ok(Connected { junctions: done, wrote })
+}
+
 /// Renders the OpenCRG file `path` as the PNG `out`, colours relative to `relative` (`plane`
 /// or `refline`), their half range `range_mm` (default: the 99th percentile); the line saying
 /// what was written.

@@ -174,6 +174,8 @@ impl Gen {
             ("straight500", "opendrive/esmini/straight_500_superelevation_elevation_curve.xodr"),
             ("lanewidth", "opendrive/esmini/lane_width_and_offset.xodr"),
             ("laneborder", "opendrive/qc-opendrive/lane_border_valid.xodr"),
+            // A junction: `connect` generates its connecting roads from whatever the lanes became.
+            ("fabriksgatan", "opendrive/esmini/fabriksgatan.xodr"),
         ] {
             let Some(b) = self.shared_file(rel) else { continue };
             let end = String::from_utf8_lossy(&b).find("</OpenDRIVE>").unwrap_or(b.len());

@@ -76,6 +76,7 @@ pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
                 ("check", vec!["check", "{F}"]),
                 ("eval", vec!["eval", "{F}"]),
                 ("convert", vec!["convert", "{F}", "{O}/out.xodr"]),
+                ("connect", vec!["connect", "{F}", "{O}/connected.xodr"]),
                 ("axis", vec!["axis", "--xodr", "{F}", "--road", "1", "--out", "{O}/axis.xodr"]),
             ];
             v.extend(pipeline("{F}", "{LAS}"));
