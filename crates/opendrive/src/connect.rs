@@ -546,6 +546,30 @@ pub fn regenerate(odr: &mut OpenDrive, id: &str, opts: &ConnectOptions) -> Resul
     let first = odr.roads.iter().filter_map(|r| r.id.parse::<u64>().ok()).max().map_or(1, |m| m + 1);
     let made = connect(odr, id, first, opts)?;
     odr.roads.retain(|r| r.junction != id);
+    // The lanes at the junction's ends link to the connecting roads' lane -1, both ways (as
+    // the connecting roads' lanes link to them).
+    for c in &made.roads {
+        let Some(link) = &c.link else { continue };
+        let lane = c.lanes.lane_sections.first().and_then(|s| s.right.as_ref()).and_then(|r| r.lanes.first());
+        let Some(ll) = lane.and_then(|l| l.link.as_ref()) else { continue };
+        for (target, ids) in [(&link.predecessor, &ll.predecessors), (&link.successor, &ll.successors)] {
+            let (Some(t), Some(&lane_id)) = (target, ids.first()) else { continue };
+            let Some(road) = odr.roads.iter_mut().find(|r| r.id == t.element_id) else { continue };
+            let start = t.contact_point.as_deref() == Some("start");
+            let section =
+                if start { road.lanes.lane_sections.first_mut() } else { road.lanes.lane_sections.last_mut() };
+            let Some(section) = section else { continue };
+            for side in [&mut section.left, &mut section.right].into_iter().flatten() {
+                for l in side.lanes.iter_mut().filter(|l| l.id == lane_id) {
+                    let link = l.link.get_or_insert_with(Default::default);
+                    let list = if start { &mut link.predecessors } else { &mut link.successors };
+                    if !list.contains(&-1) {
+                        list.push(-1);
+                    }
+                }
+            }
+        }
+    }
     odr.roads.extend(made.roads);
     if let Some(j) = odr.junctions.iter_mut().find(|j| j.id == id) {
         j.connections = made.connections;
@@ -565,7 +589,7 @@ fn connecting_road(
     }
     // The scale of the end tangents that keeps the path's curvature lowest.
     let mut best: Option<(Quintic, f64)> = None;
-    for scale in [0.8, 1.0, 1.2, 1.4] {
+    for scale in [0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.7] {
         let q = Quintic::new(la, lb, scale);
         let Some((_, _, k)) = q.profile(8) else { continue };
         if best.as_ref().is_none_or(|b| k < b.1) {
