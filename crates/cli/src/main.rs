@@ -171,7 +171,7 @@ enum Command {
     /// heights, one driving lane each side. Prints each record's max and RMS deviation; exits
     /// 1 (file written) when the tolerance cannot be met.
     #[command(
-        after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
+        after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --osm area.osm --crs EPSG:25833 --out network.xodr   # every way: a network with junctions\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
     )]
     Axis(cmd::axis::AxisArgs),
     /// The surveyed road: an axis road (from `roadscan axis`) completed from LAS/LAZ points:

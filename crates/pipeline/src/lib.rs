@@ -14,6 +14,7 @@ pub mod axis;
 pub mod drive_path;
 mod error;
 pub mod frame;
+pub mod network;
 mod par;
 pub mod registration;
 pub mod road;

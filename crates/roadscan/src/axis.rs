@@ -103,36 +103,8 @@ pub fn fit_noted(
     if let Some(n) = &note {
         progress.note(&Note::Info(n.text()));
     }
-    // The project CRS and the source's.
-    let project = match (&a.crs, &line.crs) {
-        (Some(c), _) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
-        (None, Some(c)) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
-        (None, None) => None,
-    };
-    if project.as_ref().is_some_and(CrsDef::is_geographic) {
-        bail!("{source} is in longitude/latitude: give a projected --crs (e.g. EPSG:25833) for the axis");
-    }
-    // OpenDRIVE is in metres: a project CRS in feet becomes the same CRS in metres, and the
-    // source (in the CRS as given) is reprojected into it.
-    let given = project.as_ref().map(|p| p.label.clone());
-    let project = project.map(|p| p.in_metres()).transpose().map_err(anyhow::Error::msg)?;
-    let from = a.source_crs.as_deref().or(line.crs.as_deref()).or(given.as_deref());
     let mut xyz = line.xyz;
-    if let (Some(from), Some(to)) = (from, project.as_ref()) {
-        let from = CrsDef::parse(from).map_err(anyhow::Error::msg)?;
-        let to_again = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
-        let r = Reprojection::new(from, to_again).map_err(anyhow::Error::msg)?;
-        if !r.is_identity() {
-            let (mut x, mut y): (Vec<f64>, Vec<f64>) = xyz.iter().map(|p| (p[0], p[1])).unzip();
-            r.apply(&mut x, &mut y).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
-            for (p, (x, y)) in xyz.iter_mut().zip(x.into_iter().zip(y)) {
-                p[0] = x;
-                p[1] = y;
-            }
-        }
-    } else if from.is_some() && project.is_none() {
-        bail!("{source}: the source CRS is known but not the project's: give --crs");
-    }
+    let project = to_project(a, line.crs.as_deref(), &source, &mut xyz)?;
     // What a fit can be asked: a line no longer than the longest road OpenDRIVE reads.
     let length: f64 = xyz.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
     if length.is_nan() || length > opendrive::MAX_STATION {
@@ -291,6 +263,172 @@ fn read_other(a: &AxisConfig) -> Result<(Polyline, String)> {
         return Ok((Polyline { xyz, crs }, format!("{} road {id}", p.display())));
     }
     bail!("give one of --trajectory, --polyline, --osm with --way, --xodr with --road, or --points")
+}
+
+/// The project CRS `a` names (or the source's, `source_crs`), and `xyz` (the source's
+/// vertices, named `source` in messages) reprojected into it.
+fn to_project(a: &AxisConfig, source_crs: Option<&str>, source: &str, xyz: &mut [[f64; 3]]) -> Result<Option<CrsDef>> {
+    let project = match (&a.crs, source_crs) {
+        (Some(c), _) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
+        (None, Some(c)) => Some(CrsDef::parse(c).map_err(anyhow::Error::msg)?),
+        (None, None) => None,
+    };
+    if project.as_ref().is_some_and(CrsDef::is_geographic) {
+        bail!("{source} is in longitude/latitude: give a projected --crs (e.g. EPSG:25833) for the axis");
+    }
+    // OpenDRIVE is in metres: a project CRS in feet becomes the same CRS in metres, and the
+    // source (in the CRS as given) is reprojected into it.
+    let given = project.as_ref().map(|p| p.label.clone());
+    let project = project.map(|p| p.in_metres()).transpose().map_err(anyhow::Error::msg)?;
+    let from = a.source_crs.as_deref().or(source_crs).or(given.as_deref());
+    if let (Some(from), Some(to)) = (from, project.as_ref()) {
+        let from = CrsDef::parse(from).map_err(anyhow::Error::msg)?;
+        let to_again = CrsDef::parse(&to.label).map_err(anyhow::Error::msg)?;
+        let r = Reprojection::new(from, to_again).map_err(anyhow::Error::msg)?;
+        if !r.is_identity() {
+            let (mut x, mut y): (Vec<f64>, Vec<f64>) = xyz.iter().map(|p| (p[0], p[1])).unzip();
+            r.apply(&mut x, &mut y).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
+            for (p, (x, y)) in xyz.iter_mut().zip(x.into_iter().zip(y)) {
+                p[0] = x;
+                p[1] = y;
+            }
+        }
+    } else if from.is_some() && project.is_none() {
+        bail!("{source}: the source CRS is known but not the project's: give --crs");
+    }
+    Ok(project)
+}
+
+/// The least fit tolerance of an OSM network's reference lines, m.
+const OSM_TOLERANCE: f64 = 0.05;
+/// The shortest record of an OSM network's reference lines, at least, m.
+const OSM_MIN_LENGTH: f64 = 2.0;
+
+/// OSM `highway` values no car drives on: their ways are left out of a network.
+const NOT_FOR_CARS: [&str; 12] = [
+    "footway",
+    "cycleway",
+    "path",
+    "steps",
+    "pedestrian",
+    "bridleway",
+    "corridor",
+    "proposed",
+    "construction",
+    "platform",
+    "elevator",
+    "bus_stop",
+];
+
+/// A road network fitted to every car-road way (`highway=*`) of the OSM file `a.osm` (no
+/// `--way`): roads split where three or more ways meet, junctions with generated connecting
+/// roads there ([`pipeline::network`]). Returns the map, what was made, and its text.
+pub fn osm_network(a: &AxisConfig) -> Result<(opendrive::OpenDrive, pipeline::network::NetworkNotes, String)> {
+    let Some(path) = &a.osm else { bail!("internal: an OSM network without --osm") };
+    let source = path.display().to_string();
+    let map = scan::axis::read_osm(path)?;
+    let project = to_project(a, Some("EPSG:4326"), &source, &mut [])?;
+    let mut ways = Vec::new();
+    for w in &map.ways {
+        let Some(kind) = w.tag("highway") else { continue };
+        if NOT_FOR_CARS.contains(&kind) || w.refs.len() < 2 {
+            continue;
+        }
+        let line = map.polyline(path, w)?;
+        let mut xyz = line.xyz;
+        to_project(a, line.crs.as_deref(), &source, &mut xyz)?;
+        // Node ids in the polyline's order (repeated positions were merged: their first node).
+        let mut nodes: Vec<String> = Vec::with_capacity(xyz.len());
+        let mut last: Option<[f64; 2]> = None;
+        for (r, _) in &w.refs {
+            let p = map.nodes.get(r).copied();
+            if p.is_some() && p != last {
+                nodes.push(r.clone());
+                last = p;
+            }
+        }
+        if nodes.len() != xyz.len() {
+            bail!("{source}:{}: way {}: its nodes repeat out of order", w.line, w.id);
+        }
+        let mut way = pipeline::network::Way {
+            id: w.id.clone(),
+            nodes,
+            xy: xyz.iter().map(|p| [p[0], p[1]]).collect(),
+            forward: 1,
+            backward: 1,
+            lane_width: a.lane_width,
+        };
+        osm_lanes(w, &mut way, a.lane_width).with_context(|| format!("{source}:{}: way {}", w.line, w.id))?;
+        ways.push(way);
+    }
+    if ways.is_empty() {
+        bail!("{source}: no way with a highway tag for cars");
+    }
+    let opts = pipeline::network::NetworkOptions {
+        // OSM's vertices lie decimetres off the road: a tighter fit follows a way's bend at a
+        // junction's node into a radius no vehicle drives (and no connecting road can meet).
+        fit: opendrive::fit::FitOptions {
+            tolerance: a.tolerance.max(OSM_TOLERANCE),
+            min_length: a.min_length.max(OSM_MIN_LENGTH),
+        },
+        geo_reference: project.as_ref().and_then(CrsDef::proj_string),
+        ..Default::default()
+    };
+    let (odr, notes) =
+        pipeline::network::network_from_ways(&ways, &opts).with_context(|| format!("{source}: the road network"))?;
+    let text = opendrive::write(&odr, &Default::default())?;
+    Ok((odr, notes, text))
+}
+
+/// The lanes of OSM way `w` from its tags (`oneway`, `lanes`, `lanes:forward`,
+/// `lanes:backward`, `width`); a `oneway=-1` way is turned round.
+fn osm_lanes(w: &scan::axis::OsmWay, way: &mut pipeline::network::Way, lane_width: f64) -> Result<()> {
+    let count = |k: &str| -> Result<Option<usize>> {
+        let Some(v) = w.tag(k) else { return Ok(None) };
+        match v.trim().parse::<usize>() {
+            Ok(n) if n <= 16 => Ok(Some(n)),
+            _ => bail!("tag {k}={v}: not a lane count of 0 to 16"),
+        }
+    };
+    let oneway = w.tag("oneway").unwrap_or("no");
+    let (lanes, fwd, bwd) = (count("lanes")?, count("lanes:forward")?, count("lanes:backward")?);
+    let (forward, backward) = match oneway {
+        "yes" | "true" | "1" | "-1" => (fwd.or(lanes).unwrap_or(1).max(1), 0),
+        _ => {
+            let total = lanes.unwrap_or(2).max(1);
+            match (fwd, bwd) {
+                (Some(f), Some(b)) => (f, b),
+                (Some(f), None) => (f, total.saturating_sub(f)),
+                (None, Some(b)) => (total.saturating_sub(b), b),
+                (None, None) => (total.div_ceil(2), total / 2),
+            }
+        }
+    };
+    if forward + backward == 0 {
+        bail!("no lanes");
+    }
+    if oneway == "-1" {
+        way.nodes.reverse();
+        way.xy.reverse();
+    }
+    way.forward = forward;
+    way.backward = backward;
+    way.lane_width = match w.tag("width") {
+        Some(v) => {
+            let n: f64 = v
+                .trim()
+                .trim_end_matches('m')
+                .trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("tag width={v}: not metres"))?;
+            if !(1.0..=100.0).contains(&n) {
+                bail!("tag width={v}: not a carriageway width of 1 to 100 m");
+            }
+            n / (forward + backward) as f64
+        }
+        None => lane_width,
+    };
+    Ok(())
 }
 
 /// How well one geometry record of a fitted axis fits, as `axis --json` and the report give it.

@@ -51,6 +51,41 @@ pub fn axis(c: &AxisConfig, out: &Path, progress: &dyn Progress) -> Result<AxisW
     Ok(AxisWritten { road, source, note, out: out.to_path_buf(), tolerance, min_length })
 }
 
+/// What [`axis_network`] wrote.
+#[derive(Debug, Clone)]
+pub struct NetworkWritten {
+    /// Roads, junctions and connecting roads made, ways left out.
+    pub notes: pipeline::network::NetworkNotes,
+    /// What was written, as one line.
+    pub wrote: String,
+}
+
+/// Writes the road network of every car-road way of `c.osm` (no `--way`) to `out`
+/// ([`crate::axis::osm_network`]), whole or not at all.
+pub fn axis_network(c: &AxisConfig, out: &Path) -> Result<NetworkWritten> {
+    within("tolerance", c.tolerance, 1e-4, 10.0)?;
+    within("min-length", c.min_length, 0.01, 10_000.0)?;
+    within("lane-width", c.lane_width, 0.5, 20.0)?;
+    let outputs = Outputs::new(c.inputs());
+    let staged = outputs.file(with_extension("--out", out, &["xodr", "xml"])?)?;
+    let (_, notes, text) = crate::axis::osm_network(c)?;
+    voxel::write_atomic(&staged, |w| w.write_all(text.as_bytes()))?;
+    outputs.commit()?;
+    let dropped = if notes.dropped.is_empty() {
+        String::new()
+    } else {
+        format!("; ways too short between junctions left out: {}", notes.dropped.join(", "))
+    };
+    let wrote = format!(
+        "wrote {} ({} roads, {} junctions with {} connecting roads generated{dropped})",
+        out.display(),
+        notes.roads,
+        notes.junctions,
+        notes.connecting
+    );
+    Ok(NetworkWritten { notes, wrote })
+}
+
 impl AxisWritten {
     /// Whether the fit is within the tolerance.
     pub fn within(&self) -> bool {

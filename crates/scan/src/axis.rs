@@ -260,10 +260,56 @@ fn shift_left(xyz: &mut [[f64; 3]], offset: f64, window: f64) {
     }
 }
 
-/// An OpenStreetMap way from an OSM XML file: its nodes' lon/lat in order (EPSG:4326). A
-/// document type's entities are not expanded (quick-xml reads no DTD): an attribute using one
-/// is an error naming the line.
-pub fn read_osm_way(path: &Path, way: &str) -> Result<Polyline, Error> {
+/// The ways of an OSM XML file with their nodes (lon/lat, EPSG:4326) and tags.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OsmMap {
+    /// Every node by id: lon, lat in degrees.
+    pub nodes: HashMap<String, [f64; 2]>,
+    /// Every way in file order.
+    pub ways: Vec<OsmWay>,
+}
+
+/// One OSM way.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OsmWay {
+    /// Its id.
+    pub id: String,
+    /// Its nodes' ids in order, each with the line of its `<nd>`.
+    pub refs: Vec<(String, usize)>,
+    /// Its tags (k, v) in file order.
+    pub tags: Vec<(String, String)>,
+    /// The line of its `<way>`.
+    pub line: usize,
+}
+
+impl OsmWay {
+    /// The value of tag `k`.
+    pub fn tag(&self, k: &str) -> Option<&str> {
+        self.tags.iter().find(|t| t.0 == k).map(|t| t.1.as_str())
+    }
+}
+
+impl OsmMap {
+    /// The lon/lat of way `w`'s nodes, in order (an error names a node the file lacks).
+    pub fn polyline(&self, path: &Path, w: &OsmWay) -> Result<Polyline, Error> {
+        let mut xyz = Vec::with_capacity(w.refs.len());
+        for (r, n) in &w.refs {
+            let p = self
+                .nodes
+                .get(r)
+                .ok_or_else(|| text_err(path, *n, format!("way {}: node {r} is not in the file", w.id)))?;
+            xyz.push([p[0], p[1], f64::NAN]);
+        }
+        let line = w.refs.first().map_or(w.line, |r| r.1);
+        let xyz = distinct(path, line, xyz, &format!("nodes in way {}", w.id))?;
+        Ok(Polyline { xyz, crs: Some("EPSG:4326".into()) })
+    }
+}
+
+/// Every node and way of an OSM XML file (relations are skipped). A document type's entities
+/// are not expanded (quick-xml reads no DTD): an attribute using one is an error naming the
+/// line.
+pub fn read_osm(path: &Path) -> Result<OsmMap, Error> {
     use quick_xml::events::Event;
     let text = read_text(path)?;
     // Lines counted as the reader moves on (once over the file).
@@ -277,8 +323,7 @@ pub fn read_osm_way(path: &Path, way: &str) -> Result<Polyline, Error> {
         line
     };
     let mut reader = quick_xml::Reader::from_str(&text);
-    let mut nodes: HashMap<String, [f64; 2]> = HashMap::new();
-    let mut refs: Option<Vec<(String, usize)>> = None;
+    let mut map = OsmMap::default();
     let mut in_way = false;
     loop {
         let pos = reader.buffer_position();
@@ -297,6 +342,7 @@ pub fn read_osm_way(path: &Path, way: &str) -> Result<Polyline, Error> {
             }
             Ok(None)
         };
+        let empty = matches!(ev, Event::Empty(_));
         match ev {
             Event::Start(e) | Event::Empty(e) => match e.name().as_ref() {
                 b"node" => {
@@ -307,17 +353,26 @@ pub fn read_osm_way(path: &Path, way: &str) -> Result<Polyline, Error> {
                     if lat.abs() > 90.0 || lon.abs() > 180.0 {
                         return Err(text_err(path, n, format!("node {id}: lat {lat}, lon {lon} out of range")));
                     }
-                    nodes.insert(id, [lon, lat]);
+                    map.nodes.insert(id, [lon, lat]);
                 }
                 b"way" => {
-                    in_way = attr(&e, "id")?.as_deref() == Some(way);
-                    if in_way {
-                        refs = Some(Vec::new());
-                    }
+                    let id = attr(&e, "id")?.ok_or_else(|| text_err(path, n, "<way> without id"))?;
+                    map.ways.push(OsmWay { id, line: n, ..Default::default() });
+                    in_way = !empty;
                 }
                 b"nd" if in_way => {
                     let r = attr(&e, "ref")?.ok_or_else(|| text_err(path, n, "<nd> without ref"))?;
-                    refs.get_or_insert_with(Vec::new).push((r, n));
+                    if let Some(w) = map.ways.last_mut() {
+                        w.refs.push((r, n));
+                    }
+                }
+                b"tag" if in_way => {
+                    let (Some(k), Some(v)) = (attr(&e, "k")?, attr(&e, "v")?) else {
+                        return Err(text_err(path, n, "<tag> without k and v"));
+                    };
+                    if let Some(w) = map.ways.last_mut() {
+                        w.tags.push((k, v));
+                    }
                 }
                 _ => {}
             },
@@ -326,15 +381,18 @@ pub fn read_osm_way(path: &Path, way: &str) -> Result<Polyline, Error> {
             _ => {}
         }
     }
-    let refs = refs.ok_or_else(|| text_err(path, line_at(text.len() as u64), format!("no way with id {way}")))?;
-    let mut xyz = Vec::with_capacity(refs.len());
-    for (r, n) in &refs {
-        let p = nodes.get(r).ok_or_else(|| text_err(path, *n, format!("way {way}: node {r} is not in the file")))?;
-        xyz.push([p[0], p[1], f64::NAN]);
-    }
-    let line = refs.first().map_or(1, |r| r.1);
-    let xyz = distinct(path, line, xyz, &format!("nodes in way {way}"))?;
-    Ok(Polyline { xyz, crs: Some("EPSG:4326".into()) })
+    Ok(map)
+}
+
+/// An OpenStreetMap way from an OSM XML file: its nodes' lon/lat in order (EPSG:4326) (see
+/// [`read_osm`]).
+pub fn read_osm_way(path: &Path, way: &str) -> Result<Polyline, Error> {
+    let map = read_osm(path)?;
+    let Some(w) = map.ways.iter().find(|w| w.id == way) else {
+        let last = std::fs::read(path).map_or(1, |b| 1 + b.iter().filter(|&&c| c == b'\n').count());
+        return Err(text_err(path, last, format!("no way with id {way}")));
+    };
+    map.polyline(path, w)
 }
 
 #[cfg(test)]

@@ -28,8 +28,10 @@ pub struct AxisArgs {
     /// A polyline: CSV rows x,y[,z] or a GeoJSON LineString (.geojson/.json, lon/lat).
     #[arg(long)]
     pub polyline: Option<PathBuf>,
-    /// An OpenStreetMap XML file (with --way).
-    #[arg(long, requires = "way")]
+    /// An OpenStreetMap XML file: with --way, that way's road; without, the road network of
+    /// every way for cars (roads split where three or more ways meet, junctions with generated
+    /// connecting roads there, lanes from the ways' lane tags).
+    #[arg(long)]
     pub osm: Option<PathBuf>,
     /// The OSM way id.
     #[arg(long, requires = "osm")]
@@ -100,6 +102,13 @@ impl AxisArgs {
 /// Runs `axis`.
 pub fn run(a: &AxisArgs, progress: &crate::progress::Bars) -> Result<u8> {
     let t0 = std::time::Instant::now();
+    if a.osm.is_some() && a.way.is_none() {
+        let written = roadscan::verbs::axis_network(&a.config(), &a.out)?;
+        if !progress.quiet() {
+            eprintln!("roadscan: {} in {:.2} s", written.wrote, t0.elapsed().as_secs_f64());
+        }
+        return Ok(exit::OK);
+    }
     let written = roadscan::verbs::axis(&a.config(), &a.out, progress)?;
     let mut out = std::io::stdout().lock();
     if a.json {

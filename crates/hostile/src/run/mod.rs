@@ -115,9 +115,11 @@ pub fn verbs(kind: Kind) -> Vec<(&'static str, Vec<&'static str>)> {
             ("axis", vec!["axis", "--trajectory", "{F}", "--offset", "0", "--out", "{O}/axis.xodr"]),
             ("build", vec!["build", "--trajectory", "{F}", "--input", "{LAS}", "--out", "{O}/build"]),
         ],
-        Kind::Osm => {
-            vec![("axis", vec!["axis", "--osm", "{F}", "--way", "1", "--crs", "EPSG:23700", "--out", "{O}/axis.xodr"])]
-        }
+        Kind::Osm => vec![
+            ("axis", vec!["axis", "--osm", "{F}", "--way", "1", "--crs", "EPSG:23700", "--out", "{O}/axis.xodr"]),
+            // Every way: the network.
+            ("axis-network", vec!["axis", "--osm", "{F}", "--crs", "EPSG:23700", "--out", "{O}/network.xodr"]),
+        ],
         Kind::Toml => vec![
             ("build", vec!["build", "--config", "{F}", "--input", "{LAS}", "--axis", "{AX}", "--out", "{O}/build"]),
             ("plan", vec!["plan", "--config", "{F}", "--input", "{LAS}", "--axis", "{AX}", "--out", "{O}/build"]),
