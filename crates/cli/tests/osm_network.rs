@@ -56,10 +56,10 @@ fn lanes_at(ev: &RoadEval, s: f64) -> (usize, usize, f64) {
     (right, left, if right + left > 0 { width / (right + left) as f64 } else { 0.0 })
 }
 
-/// The OSM text of `odr`'s roads outside junctions (see the module's documentation).
-fn osm_of(odr: &OpenDrive) -> String {
-    let to_lonlat =
-        Reprojection::new(CrsDef::parse("EPSG:32633").unwrap(), CrsDef::parse("EPSG:4326").unwrap()).unwrap();
+/// The OSM text of `odr`'s roads outside junctions (see the module's documentation), the file
+/// frame placed at `place` in `crs`.
+fn osm_of(odr: &OpenDrive, crs: &str, place: [f64; 2]) -> String {
+    let to_lonlat = Reprojection::new(CrsDef::parse(crs).unwrap(), CrsDef::parse("EPSG:4326").unwrap()).unwrap();
     let mut nodes: BTreeMap<String, [f64; 2]> = BTreeMap::new();
     let mut ways = String::new();
     // The centre of each junction: the mean of its roads' end points.
@@ -136,7 +136,7 @@ fn osm_of(odr: &OpenDrive) -> String {
         ways.push_str("  </way>\n");
     }
     let ids: Vec<String> = nodes.keys().cloned().collect();
-    let (mut x, mut y): (Vec<f64>, Vec<f64>) = nodes.values().map(|p| (p[0] + PLACE[0], p[1] + PLACE[1])).unzip();
+    let (mut x, mut y): (Vec<f64>, Vec<f64>) = nodes.values().map(|p| (p[0] + place[0], p[1] + place[1])).unzip();
     to_lonlat.apply(&mut x, &mut y).unwrap();
     let mut text =
         String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<osm version=\"0.6\" generator=\"roadscan test\">\n");
@@ -209,7 +209,7 @@ fn distance(ours: &opendrive::Road, ours_offset: [f64; 2], truth: &opendrive::Ro
 fn network_of(name: &str, map: &Path, dir: &Scratch) -> (OpenDrive, OpenDrive, String) {
     let truth = opendrive::read_file(map).unwrap();
     let osm = dir.join(format!("{name}.osm"));
-    std::fs::write(&osm, osm_of(&truth)).unwrap();
+    std::fs::write(&osm, osm_of(&truth, "EPSG:32633", PLACE)).unwrap();
     let out = dir.join(format!("{name}.xodr"));
     let o = Command::new(env!("CARGO_BIN_EXE_roadscan"))
         .args(["axis", "--osm", osm.to_str().unwrap(), "--crs", "EPSG:32633", "--out", out.to_str().unwrap()])
@@ -311,4 +311,77 @@ fn osm_ways_of_the_sample_networks_build_the_same_networks() {
         ));
     }
     eprintln!("{}", summary.join("\n"));
+}
+
+/// A survey of lane_offset_intersection built over the network of its OSM ways (`axis --osm`,
+/// then `build --axis`): every road of the OSM network, connecting roads included, surveyed and
+/// in the one road.xodr.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_survey_builds_over_the_network_of_its_osm_ways() {
+    let data = roadscan_tests::shared_data();
+    let dir = Scratch::new("osm-network-build");
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let survey = dir.join("survey");
+    let map = data.join("opendrive/esmini/lane_offset_intersection.xodr");
+    let (code, err) = run(&[
+        "synth",
+        "--scene",
+        map.to_str().unwrap(),
+        "--out",
+        survey.to_str().unwrap(),
+        "--points-per-rev",
+        "300",
+        "-q",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // The truth network as the survey placed it (EOV, its header's offset).
+    let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
+    let offset = truth.header.offset.map_or([0.0; 2], |o| [o.x, o.y]);
+    let osm = dir.join("ways.osm");
+    std::fs::write(&osm, osm_of(&truth, "EPSG:23700", offset)).unwrap();
+    let net = dir.join("network.xodr");
+    let (code, err) =
+        run(&["axis", "--osm", osm.to_str().unwrap(), "--crs", "EPSG:23700", "--out", net.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let out = dir.join("out");
+    let las = survey.join("scan.las");
+    let (code, err) = run(&[
+        "build",
+        "--axis",
+        net.to_str().unwrap(),
+        "--input",
+        las.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--cell",
+        "0.1",
+        "-q",
+    ]);
+    assert!(matches!(code, Some(0 | 1)), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let rows = report["roads"].as_array().unwrap();
+    let network = opendrive::read_file(&net).unwrap();
+    assert_eq!(rows.len(), network.roads.len());
+    // What the build found, said (its checks fail where OSM's lanes are not the survey's).
+    for row in rows {
+        eprintln!(
+            "road {:>3} (junction {:>2}): CRG coverage {:.1} %, lanes {}",
+            row["id"].as_str().unwrap_or("?"),
+            row["junction"].as_str().unwrap_or("?"),
+            100.0 * row["crg_coverage"].as_f64().unwrap_or(0.0),
+            row["lanes"].as_str().unwrap_or("?")
+        );
+    }
+    for row in rows {
+        assert_eq!(row["surveyed"].as_bool(), Some(true), "{row}");
+    }
+    let built = opendrive::read_file(out.join("road.xodr")).unwrap();
+    let ids = |o: &OpenDrive| o.roads.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&built), ids(&network));
+    assert_eq!(built.junctions, network.junctions);
 }
