@@ -266,33 +266,8 @@ fn osm_ways_of_the_sample_networks_build_the_same_networks() {
         let extra = got.difference(&want).count();
         // No road's lanes are unreachable: from every lane into a junction, every joined road.
         for j in &ours.junctions {
-            let reach: BTreeSet<(String, i32, String)> = j
-                .connections
-                .iter()
-                .flat_map(|c| {
-                    let cr = ours.road(c.connecting_road.as_deref().unwrap()).unwrap();
-                    let to = cr.link.as_ref().unwrap().successor.as_ref().unwrap().element_id.clone();
-                    let from = c.incoming_road.clone().unwrap();
-                    c.lane_links.iter().map(move |l| (from.clone(), l.from, to.clone()))
-                })
-                .collect();
-            let pairs: BTreeSet<(String, String)> = reach.iter().map(|(a, _, b)| (a.clone(), b.clone())).collect();
-            for (from, to) in &pairs {
-                let road = ours.road(from).unwrap();
-                let at_start = road.link.as_ref().unwrap().predecessor.as_ref().is_some_and(|t| t.element_id == j.id);
-                let sec = if at_start { road.lanes.lane_sections.first() } else { road.lanes.lane_sections.last() };
-                for lane in sec.unwrap().lanes().filter(|l| l.id != 0 && l.kind.as_deref() == Some("driving")) {
-                    if (lane.id < 0) == at_start {
-                        continue;
-                    }
-                    assert!(
-                        reach.contains(&(from.clone(), lane.id, to.clone())),
-                        "{name}: junction {}: road {from} lane {} has no link to road {to}",
-                        j.id,
-                        lane.id
-                    );
-                }
-            }
+            let unreached = opendrive::connect::unreached_lanes(&ours, &j.id);
+            assert!(unreached.is_empty(), "{name}: junction {}: {unreached:?}", j.id);
         }
         // Near the map's centre lines: the 5 m vertices' chords and the fit, no survey.
         // The fit's tolerance (5 cm for an OSM network), and on Town07's hairpins the 5 m

@@ -103,6 +103,45 @@ pub fn junction_ends(odr: &OpenDrive, id: &str) -> Vec<RoadEnd> {
     out
 }
 
+/// The lanes into junction `id` that cannot reach a road the junction joins their road to along
+/// lane links: (their road, their lane id, the road they miss). Empty for a junction
+/// [`connect`] made; a check for any other.
+pub fn unreached_lanes(odr: &OpenDrive, id: &str) -> Vec<(String, i32, String)> {
+    let Some(j) = odr.junctions.iter().find(|j| j.id == id) else { return Vec::new() };
+    let mut reach: Vec<(String, i32, String)> = Vec::new();
+    for c in &j.connections {
+        let (Some(from), Some(cr)) = (&c.incoming_road, c.connecting_road.as_deref().and_then(|r| odr.road(r))) else {
+            continue;
+        };
+        let Some(link) = &cr.link else { continue };
+        // The connecting road runs from its contact point to its other end.
+        let other = if c.contact_point.as_deref() == Some("end") { &link.predecessor } else { &link.successor };
+        let Some(to) = other.as_ref().map(|t| t.element_id.clone()) else { continue };
+        reach.extend(c.lane_links.iter().map(|l| (from.clone(), l.from, to.clone())));
+    }
+    let mut out = Vec::new();
+    for e in junction_ends(odr, id) {
+        let Some(road) = odr.road(&e.road) else { continue };
+        let sec = if e.start { road.lanes.lane_sections.first() } else { road.lanes.lane_sections.last() };
+        let Some(sec) = sec else { continue };
+        let mut joined: Vec<&String> = reach.iter().filter(|r| r.0 == road.id).map(|r| &r.2).collect();
+        joined.sort();
+        joined.dedup();
+        for lane in sec.lanes().filter(|l| l.id != 0 && drivable(l.kind.as_deref())) {
+            // Right lanes drive along +s (right-hand traffic): into the junction at the end.
+            if (lane.id < 0) == e.start {
+                continue;
+            }
+            for to in &joined {
+                if !reach.iter().any(|r| r.0 == road.id && r.1 == lane.id && &&r.2 == to) {
+                    out.push((road.id.clone(), lane.id, (*to).clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A lane at a road end, in the direction of driving.
 #[derive(Debug, Clone)]
 struct LaneEnd {
