@@ -288,9 +288,9 @@ fn osm_ways_of_the_sample_networks_build_the_same_networks() {
     eprintln!("{}", summary.join("\n"));
 }
 
-/// A survey of lane_offset_intersection built over the network of its OSM ways (`axis --osm`,
-/// then `build --axis`): every road of the OSM network, connecting roads included, surveyed and
-/// in the one road.xodr.
+/// A survey of lane_offset_intersection built over the network of its OSM ways (`build --osm`,
+/// the network as `axis --osm` makes it): every road of the OSM network, connecting roads
+/// included, surveyed and in the one road.xodr.
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn a_survey_builds_over_the_network_of_its_osm_ways() {
@@ -324,10 +324,13 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
     assert_eq!(code, Some(0), "{err}");
     let out = dir.join("out");
     let las = survey.join("scan.las");
+    // `build --osm` makes the same network and writes it as OUT/axis.xodr.
     let (code, err) = run(&[
         "build",
-        "--axis",
-        net.to_str().unwrap(),
+        "--osm",
+        osm.to_str().unwrap(),
+        "--crs",
+        "EPSG:23700",
         "--input",
         las.to_str().unwrap(),
         "--out",
@@ -340,6 +343,7 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
     let rows = report["roads"].as_array().unwrap();
+    assert_eq!(std::fs::read(out.join("axis.xodr")).unwrap(), std::fs::read(&net).unwrap());
     let network = opendrive::read_file(&net).unwrap();
     assert_eq!(rows.len(), network.roads.len());
     // What the build found, said (its checks fail where OSM's lanes are not the survey's).

@@ -64,6 +64,8 @@ pub(crate) struct AxisOf {
     pub label: String,
     /// The fitted axis and its tolerance, and its OpenDRIVE text (for OUT/axis.xodr).
     pub fit: Option<(pipeline::axis::AxisRoad, f64, String)>,
+    /// A network made from OSM ways: its OpenDRIVE text (for OUT/axis.xodr).
+    pub made: Option<String>,
 }
 
 impl AxisOf {
@@ -80,7 +82,16 @@ impl AxisOf {
                 path: path.clone(),
                 label: path.display().to_string(),
                 fit: None,
+                made: None,
             }),
+            AxisSource::Osm { path } => {
+                let args =
+                    crate::axis::AxisConfig { osm: Some(path.clone()), crs: s.crs.clone(), ..Default::default() };
+                let (_, _, text) = crate::axis::osm_network(&args)?;
+                let odr =
+                    opendrive::read(&text).with_context(|| format!("{}: the network of its ways", path.display()))?;
+                Ok(AxisOf { odr, path: path.clone(), label: "axis.xodr".into(), fit: None, made: Some(text) })
+            }
             AxisSource::Trajectory { path, offset, sensor_height, pass } => {
                 let sensor_height = match sensor_height {
                     Some(h) => *h,
@@ -111,6 +122,7 @@ impl AxisOf {
                     path: path.clone(),
                     label: "axis.xodr".into(),
                     fit: Some((built, args.tolerance, text)),
+                    made: None,
                 })
             }
             AxisSource::DrivePath => {
@@ -120,7 +132,13 @@ impl AxisOf {
                 let (built, text, _, _) = crate::axis::fit_noted(&args, progress)?;
                 let odr =
                     opendrive::read(&text).with_context(|| format!("{}: the drive path's axis", path.display()))?;
-                Ok(AxisOf { odr, path, label: "axis.xodr".into(), fit: Some((built, args.tolerance, text)) })
+                Ok(AxisOf {
+                    odr,
+                    path,
+                    label: "axis.xodr".into(),
+                    fit: Some((built, args.tolerance, text)),
+                    made: None,
+                })
             }
         }
     }
@@ -148,7 +166,7 @@ impl AxisOf {
 
     /// Writes the fitted axis (if any) as `dir/axis.xodr`.
     pub fn write_into(&self, dir: &Path) -> Result<()> {
-        if let Some((_, _, text)) = &self.fit {
+        if let Some(text) = self.fit.as_ref().map(|f| &f.2).or(self.made.as_ref()) {
             voxel::write_atomic(&dir.join("axis.xodr"), |w| w.write_all(text.as_bytes()))?;
         }
         Ok(())
@@ -160,6 +178,7 @@ pub(crate) fn on_road<E: std::fmt::Display>(s: &BuildConfig, road: &opendrive::R
     let source = match &s.axis {
         AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => path.display().to_string(),
         AxisSource::DrivePath => "axis.xodr (the drive path of the inputs)".to_string(),
+        AxisSource::Osm { path } => format!("axis.xodr (the network of {})", path.display()),
     };
     let id = road.id.clone();
     move |e: E| anyhow::anyhow!("{source}: road {id}: {e}")

@@ -20,6 +20,8 @@ pub struct ConfigFile {
     pub road: Option<String>,
     /// The axis: fitted to this vehicle trajectory CSV.
     pub trajectory: Option<PathBuf>,
+    /// The axis: the road network of this OpenStreetMap file's ways for cars (needs `crs`).
+    pub osm: Option<PathBuf>,
     /// Trajectory: the road centre's distance left of the vehicle's track, m.
     pub offset: Option<f64>,
     /// Trajectory: the sensor's height above the road, m.
@@ -156,6 +158,12 @@ pub enum AxisSource {
     },
     /// No axis source given: the scanner's drive path found in the inputs (`axis --points`).
     DrivePath,
+    /// The road network of an OpenStreetMap file's ways for cars (`axis --osm` without
+    /// `--way`), built as a network.
+    Osm {
+        /// The OSM XML file.
+        path: PathBuf,
+    },
 }
 
 impl Default for BuildConfig {
@@ -185,7 +193,9 @@ impl BuildConfig {
     pub fn inputs(&self) -> Vec<PathBuf> {
         let config = self.config_file.as_deref();
         let axis = match &self.axis {
-            AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => Some(path),
+            AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } | AxisSource::Osm { path } => {
+                Some(path)
+            }
             AxisSource::DrivePath => None,
         };
         self.input.iter().chain(axis).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
@@ -204,12 +214,14 @@ impl BuildConfig {
         if input.is_empty() {
             bail!("no --input: give the LAS/LAZ files (or `input = [...]` in the config)");
         }
-        let (axis_file, trajectory) = if a.axis.is_some() || a.trajectory.is_some() {
-            (a.axis.clone(), a.trajectory.clone())
+        let (axis_file, trajectory, osm) = if a.axis.is_some() || a.trajectory.is_some() || a.osm.is_some() {
+            (a.axis.clone(), a.trajectory.clone(), a.osm.clone())
         } else {
-            (file.axis, file.trajectory)
+            (file.axis, file.trajectory, file.osm)
         };
         let axis = match (axis_file, trajectory) {
+            (None, None) if osm.is_some() => AxisSource::Osm { path: osm.clone().unwrap_or_default() },
+            _ if osm.is_some() => bail!("give one of --axis, --trajectory and --osm"),
             (Some(path), None) => AxisSource::File { path, road: a.road.clone().or(file.road) },
             (None, Some(path)) => {
                 // A survey of several roads has no one axis to fit: a network build needs the
@@ -310,6 +322,7 @@ impl BuildConfig {
                 "sensor_height": sensor_height, "pass": pass,
             }),
             AxisSource::DrivePath => json!({"points": "drive path of the inputs"}),
+            AxisSource::Osm { path } => json!({"osm": path.display().to_string()}),
         };
         json!({
             "axis": axis,
@@ -348,6 +361,7 @@ impl ConfigFile {
         c.input.iter_mut().for_each(resolve);
         c.axis.iter_mut().for_each(resolve);
         c.trajectory.iter_mut().for_each(resolve);
+        c.osm.iter_mut().for_each(resolve);
         c.out.iter_mut().for_each(resolve);
         Ok(c)
     }

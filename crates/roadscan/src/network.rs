@@ -36,6 +36,12 @@ const OWN_CHECK: &str = "road.xodr: roadscan check";
 /// The roads of the network `s` builds: Some(n) when its axis is a file of n > 1 roads and no
 /// `--road` names one of them; None for a one-road build.
 pub fn network_roads(s: &BuildConfig) -> Result<Option<usize>> {
+    if let AxisSource::Osm { path } = &s.axis {
+        if s.s_range.is_some() {
+            bail!("{}: --s-range needs a one-road axis, not a network of OSM ways", path.display());
+        }
+        return Ok(Some(AxisOf::of(s)?.odr.roads.len()));
+    }
     let AxisSource::File { path, road: None } = &s.axis else { return Ok(None) };
     let odr = opendrive::read_file(path)?;
     let n = odr.roads.len();
@@ -110,6 +116,8 @@ fn network_into(s: &BuildConfig, dir: &Path, progress: &dyn Progress) -> Result<
     let t0 = Instant::now();
     let hashing = hash_inputs(s);
     let axis = AxisOf::of(s)?;
+    // A network made from OSM ways is written as the build's axis.xodr.
+    axis.write_into(dir)?;
     let n = axis.odr.roads.len();
     // The inputs opened once before any work (a bad file fails the build), the passes
     // registered once for every road.

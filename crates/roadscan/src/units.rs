@@ -291,7 +291,7 @@ pub fn run_unit(s: &BuildConfig, unit: usize, progress: &dyn Progress) -> Result
                 _ => s.input.first().cloned().unwrap_or_default(),
             };
             let p = work.join("axis.xodr");
-            AxisOf { odr: opendrive::read_file(&p)?, path, label: "axis.xodr".into(), fit: None }
+            AxisOf { odr: opendrive::read_file(&p)?, path, label: "axis.xodr".into(), fit: None, made: None }
         }
         _ => AxisOf::of(s)?,
     };

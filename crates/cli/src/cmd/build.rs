@@ -34,6 +34,10 @@ pub struct BuildArgs {
     /// (written to OUT/axis.xodr).
     #[arg(long)]
     pub trajectory: Option<PathBuf>,
+    /// The axis: the road network of this OpenStreetMap file's ways for cars, as `roadscan axis
+    /// --osm` without --way makes it (needs --crs; written to OUT/axis.xodr), built as a network.
+    #[arg(long, conflicts_with_all = ["axis", "trajectory", "road"])]
+    pub osm: Option<PathBuf>,
     /// Trajectory: the road centre's distance left of the vehicle's track, m (negative: right)
     /// [default: survey.json's beside the trajectory, else 0: the track is the reference line].
     #[arg(long, allow_hyphen_values = true)]
@@ -97,6 +101,7 @@ impl BuildArgs {
             axis: self.axis.clone(),
             road: self.road.clone(),
             trajectory: self.trajectory.clone(),
+            osm: self.osm.clone(),
             offset: self.offset,
             sensor_height: self.sensor_height,
             pass: self.pass.clone(),
