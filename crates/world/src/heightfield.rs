@@ -421,13 +421,13 @@ impl Heightfield {
         let sr = SlabRay::new(&ray.origin, &ray.dir);
         // (t, row, column, second triangle, barycentric u, v)
         let mut found: Option<Found> = None;
-        // One stack for every chunk the ray enters.
-        let mut stack = Stack::new(0, 0.0);
-        let mut leaf = LeafNodes::new();
+        // One stack and one leaf for every chunk the ray enters, made when it enters the first.
+        let mut scratch: Option<(Stack, LeafNodes)> = None;
         self.bvh.traverse(&sr, ray.t_min, best, |first, count, best| {
+            let (stack, leaf) = scratch.get_or_insert_with(|| (Stack::new(0, 0.0), LeafNodes::new()));
             for k in first..first + count {
                 if let Some(c) = self.chunks.get(k as usize) {
-                    self.cast_chunk(c, ray, best, &mut found, (&mut stack, &mut leaf));
+                    self.cast_chunk(c, ray, best, &mut found, (stack, leaf));
                 }
             }
         });
@@ -455,20 +455,23 @@ impl Heightfield {
         mask: u64,
         hits: &mut [Option<Hit>],
     ) {
-        let mut found: [Option<Found>; LANES] = [None; LANES];
-        let mut chunk_lanes = Lanes::new();
+        // Made when the packet first reaches a chunk (most packets that miss the road never do).
+        let mut scratch: Option<PacketScratch> = None;
         // A packet from one point: its world frustum (origin and range of t) for the chunks'.
         let packet = lanes.frustum;
         self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
             let mut hit = false;
+            let PacketScratch { lanes: chunk_lanes, found } =
+                scratch.get_or_insert_with(|| PacketScratch { lanes: Lanes::new(), found: [None; LANES] });
             for k in first..first + count {
                 if let Some(c) = self.chunks.get(k as usize) {
-                    hit |= self.cast_chunk_packet(c, (rays, packet.as_ref()), m, &mut chunk_lanes, best, &mut found);
+                    hit |= self.cast_chunk_packet(c, (rays, packet.as_ref()), m, chunk_lanes, best, found);
                 }
             }
             hit
         });
-        for (i, f) in found.iter().enumerate() {
+        let Some(scratch) = scratch else { return };
+        for (i, f) in scratch.found.iter().enumerate() {
             if let (Some(f), Some(ray), Some(out)) = (f, rays.get(i), hits.get_mut(i)) {
                 if let Some(h) = self.hit_of(ray, *f) {
                     *out = Some(h);
@@ -779,6 +782,13 @@ fn triangle_uv(o: &V3, d: &V3, v0: &V3, e1: &V3, e2: &V3, t_min: f64, t_max: f64
         return Some((t, 0.0, 0.0));
     }
     Some((t, (c * pe1 - b * pe2) / det, (a * pe2 - b * pe1) / det))
+}
+
+/// A packet's lanes in a chunk's coordinates and its lanes' hits so far, kept from chunk to
+/// chunk (9 kB, cleared only for a packet that reaches a chunk).
+struct PacketScratch {
+    lanes: Lanes,
+    found: [Option<Found>; LANES],
 }
 
 /// A single ray's traversal stack and leaf nodes, kept from chunk to chunk.
