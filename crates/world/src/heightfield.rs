@@ -78,15 +78,20 @@ fn finite_inverse(x: f64) -> f64 {
 
 impl Chunk {
     fn ray(&self, o: &V3, d: &V3) -> StepRay {
+        self.ray_inv(o, d).0
+    }
+    /// The ray in steps, and the inverse of its sheared direction.
+    #[inline(always)]
+    fn ray_inv(&self, o: &V3, d: &V3) -> (StepRay, V3) {
         let o3 = [o[0], o[1], o[2] - self.g[0] * o[0] - self.g[1] * o[1]];
         let d3 = [d[0], d[1], d[2] - self.g[0] * d[0] - self.g[1] * d[1]];
         let mut r = StepRay { k: [0.0; 3], c: [0.0; 3] };
+        let inv = d3.map(finite_inverse);
         for a in 0..3 {
-            let inv = finite_inverse(d3[a]);
-            r.k[a] = self.step[a] * inv;
-            r.c[a] = (self.origin[a] - o3[a]) * inv;
+            r.k[a] = self.step[a] * inv[a];
+            r.c[a] = (self.origin[a] - o3[a]) * inv[a];
         }
-        r
+        (r, inv)
     }
     /// Steps (lower and upper, per axis) of an (x, y, h) box, rounded outward by one more.
     fn quantize(&self, lo: &[f64; 3], hi: &[f64; 3]) -> [u16; 6] {
@@ -416,12 +421,13 @@ impl Heightfield {
         let sr = SlabRay::new(&ray.origin, &ray.dir);
         // (t, row, column, second triangle, barycentric u, v)
         let mut found: Option<Found> = None;
-        // One stack for every chunk the ray enters.
-        let mut stack = Stack::new(0, 0.0);
+        // One stack and one leaf for every chunk the ray enters, made when it enters the first.
+        let mut scratch: Option<(Stack, LeafNodes)> = None;
         self.bvh.traverse(&sr, ray.t_min, best, |first, count, best| {
+            let (stack, leaf) = scratch.get_or_insert_with(|| (Stack::new(0, 0.0), LeafNodes::new()));
             for k in first..first + count {
                 if let Some(c) = self.chunks.get(k as usize) {
-                    self.cast_chunk(c, ray, best, &mut found, &mut stack);
+                    self.cast_chunk(c, ray, best, &mut found, (stack, leaf));
                 }
             }
         });
@@ -449,20 +455,23 @@ impl Heightfield {
         mask: u64,
         hits: &mut [Option<Hit>],
     ) {
-        let mut found: [Option<Found>; LANES] = [None; LANES];
-        let mut chunk_lanes = Lanes::new();
+        // Made when the packet first reaches a chunk (most packets that miss the road never do).
+        let mut scratch: Option<PacketScratch> = None;
         // A packet from one point: its world frustum (origin and range of t) for the chunks'.
         let packet = lanes.frustum;
         self.bvh.traverse_packet(lanes, best, mask, |first, count, m, best| {
             let mut hit = false;
+            let PacketScratch { lanes: chunk_lanes, found } =
+                scratch.get_or_insert_with(|| PacketScratch { lanes: Lanes::new(), found: [None; LANES] });
             for k in first..first + count {
                 if let Some(c) = self.chunks.get(k as usize) {
-                    hit |= self.cast_chunk_packet(c, (rays, packet.as_ref()), m, &mut chunk_lanes, best, &mut found);
+                    hit |= self.cast_chunk_packet(c, (rays, packet.as_ref()), m, chunk_lanes, best, found);
                 }
             }
             hit
         });
-        for (i, f) in found.iter().enumerate() {
+        let Some(scratch) = scratch else { return };
+        for (i, f) in scratch.found.iter().enumerate() {
             if let (Some(f), Some(ray), Some(out)) = (f, rays.get(i), hits.get_mut(i)) {
                 if let Some(h) = self.hit_of(ray, *f) {
                     *out = Some(h);
@@ -482,30 +491,30 @@ impl Heightfield {
         found: &mut [Option<Found>; LANES],
     ) -> bool {
         let Some(root) = self.nodes.get(c.root as usize) else { return false };
+        // Each lane's inverse sheared direction, once for its step ray and the frustum.
+        let mut invs = [[0.0; 3]; LANES];
+        let mut n = 0;
         let mut m = mask;
         while m != 0 {
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             let Some(ray) = rays.get(i) else { continue };
-            let r = c.ray(&ray.origin, &ray.dir);
+            let (r, inv) = c.ray_inv(&ray.origin, &ray.dir);
             for a in 0..3 {
                 l.p[a][i] = 0.0;
                 l.k[a][i] = r.k[a];
                 l.c[a][i] = r.c[a];
             }
             l.t_min[i] = ray.t_min;
+            invs[n] = inv;
+            n += 1;
         }
         // The packet's bound in the chunk's steps: t = (q * step - (o3 - origin)) / d3.
         // The world frustum's scale is 1 and its origin the rays' shared origin.
         l.frustum = packet.map(|p| {
             let o = p.origin;
             let o3 = [o[0], o[1], o[2] - c.g[0] * o[0] - c.g[1] * o[1]];
-            let inv = |r: &Ray| {
-                let d = &r.dir;
-                let d3 = [d[0], d[1], d[2] - c.g[0] * d[0] - c.g[1] * d[1]];
-                d3.map(finite_inverse)
-            };
-            let lanes = (0..LANES).filter(|i| mask >> i & 1 != 0).filter_map(|i| rays.get(i)).map(inv);
+            let lanes = invs[..n].iter().copied();
             Frustum::of(c.step, [0, 1, 2].map(|a| o3[a] - c.origin[a]), lanes, (p.t0, p.t_min_max, p.t1))
         });
         let row_end = (c.row0 as usize + CHUNK).min(self.rows.len() - 1);
@@ -553,7 +562,7 @@ impl Heightfield {
         stack.hits() != 0
     }
 
-    fn cast_chunk(&self, c: &Chunk, ray: &Ray, best: &mut f64, found: &mut Option<Found>, stack: &mut Stack) {
+    fn cast_chunk(&self, c: &Chunk, ray: &Ray, best: &mut f64, found: &mut Option<Found>, (stack, leaf): Scratch) {
         let r = c.ray(&ray.origin, &ray.dir);
         let Some(root) = self.nodes.get(c.root as usize) else { return };
         let Some(t) = root.enter(&r, ray.t_min, *best) else { return };
@@ -565,7 +574,9 @@ impl Heightfield {
                     let bv = c.blocks_v as usize;
                     let iu0 = c.row0 as usize + (block / bv) * LEAF;
                     let iv0 = (block % bv) * LEAF;
-                    self.cast_leaf(iu0, iv0, (c.row0 as usize + CHUNK).min(self.rows.len() - 1), ray, best, found);
+                    if self.leaf_nodes(iu0, iv0, (c.row0 as usize + CHUNK).min(self.rows.len() - 1), leaf) {
+                        leaf.cast(ray, best, found);
+                    }
                     break;
                 }
                 let (a, b) = (n.child, n.child + 1);
@@ -580,15 +591,6 @@ impl Heightfield {
         }
     }
 
-    /// Tests the cells of the leaf from cell (iu0, iv0), rows below `row_end`.
-    #[inline]
-    fn cast_leaf(&self, iu0: usize, iv0: usize, row_end: usize, ray: &Ray, best: &mut f64, found: &mut Option<Found>) {
-        let mut leaf = LeafNodes::new();
-        if self.leaf_nodes(iu0, iv0, row_end, &mut leaf) {
-            leaf.cast(ray, best, found);
-        }
-    }
-
     /// Puts the nodes of the leaf from cell (iu0, iv0), rows below `row_end`, in `leaf`;
     /// false where the grid has no such rows.
     #[inline]
@@ -598,11 +600,34 @@ impl Heightfield {
         let nv_l = ((iv0 + LEAF).min(nv - 1) + 1).saturating_sub(iv0).min(LEAF_NODES);
         let (Some(vs), Some(_)) = (self.v.get(iv0..iv0 + nv_l), self.rows.get(iu0..iu0 + nu_l)) else { return false };
         (leaf.nu, leaf.nv, leaf.iu0, leaf.iv0) = (nu_l, nv_l, iu0, iv0);
+        let rows = self.rows.get(iu0..iu0 + LEAF_NODES).filter(|_| nu_l == LEAF_NODES);
+        if let (Ok(vs), Some(rows)) = (<&[f64; LEAF_NODES]>::try_from(vs), rows) {
+            // A whole leaf (nearly all of them): fixed sizes, no test a node.
+            for (i, r) in rows.iter().enumerate() {
+                let at = (iu0 + i) * nv + iv0;
+                let Some(Ok(zs)) = self.z.get(at..at + LEAF_NODES).map(<&[f32; LEAF_NODES]>::try_from) else {
+                    return false;
+                };
+                for j in 0..LEAF_NODES {
+                    let k = i * LEAF_NODES + j;
+                    leaf.x[k] = r.b[0] + vs[j] * r.d[0];
+                    leaf.y[k] = r.b[1] + vs[j] * r.d[1];
+                    leaf.z[k] = r.z0 + vs[j] * r.dz + zs[j] as f64;
+                }
+            }
+            leaf.unused = [0; LEAF_NODES * LEAF_NODES];
+            return true;
+        }
+        // Nodes outside the leaf's rows and columns: every side bit set, so they never keep a
+        // cell or the leaf (their positions are not read).
+        leaf.unused = [0x0f; LEAF_NODES * LEAF_NODES];
         for i in 0..nu_l {
             let r = &self.rows[iu0 + i];
             let Some(zrow) = self.z.get((iu0 + i) * nv..(iu0 + i + 1) * nv) else { return false };
             for (j, &v) in vs.iter().enumerate() {
-                leaf.p[i][j] = self.node_raw(r, zrow, v, iv0 + j);
+                let [x, y, z] = self.node_raw(r, zrow, v, iv0 + j);
+                let k = i * LEAF_NODES + j;
+                (leaf.x[k], leaf.y[k], leaf.z[k], leaf.unused[k]) = (x, y, z, 0);
             }
         }
         true
@@ -659,9 +684,15 @@ impl Heightfield {
 /// Nodes a leaf side has.
 const LEAF_NODES: usize = LEAF + 1;
 
-/// The nodes of one leaf (NaN z for holes): `nu` x `nv` of them from cell (iu0, iv0).
+/// The nodes of one leaf (NaN z for holes): `nu` x `nv` of them from cell (iu0, iv0), node
+/// (i, j) at index `i * LEAF_NODES + j` of the coordinate arrays (so the side tests of all
+/// nodes run as one vector loop).
 struct LeafNodes {
-    p: [[V3; LEAF_NODES]; LEAF_NODES],
+    x: [f64; LEAF_NODES * LEAF_NODES],
+    y: [f64; LEAF_NODES * LEAF_NODES],
+    z: [f64; LEAF_NODES * LEAF_NODES],
+    /// 0 for the leaf's nodes, 0x0f for the rest.
+    unused: [u64; LEAF_NODES * LEAF_NODES],
     nu: usize,
     nv: usize,
     iu0: usize,
@@ -670,42 +701,56 @@ struct LeafNodes {
 
 impl LeafNodes {
     fn new() -> LeafNodes {
-        LeafNodes { p: [[[0.0; 3]; LEAF_NODES]; LEAF_NODES], nu: 0, nv: 0, iu0: 0, iv0: 0 }
+        const N: usize = LEAF_NODES * LEAF_NODES;
+        LeafNodes { x: [0.0; N], y: [0.0; N], z: [0.0; N], unused: [0x0f; N], nu: 0, nv: 0, iu0: 0, iv0: 0 }
+    }
+
+    /// Node (i, j).
+    #[inline(always)]
+    fn at(&self, i: usize, j: usize) -> V3 {
+        let k = i * LEAF_NODES + j;
+        [self.x[k], self.y[k], self.z[k]]
     }
 
     /// Tests the leaf's cells against `ray` within `(t_min, best)`: a cell is skipped when its
     /// four corners lie on one side of the ray's vertical plane, or all above or all below the
-    /// ray within that plane; the rest are Möller-Trumbore tests of its two triangles. True
-    /// when it lowered `best`.
+    /// ray within that plane (the whole leaf when all its nodes do); the rest are
+    /// Möller-Trumbore tests of its two triangles. True when it lowered `best`.
+    // One index into four arrays of one length: the loop the compiler turns into vector code.
+    #[allow(clippy::needless_range_loop)]
     #[inline]
     fn cast(&self, ray: &Ray, best: &mut f64, found: &mut Option<Found>) -> bool {
+        const N: usize = LEAF_NODES * LEAF_NODES;
         let (o, d) = (&ray.origin, &ray.dir);
-        let p = &self.p;
         let before = *best;
         // Per node: 1, 2 = right, left of the ray's vertical plane; 4, 8 = above, below the ray.
-        let mut side = [[0u8; LEAF_NODES]; LEAF_NODES];
+        let mut side = [0u64; N];
         let dxy2 = d[0] * d[0] + d[1] * d[1];
         let tol_f = 1e-9 * dxy2.sqrt();
         let tol_s = 1e-9 * dxy2;
-        for i in 0..self.nu {
-            for j in 0..self.nv {
-                let q = &p[i][j];
-                let (rx, ry, rz) = (q[0] - o[0], q[1] - o[1], q[2] - o[2]);
-                let f = d[0] * ry - d[1] * rx;
-                let g = d[0] * rx + d[1] * ry;
-                let s = rz * dxy2 - d[2] * g;
-                side[i][j] = (f > tol_f) as u8
-                    | ((f < -tol_f) as u8) << 1
-                    | ((s > tol_s) as u8) << 2
-                    | ((s < -tol_s) as u8) << 3;
-            }
+        for k in 0..N {
+            let (rx, ry, rz) = (self.x[k] - o[0], self.y[k] - o[1], self.z[k] - o[2]);
+            let f = d[0] * ry - d[1] * rx;
+            let g = d[0] * rx + d[1] * ry;
+            let s = rz * dxy2 - d[2] * g;
+            // Each bit from a compare's all-ones or all-zero word (64-bit codes: vector code).
+            side[k] = (0u64.wrapping_sub((f > tol_f) as u64) & 1)
+                | (0u64.wrapping_sub((f < -tol_f) as u64) & 2)
+                | (0u64.wrapping_sub((s > tol_s) as u64) & 4)
+                | (0u64.wrapping_sub((s < -tol_s) as u64) & 8)
+                | self.unused[k];
+        }
+        // Every node on one side: no cell of the leaf can be hit.
+        if side.iter().fold(0x0f, |a, &b| a & b) != 0 {
+            return false;
         }
         for i in 0..self.nu.saturating_sub(1) {
             for j in 0..self.nv.saturating_sub(1) {
-                if side[i][j] & side[i + 1][j] & side[i + 1][j + 1] & side[i][j + 1] != 0 {
+                let k = i * LEAF_NODES + j;
+                if side[k] & side[k + LEAF_NODES] & side[k + LEAF_NODES + 1] & side[k + 1] != 0 {
                     continue;
                 }
-                let (a, b, c, dd) = (p[i][j], p[i + 1][j], p[i + 1][j + 1], p[i][j + 1]);
+                let (a, b, c, dd) = (self.at(i, j), self.at(i + 1, j), self.at(i + 1, j + 1), self.at(i, j + 1));
                 if [a, b, c, dd].iter().any(|q| q[2].is_nan()) {
                     continue;
                 }
@@ -738,6 +783,16 @@ fn triangle_uv(o: &V3, d: &V3, v0: &V3, e1: &V3, e2: &V3, t_min: f64, t_max: f64
     }
     Some((t, (c * pe1 - b * pe2) / det, (a * pe2 - b * pe1) / det))
 }
+
+/// A packet's lanes in a chunk's coordinates and its lanes' hits so far, kept from chunk to
+/// chunk (9 kB, cleared only for a packet that reaches a chunk).
+struct PacketScratch {
+    lanes: Lanes,
+    found: [Option<Found>; LANES],
+}
+
+/// A single ray's traversal stack and leaf nodes, kept from chunk to chunk.
+type Scratch<'a> = (&'a mut Stack, &'a mut LeafNodes);
 
 /// A leaf's hit: (t, row, column, second triangle, barycentric u, v).
 type Found = (f64, usize, usize, bool, f64, f64);

@@ -1,9 +1,10 @@
 //! Packets: up to [`LANES`] rays cast together through one tree (a camera's tile of pixels).
 //!
 //! A packet walks a tree once for all its rays: each node is fetched once and tested against
-//! the rays still in it (a bit mask of lanes), children are visited nearest first for the
-//! packet, and a node is tested again when it is taken off the stack, against each lane's
-//! nearest hit so far. Leaves are cast lane by lane with the single-ray code, so every lane
+//! the rays that may still be in it (a bit mask of lanes: at an inner node, from the first lane
+//! that enters it on), children are visited nearest first for the packet, and a node is tested
+//! again when it is taken off the stack, against each lane's nearest hit so far. A leaf tests
+//! every lane of its mask, and is cast lane by lane with the single-ray code, so every lane
 //! gets the nearest hit among the same triangles as [`crate::World::cast`] would give it.
 //!
 //! A lane's ray in a tree's coordinates is affine in the box bounds it is tested against: the
@@ -149,6 +150,12 @@ impl Lanes {
     /// `best_max` is at least the greatest `best` of the lanes in `mask`. With a frustum, a
     /// box it proves missed is missed by all; an inner node (`inner`) it finds entered by all
     /// keeps `mask` as it is, untested (the leaves test each lane).
+    ///
+    /// An inner node's mask is a bound, not the exact set: its lanes are tested in order up to
+    /// the first that enters, and that lane and all after it are kept (with that lane's entry
+    /// as the distance). A child's box lies within its parent's, so a lane kept by mistake
+    /// enters no leaf below, and leaves test every lane (`inner` false): the leaves and lanes
+    /// cast are those of an exact test, for one box test a node in the common case.
     #[inline(always)]
     pub(crate) fn enter_node(
         &self,
@@ -165,7 +172,32 @@ impl Lanes {
                 _ => {}
             }
         }
-        self.enter(b, best, mask)
+        if inner {
+            self.enter_first(b, best, mask)
+        } else {
+            self.enter(b, best, mask)
+        }
+    }
+
+    /// The lanes of `mask` from the first (lowest) that enters the box `b` on, and its entry
+    /// distance; the lanes before it miss the box.
+    #[inline(always)]
+    fn enter_first(&self, b: &[f64; 6], best: &[f64; LANES], mask: u64) -> (u64, f64) {
+        let mut m = mask;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            let (mut near, mut far) = (self.t_min[i], best[i]);
+            for a in 0..3 {
+                let ta = (b[a] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
+                let tb = (b[a + 3] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
+                crate::bvh::clip(ta, tb, &mut near, &mut far);
+            }
+            if near <= far {
+                return (m, near);
+            }
+            m &= m - 1;
+        }
+        (0, f64::INFINITY)
     }
 
     /// The lanes of `mask` that enter the box `b`, tested one by one.
