@@ -179,20 +179,25 @@ impl Lanes {
         }
     }
 
+    /// Where lane `i` enters the box `b` before its best hit so far (None: it misses).
+    #[inline(always)]
+    fn lane_entry(&self, b: &[f64; 6], best: &[f64; LANES], i: usize) -> Option<f64> {
+        let (mut near, mut far) = (self.t_min[i], best[i]);
+        for a in 0..3 {
+            let ta = (b[a] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
+            let tb = (b[a + 3] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
+            crate::bvh::clip(ta, tb, &mut near, &mut far);
+        }
+        (near <= far).then_some(near)
+    }
+
     /// The lanes of `mask` from the first (lowest) that enters the box `b` on, and its entry
     /// distance; the lanes before it miss the box.
     #[inline(always)]
     fn enter_first(&self, b: &[f64; 6], best: &[f64; LANES], mask: u64) -> (u64, f64) {
         let mut m = mask;
         while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            let (mut near, mut far) = (self.t_min[i], best[i]);
-            for a in 0..3 {
-                let ta = (b[a] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
-                let tb = (b[a + 3] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
-                crate::bvh::clip(ta, tb, &mut near, &mut far);
-            }
-            if near <= far {
+            if let Some(near) = self.lane_entry(b, best, m.trailing_zeros() as usize) {
                 return (m, near);
             }
             m &= m - 1;
@@ -249,13 +254,7 @@ impl Lanes {
         while m != 0 {
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
-            let (mut near, mut far) = (self.t_min[i], best[i]);
-            for a in 0..3 {
-                let ta = (b[a] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
-                let tb = (b[a + 3] - self.p[a][i]) * self.k[a][i] + self.c[a][i];
-                crate::bvh::clip(ta, tb, &mut near, &mut far);
-            }
-            if near <= far {
+            if let Some(near) = self.lane_entry(b, best, i) {
                 out |= 1 << i;
                 if near < least {
                     least = near;
