@@ -209,16 +209,17 @@ fn end_lanes(road: &Road, end: &RoadEnd) -> Result<EndLanes, ConnectError> {
     let hdg_in = if end.start { pose.hdg + PI } else { pose.hdg };
     let (mut incoming, mut outgoing) = (Vec::new(), Vec::new());
     for lane in sec.lanes().filter(|l| l.id != 0 && drivable(l.kind.as_deref())) {
-        let Some(k) = rows[0].iter().position(|r| r.0 == lane.id) else { continue };
-        if rows.iter().any(|r| r.get(k).is_none_or(|q| q.0 != lane.id)) {
-            continue;
-        }
+        // The lane's borders at the four stations (a section may start within them: its lane of
+        // the same id, else the contact's borders held).
+        let Some(first) = rows[0].iter().find(|r| r.0 == lane.id).copied() else { continue };
+        let lane_rows: Vec<(i32, f64, f64)> =
+            rows.iter().map(|r| r.iter().find(|q| q.0 == lane.id).copied().unwrap_or(first)).collect();
         // Lanes right of the reference line drive along +s (right-hand traffic): into the
         // junction at the road's end, out of it at its start.
         let along_s = lane.id < 0;
         let into = along_s != end.start;
-        let pts: Vec<[f64; 3]> = at.iter().zip(&rows).map(|(&s, r)| ev.sth_to_xyz(s, r[k].1, 0.0)).collect();
-        let widths: Vec<f64> = rows.iter().map(|r| (r[k].2 - r[k].1).abs()).collect();
+        let pts: Vec<[f64; 3]> = at.iter().zip(&lane_rows).map(|(&s, r)| ev.sth_to_xyz(s, r.1, 0.0)).collect();
+        let widths: Vec<f64> = lane_rows.iter().map(|r| (r.2 - r.1).abs()).collect();
         // Derivatives along the direction of the points (away from the contact, into the
         // road), second order one-sided; then turned to the direction of driving.
         let d1 = |v: [f64; 4]| (-3.0 * v[0] + 4.0 * v[1] - v[2]) / (2.0 * h);

@@ -337,6 +337,11 @@ pub fn osm_network(a: &AxisConfig) -> Result<(opendrive::OpenDrive, pipeline::ne
         let line = map.polyline(path, w)?;
         let mut xyz = line.xyz;
         to_project(a, line.crs.as_deref(), &source, &mut xyz)?;
+        // A way no longer than the longest road OpenDRIVE reads.
+        let length: f64 = xyz.windows(2).map(|v| (v[1][0] - v[0][0]).hypot(v[1][1] - v[0][1])).sum();
+        if length.is_nan() || length > opendrive::MAX_STATION {
+            bail!("{source}:{}: way {} is {length:.3e} m long: no road is that long", w.line, w.id);
+        }
         // Node ids in the polyline's order (repeated positions were merged: their first node).
         let mut nodes: Vec<String> = Vec::with_capacity(xyz.len());
         let mut last: Option<[f64; 2]> = None;
