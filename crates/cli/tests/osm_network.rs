@@ -4,8 +4,8 @@
 //! Each map's roads outside junctions become ways as OSM draws them: the carriageway's centre
 //! line (the centre lane's line, reference line plus lane offset) in vertices every 5 m, two
 //! roads linked end to end share their end node, and every road into a junction runs on to one
-//! node at the junction's centre (the mean of its roads' ends); the lane counts and width are
-//! tags. The network built from them must hold every road of the map with its id, join every
+//! node at the junction's centre (the mean of its roads' ends); the lane counts and width where
+//! the road meets a junction are tags. The network built from them must hold every road of the map with its id, join every
 //! pair of roads the map joins (through a junction or end to end), give every lane that drives
 //! into a junction a lane link to each road its road is joined to, and lie near the map's
 //! centre lines (5 m vertices cut corners by decimetres before the fit smooths them; no survey
@@ -115,7 +115,17 @@ fn osm_of(odr: &OpenDrive, crs: &str, place: [f64; 2]) -> String {
         if let Some(j) = last.as_ref().filter(|n| n.starts_with('j')) {
             refs.push(j.clone());
         }
-        let (right, left, width) = lanes_at(&ev, r.length / 2.0);
+        // OSM gives a way one lane count: the map's at the end the road meets a junction with
+        // (where the turns start), else halfway.
+        let at_junction = |t: &Option<opendrive::LinkTarget>| t.as_ref().is_some_and(|t| t.element_type == "junction");
+        let s_lanes = if at_junction(&link.successor) {
+            r.length - 1e-6
+        } else if at_junction(&link.predecessor) {
+            0.0
+        } else {
+            r.length / 2.0
+        };
+        let (right, left, width) = lanes_at(&ev, s_lanes);
         if right + left == 0 {
             continue;
         }
