@@ -21,6 +21,7 @@
 
 use crate::eval::RoadEval;
 use crate::model::*;
+use crate::num::{cramer3, det3, wrap};
 use std::f64::consts::PI;
 
 /// Settings of [`connect`].
@@ -256,16 +257,6 @@ fn end_lanes(road: &Road, end: &RoadEnd) -> Result<EndLanes, ConnectError> {
     Ok(EndLanes { end: end.clone(), hdg_in, incoming, outgoing })
 }
 
-/// The angle `a` in (-π, π].
-fn wrap(a: f64) -> f64 {
-    let r = a.rem_euclid(2.0 * PI);
-    if r > PI {
-        r - 2.0 * PI
-    } else {
-        r
-    }
-}
-
 /// Pairs of (incoming index, outgoing index), both counted from the inside, for a turn of
 /// `turn` rad (left positive).
 fn pair_lanes(n_in: usize, n_out: usize, turn: f64, straight: f64) -> Vec<(usize, usize)> {
@@ -481,23 +472,11 @@ fn g2_chain(a: &LaneEnd, b: &LaneEnd, q: &Quintic) -> Result<Vec<Geometry>, Stri
 
 /// Solves the 3 x 3 system `a x = b` (None when singular).
 fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
-    let det = |m: [[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(a);
+    let d = det3(&a);
     if d.is_nan() || d.abs() <= 1e-300 {
         return None;
     }
-    let mut x = [0.0; 3];
-    for (c, xc) in x.iter_mut().enumerate() {
-        let mut m = a;
-        for r in 0..3 {
-            m[r][c] = b[r];
-        }
-        *xc = det(m) / d;
-    }
-    Some(x)
+    Some(cramer3(&a, &b, d))
 }
 
 /// A cubic from value `a0` with slope `g0` at 0 to `a1` with slope `g1` at `len`.

@@ -40,6 +40,7 @@ mod error;
 pub mod eval;
 pub mod fit;
 pub mod model;
+mod num;
 pub mod part;
 mod read;
 pub mod validate;

@@ -24,6 +24,7 @@ mod spline;
 
 use crate::eval::Curve;
 use crate::model::{Extras, Geometry, GeometryKind, Poly3};
+use crate::num::wrap;
 use polish::{Model, Polish};
 use spline::{deviation, Piece, Pieces, Samples, Spline};
 
@@ -857,17 +858,6 @@ fn thin(s: &[f64], y: &[f64], spacing: f64, to: f64, average: bool) -> (Vec<f64>
 
 fn dist(a: [f64; 2], b: [f64; 2]) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
-}
-
-/// An angle in (-π, π].
-fn wrap(a: f64) -> f64 {
-    use std::f64::consts::{PI, TAU};
-    let w = a.rem_euclid(TAU);
-    if w > PI {
-        w - TAU
-    } else {
-        w
-    }
 }
 
 /// The model as records chained exactly, and the input points' distances to them (`guess`:

@@ -266,23 +266,12 @@ fn quadratic(u: &[f64], v: &[f64], w: &[f64]) -> Option<[f64; 3]> {
         }
     }
     // Cramer's rule on the 3 x 3 system.
-    let det = |m: &[[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(&a);
+    let d = crate::num::det3(&a);
     let scale = a[0][0] * a[1][1] * a[2][2];
     if d.is_nan() || d.abs() <= 1e-12 * scale.abs() || d == 0.0 {
         return None;
     }
-    let mut out = [0.0; 3];
-    for (c, o) in out.iter_mut().enumerate() {
-        let mut m = a;
-        for r in 0..3 {
-            m[r][c] = b[r];
-        }
-        *o = det(&m) / d;
-    }
+    let out = crate::num::cramer3(&a, &b, d);
     out.iter().all(|x| x.is_finite()).then_some(out)
 }
 
