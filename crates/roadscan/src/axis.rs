@@ -106,7 +106,7 @@ pub fn fit_noted(
     let mut xyz = line.xyz;
     let project = to_project(a, line.crs.as_deref(), &source, &mut xyz)?;
     // What a fit can be asked: a line no longer than the longest road OpenDRIVE reads.
-    let length: f64 = xyz.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
+    let length = plan_length(&xyz);
     if length.is_nan() || length > opendrive::MAX_STATION {
         bail!(
             "{source}: the line is {length:.3e} m long, more than {:.0e} m: no road is that long",
@@ -265,6 +265,11 @@ fn read_other(a: &AxisConfig) -> Result<(Polyline, String)> {
     bail!("give one of --trajectory, --polyline, --osm with --way, --xodr with --road, or --points")
 }
 
+/// The length in plan of a line through `xyz`, m.
+fn plan_length(xyz: &[[f64; 3]]) -> f64 {
+    xyz.windows(2).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum()
+}
+
 /// The project CRS `a` names (or the source's, `source_crs`), and `xyz` (the source's
 /// vertices, named `source` in messages) reprojected into it.
 fn to_project(a: &AxisConfig, source_crs: Option<&str>, source: &str, xyz: &mut [[f64; 3]]) -> Result<Option<CrsDef>> {
@@ -327,38 +332,32 @@ pub fn osm_network(a: &AxisConfig) -> Result<(opendrive::OpenDrive, pipeline::ne
     let Some(path) = &a.osm else { bail!("internal: an OSM network without --osm") };
     let source = path.display().to_string();
     let map = scan::axis::read_osm(path)?;
-    let project = to_project(a, Some("EPSG:4326"), &source, &mut [])?;
-    let mut ways = Vec::new();
+    // Every car way's nodes, reprojected together into the project CRS.
+    let mut picked = Vec::new();
     for w in &map.ways {
         let Some(kind) = w.tag("highway") else { continue };
         if NOT_FOR_CARS.contains(&kind) || w.refs.len() < 2 {
             continue;
         }
-        let line = map.polyline(path, w)?;
-        let mut xyz = line.xyz;
-        to_project(a, line.crs.as_deref(), &source, &mut xyz)?;
+        picked.push((w, map.way_nodes(path, w)?));
+    }
+    let mut xyz: Vec<[f64; 3]> =
+        picked.iter().flat_map(|(_, nodes)| nodes.iter().map(|(_, p)| [p[0], p[1], f64::NAN])).collect();
+    let project = to_project(a, Some("EPSG:4326"), &source, &mut xyz)?;
+    let mut ways = Vec::with_capacity(picked.len());
+    let mut rest = xyz.as_slice();
+    for (w, nodes) in &picked {
+        let (these, after) = rest.split_at(nodes.len());
+        rest = after;
         // A way no longer than the longest road OpenDRIVE reads.
-        let length: f64 = xyz.windows(2).map(|v| (v[1][0] - v[0][0]).hypot(v[1][1] - v[0][1])).sum();
+        let length = plan_length(these);
         if length.is_nan() || length > opendrive::MAX_STATION {
             bail!("{source}:{}: way {} is {length:.3e} m long: no road is that long", w.line, w.id);
         }
-        // Node ids in the polyline's order (repeated positions were merged: their first node).
-        let mut nodes: Vec<String> = Vec::with_capacity(xyz.len());
-        let mut last: Option<[f64; 2]> = None;
-        for (r, _) in &w.refs {
-            let p = map.nodes.get(r).copied();
-            if p.is_some() && p != last {
-                nodes.push(r.clone());
-                last = p;
-            }
-        }
-        if nodes.len() != xyz.len() {
-            bail!("{source}:{}: way {}: its nodes repeat out of order", w.line, w.id);
-        }
         let mut way = pipeline::network::Way {
             id: w.id.clone(),
-            nodes,
-            xy: xyz.iter().map(|p| [p[0], p[1]]).collect(),
+            nodes: nodes.iter().map(|(id, _)| id.to_string()).collect(),
+            xy: these.iter().map(|p| [p[0], p[1]]).collect(),
             forward: 1,
             backward: 1,
             lane_width: a.lane_width,

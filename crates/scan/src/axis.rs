@@ -290,18 +290,29 @@ impl OsmWay {
 }
 
 impl OsmMap {
-    /// The lon/lat of way `w`'s nodes, in order (an error names a node the file lacks).
-    pub fn polyline(&self, path: &Path, w: &OsmWay) -> Result<Polyline, Error> {
-        let mut xyz = Vec::with_capacity(w.refs.len());
+    /// Way `w`'s nodes in order, each id with its lon/lat, a node at the place of the one
+    /// before it left out (an error names a node the file lacks, or a way of fewer than 2
+    /// places).
+    pub fn way_nodes<'w>(&self, path: &Path, w: &'w OsmWay) -> Result<Vec<(&'w str, [f64; 2])>, Error> {
+        let mut nodes: Vec<(&str, [f64; 2])> = Vec::with_capacity(w.refs.len());
         for (r, n) in &w.refs {
             let p = self
                 .nodes
                 .get(r)
                 .ok_or_else(|| text_err(path, *n, format!("way {}: node {r} is not in the file", w.id)))?;
-            xyz.push([p[0], p[1], f64::NAN]);
+            nodes.push((r.as_str(), *p));
         }
+        let xyz: Vec<[f64; 3]> = nodes.iter().map(|(_, p)| [p[0], p[1], f64::NAN]).collect();
         let line = w.refs.first().map_or(w.line, |r| r.1);
-        let xyz = distinct(path, line, xyz, &format!("nodes in way {}", w.id))?;
+        // The same repeats as `distinct` leaves out, and its error.
+        distinct(path, line, xyz, &format!("nodes in way {}", w.id))?;
+        nodes.dedup_by(|b, a| a.1 == b.1);
+        Ok(nodes)
+    }
+
+    /// The lon/lat of way `w`'s nodes, in order ([`OsmMap::way_nodes`]).
+    pub fn polyline(&self, path: &Path, w: &OsmWay) -> Result<Polyline, Error> {
+        let xyz = self.way_nodes(path, w)?.iter().map(|(_, p)| [p[0], p[1], f64::NAN]).collect();
         Ok(Polyline { xyz, crs: Some("EPSG:4326".into()) })
     }
 }
