@@ -171,7 +171,7 @@ enum Command {
     /// heights, one driving lane each side. Prints each record's max and RMS deviation; exits
     /// 1 (file written) when the tolerance cannot be met.
     #[command(
-        after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --osm area.osm --crs EPSG:25833 --out network.xodr   # every way: a network with junctions\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
+        after_help = "Examples:\n  roadscan axis --trajectory survey/trajectory.csv --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out axis.xodr\n  roadscan axis --polyline centreline.csv --crs EPSG:25832 --out axis.xodr --tolerance 0.02\n  roadscan axis --osm map.osm --way 4711 --crs EPSG:25833 --out axis.xodr\n  roadscan axis --osm area.osm --crs EPSG:25833 --out network.xodr   # every way: a network with junctions\n  roadscan axis --trajectory network-survey/trajectory.csv --out network.xodr   # passes through junctions: their network\n  roadscan axis --xodr curves.xodr --road 1 --out refit.xodr --json"
     )]
     Axis(cmd::axis::AxisArgs),
     /// The surveyed road: an axis road (from `roadscan axis`) completed from LAS/LAZ points:
@@ -199,7 +199,7 @@ enum Command {
     /// parameters, timings). The products replace --out whole, or nothing changes. Exit code
     /// 1: built, but a check in the report failed.
     #[command(
-        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv \\\n    --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  # the scanner's height from the points, its track the reference line:\n  roadscan build --input scan.laz --trajectory traj.csv --crs EPSG:25832 --out out\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --input scan.laz --osm area.osm --crs EPSG:25833 --out out   # a network from OSM ways\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
+        after_help = "Examples:\n  roadscan build --input survey/scan.las --trajectory survey/trajectory.csv \\\n    --offset 1.625 --sensor-height 2.2 --crs EPSG:23700 --out out\n  # the scanner's height from the points, its track the reference line:\n  roadscan build --input scan.laz --trajectory traj.csv --crs EPSG:25832 --out out\n  roadscan build --input a.laz b.laz --axis axis.xodr --road 7 --out out --tile 100\n  roadscan build --input scan.laz --osm area.osm --crs EPSG:25833 --out out   # a network from OSM ways\n  roadscan build --input network-survey/scan.las --trajectory network-survey/trajectory.csv --out out   # the network its passes drive\n  roadscan build --config survey.toml --json > report.json\n\nA config file (keys are the long option names; the command line wins):\n  input = [\"scan.laz\"]\n  trajectory = \"trajectory.csv\"\n  offset = 1.625\n  sensor-height = 2.2\n  crs = \"EPSG:23700\"\n  out = \"out\"\n  tile = 250"
     )]
     Build(cmd::build::BuildArgs),
     /// Split a build into work units for a batch engine (Slurm job arrays, Kubernetes

@@ -6,14 +6,13 @@
 //! design, main roads because the survey's lane ids at their ends differ; the report says which),
 //! CRG heights on at least 95 % of each road's carriageway (less where `SPARSE` says the coarse
 //! survey does not reach) and no error from our `check`. A road
-//! no point reaches is kept as the axis has it; a trajectory of several roads is refused in one
-//! line.
+//! no point reaches is kept as the axis has it.
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 use opendrive::RoadEval;
 mod common;
-use common::{carriageway_t, map, roadscan, stderr};
+use common::{carriageway_t, map, roadscan, stderr, town07_part};
 use roadscan_tests::Scratch;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -176,54 +175,6 @@ fn truth_disagrees(roads: &[RoadEval], boxes: &[[f64; 4]], own: usize, s: f64) -
 /// The part of CARLA's Town07 (libOpenDRIVE's copy, a hilly rural map) the test surveys.
 const TOWN07_PART: &str = "town07_part";
 
-/// Town07's junctions 749, 721, 350 and 479 (a chain of four at x -105..-89, y 37..103) with
-/// their connecting roads and the roads into them (9 roads of 1 to 35 m, three of them
-/// joining two of the four); links to what is left out are dropped, with the lane links of
-/// those ends.
-fn town07_part() -> opendrive::OpenDrive {
-    const JUNCTIONS: [&str; 4] = ["749", "721", "350", "479"];
-    let mut odr =
-        opendrive::read_file(roadscan_tests::shared_data().join("opendrive/libOpenDRIVE/Town07.xodr")).unwrap();
-    odr.junctions.retain(|j| JUNCTIONS.contains(&j.id.as_str()));
-    let keep: std::collections::BTreeSet<String> = odr
-        .junctions
-        .iter()
-        .flat_map(|j| &j.connections)
-        .flat_map(|c| [c.incoming_road.clone(), c.connecting_road.clone()])
-        .flatten()
-        .collect();
-    odr.roads.retain(|r| keep.contains(&r.id));
-    for r in &mut odr.roads {
-        let Some(link) = &mut r.link else { continue };
-        let kept = |t: &opendrive::model::LinkTarget| match t.element_type.as_str() {
-            "junction" => JUNCTIONS.contains(&t.element_id.as_str()),
-            _ => keep.contains(&t.element_id),
-        };
-        let (lost_before, lost_after) =
-            (link.predecessor.as_ref().is_some_and(|t| !kept(t)), link.successor.as_ref().is_some_and(|t| !kept(t)));
-        if lost_before {
-            link.predecessor = None;
-        }
-        if lost_after {
-            link.successor = None;
-        }
-        let n = r.lanes.lane_sections.len();
-        for (k, sec) in r.lanes.lane_sections.iter_mut().enumerate() {
-            for side in [&mut sec.left, &mut sec.center, &mut sec.right].into_iter().flatten() {
-                for l in side.lanes.iter_mut().filter_map(|l| l.link.as_mut()) {
-                    if lost_before && k == 0 {
-                        l.predecessors.clear();
-                    }
-                    if lost_after && k + 1 == n {
-                        l.successors.clear();
-                    }
-                }
-            }
-        }
-    }
-    odr
-}
-
 /// A part of Town07: four junctions in a chain, on a grade. Its connecting roads overlap with
 /// surfaces up to 3.5 cm apart; the elevation is compared where they agree
 /// ([`truth_disagrees`]).
@@ -364,19 +315,4 @@ fn updated_from_its_survey(name: &str, points_per_rev: &str) {
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
     assert!(o.status.success(), "check: {text}");
     assert!(text.contains(" 0 errors"), "check: {text}");
-
-    // A trajectory of several roads: one line saying what a network build needs.
-    let traj = survey.join("trajectory.csv");
-    let o = roadscan(&[
-        "build",
-        "--trajectory",
-        traj.to_str().unwrap(),
-        "--input",
-        survey.join("scan.las").to_str().unwrap(),
-        "--out",
-        out.join("traj").to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let e = stderr(&o);
-    assert!(e.contains("network builds need --axis") && e.lines().count() == 1, "{e}");
 }

@@ -193,7 +193,13 @@ fn call(target: Target, data: &[u8], path: &Path) -> bool {
         Target::Csv => {
             let a = scan::axis::read_polyline_csv(path).is_ok();
             let b = scan::axis::read_trajectory(path, None, 1.5).is_ok();
-            a || b
+            // Every pass, and the network they drive (merged, split at junction areas).
+            let c = scan::axis::read_trajectory_passes(path).is_ok_and(|passes| {
+                let traces: Vec<pipeline::traces::Trace> =
+                    passes.into_iter().map(|(id, xyz)| pipeline::traces::Trace { id, xyz }).collect();
+                pipeline::traces::ways_from_traces(&traces, &Default::default()).is_ok()
+            });
+            a || b || c
         }
         Target::Geojson => scan::axis::read_geojson(path).is_ok(),
         Target::Osm => scan::axis::read_osm_way(path, "1").is_ok(),

@@ -21,6 +21,7 @@ pub mod road;
 pub mod roadside;
 pub mod section;
 pub mod surface;
+pub mod traces;
 
 pub use error::Error;
 pub use frame::{RoadFrame, Station};

@@ -384,6 +384,108 @@ pub fn osm_network(a: &AxisConfig) -> Result<(opendrive::OpenDrive, pipeline::ne
     Ok((odr, notes, text))
 }
 
+/// The least fit tolerance of a network's reference lines found from passes, m: the
+/// resampled passes' vertices lie a few millimetres apart across.
+const PASSES_TOLERANCE: f64 = 0.02;
+
+/// The road network the passes of the trajectory `a.trajectory` drive ([`pipeline::traces`]:
+/// passes merged where they run together, junctions where they branch and cross, connecting
+/// roads generated there), each pass first moved to the road's reference line by its offset
+/// in `offsets` (by pass id; else `a.offset`). None when the trajectory has one pass or its
+/// passes meet at no junction (one road: [`fit`] fits it). Returns the map, what was made, and its text.
+pub fn trajectory_network(
+    a: &AxisConfig,
+    offsets: &std::collections::BTreeMap<String, f64>,
+) -> Result<Option<(opendrive::OpenDrive, PassesNotes, String)>> {
+    let Some(path) = &a.trajectory else { bail!("internal: a network of passes without --trajectory") };
+    let source = path.display().to_string();
+    let passes = scan::axis::read_trajectory_passes(path)?;
+    if passes.len() < 2 {
+        return Ok(None);
+    }
+    let mut xyz: Vec<[f64; 3]> = passes.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    let project = to_project(a, None, &source, &mut xyz)?;
+    let mut traces = Vec::with_capacity(passes.len());
+    let mut rest = xyz.as_slice();
+    for (id, p) in &passes {
+        let (these, after) = rest.split_at(p.len());
+        rest = after;
+        let length = plan_length(these);
+        if length.is_nan() || length > opendrive::MAX_STATION {
+            bail!("{source}: pass {id} is {length:.3e} m long: no road is that long");
+        }
+        let mut line = these.to_vec();
+        let offset = offsets.get(id).copied().unwrap_or(a.offset);
+        if offset != 0.0 {
+            scan::axis::shift_left(&mut line, offset, 1.0);
+        }
+        line.iter_mut().for_each(|p| p[2] -= a.sensor_height);
+        traces.push(pipeline::traces::Trace { id: id.clone(), xyz: line });
+    }
+    let topts = pipeline::traces::TraceOptions { lane_width: a.lane_width, ..Default::default() };
+    let (ways, found) =
+        pipeline::traces::ways_from_traces(&traces, &topts).with_context(|| format!("{source}: the passes"))?;
+    if found.junctions == 0 {
+        return Ok(None);
+    }
+    let opts = pipeline::network::NetworkOptions {
+        fit: opendrive::fit::FitOptions {
+            tolerance: a.tolerance.max(PASSES_TOLERANCE),
+            min_length: a.min_length.max(OSM_MIN_LENGTH),
+        },
+        geo_reference: project.as_ref().and_then(CrsDef::proj_string),
+        ..Default::default()
+    };
+    let (odr, network) = pipeline::network::network_from_ways(&ways, &opts)
+        .with_context(|| format!("{source}: the road network of its passes"))?;
+    let text = opendrive::write(&odr, &Default::default())?;
+    Ok(Some((odr, PassesNotes { passes: found, network }, text)))
+}
+
+/// [`trajectory_network`] of the passes in `path` (in `crs`, else their own), each moved by
+/// `offset` when given, else by the offset survey.json beside it records for the pass, else
+/// not at all.
+pub fn passes_network(
+    path: &Path,
+    offset: Option<f64>,
+    crs: Option<String>,
+) -> Result<Option<(opendrive::OpenDrive, PassesNotes, String)>> {
+    let offsets = if offset.is_some() { Default::default() } else { recorded_pass_offsets(path)? };
+    let a =
+        AxisConfig { trajectory: Some(path.to_path_buf()), offset: offset.unwrap_or(0.0), crs, ..Default::default() };
+    trajectory_network(&a, &offsets)
+}
+
+/// What [`trajectory_network`] found and made.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PassesNotes {
+    /// The merged passes: junction areas, ways, crossings.
+    pub passes: pipeline::traces::TraceNotes,
+    /// The network made of the ways.
+    pub network: pipeline::network::NetworkNotes,
+}
+
+/// The offset of each pass a survey.json beside `trajectory` records (`"passes": [{"id",
+/// "axis_offset_m"}]`: the reference line's distance left of the pass's track, m); empty
+/// without one.
+pub fn recorded_pass_offsets(trajectory: &Path) -> Result<std::collections::BTreeMap<String, f64>> {
+    let path = trajectory.with_file_name("survey.json");
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(Default::default()) };
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))?;
+    let mut out = std::collections::BTreeMap::new();
+    for p in v["passes"].as_array().into_iter().flatten() {
+        let id = match &p["id"] {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => continue,
+        };
+        if let Some(o) = p["axis_offset_m"].as_f64().filter(|o| o.is_finite() && o.abs() <= 100.0) {
+            out.insert(id, o);
+        }
+    }
+    Ok(out)
+}
+
 /// The lanes of OSM way `w` from its tags (`oneway`, `lanes`, `lanes:forward`,
 /// `lanes:backward`, `width`); a `oneway=-1` way is turned round.
 fn osm_lanes(w: &scan::axis::OsmWay, way: &mut pipeline::network::Way, lane_width: f64) -> Result<()> {

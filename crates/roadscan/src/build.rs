@@ -92,6 +92,14 @@ impl AxisOf {
                     opendrive::read(&text).with_context(|| format!("{}: the network of its ways", path.display()))?;
                 Ok(AxisOf { odr, path: path.clone(), label: "axis.xodr".into(), fit: None, made: Some(text) })
             }
+            AxisSource::Passes { path, offset } => {
+                let Some((_, _, text)) = crate::axis::passes_network(path, *offset, s.crs.clone())? else {
+                    bail!("{}: its passes meet at no junction: no network to build", path.display())
+                };
+                let odr =
+                    opendrive::read(&text).with_context(|| format!("{}: the network of its passes", path.display()))?;
+                Ok(AxisOf { odr, path: path.clone(), label: "axis.xodr".into(), fit: None, made: Some(text) })
+            }
             AxisSource::Trajectory { path, offset, sensor_height, pass } => {
                 let sensor_height = match sensor_height {
                     Some(h) => *h,
@@ -179,6 +187,7 @@ pub(crate) fn on_road<E: std::fmt::Display>(s: &BuildConfig, road: &opendrive::R
         AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => path.display().to_string(),
         AxisSource::DrivePath => "axis.xodr (the drive path of the inputs)".to_string(),
         AxisSource::Osm { path } => format!("axis.xodr (the network of {})", path.display()),
+        AxisSource::Passes { path, .. } => format!("axis.xodr (the network the passes of {} drive)", path.display()),
     };
     let id = road.id.clone();
     move |e: E| anyhow::anyhow!("{source}: road {id}: {e}")

@@ -164,6 +164,15 @@ pub enum AxisSource {
         /// The OSM XML file.
         path: PathBuf,
     },
+    /// The road network the passes of a trajectory drive (several passes meeting at
+    /// junctions, `axis --trajectory` without `--pass`), built as a network.
+    Passes {
+        /// The trajectory CSV.
+        path: PathBuf,
+        /// The reference line's distance left of every pass's track, m; None: each pass's own
+        /// from survey.json beside the trajectory, else 0.
+        offset: Option<f64>,
+    },
 }
 
 impl Default for BuildConfig {
@@ -193,9 +202,10 @@ impl BuildConfig {
     pub fn inputs(&self) -> Vec<PathBuf> {
         let config = self.config_file.as_deref();
         let axis = match &self.axis {
-            AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } | AxisSource::Osm { path } => {
-                Some(path)
-            }
+            AxisSource::File { path, .. }
+            | AxisSource::Trajectory { path, .. }
+            | AxisSource::Osm { path }
+            | AxisSource::Passes { path, .. } => Some(path),
             AxisSource::DrivePath => None,
         };
         self.input.iter().chain(axis).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
@@ -223,13 +233,25 @@ impl BuildConfig {
             (None, None) if osm.is_some() => AxisSource::Osm { path: osm.clone().unwrap_or_default() },
             _ if osm.is_some() => bail!("give one of --axis, --trajectory and --osm"),
             (Some(path), None) => AxisSource::File { path, road: a.road.clone().or(file.road) },
+            (None, Some(path))
+                if a.pass.is_none()
+                    && file.pass.is_none()
+                    && crate::axis::passes_network(
+                        &path,
+                        a.offset.or(file.offset),
+                        a.crs.clone().or(file.crs.clone()),
+                    )?
+                    .is_some() =>
+            {
+                // Passes that meet at junctions: the network they drive.
+                AxisSource::Passes { path, offset: a.offset.or(file.offset) }
+            }
             (None, Some(path)) => {
-                // A survey of several roads has no one axis to fit: a network build needs the
-                // network's OpenDRIVE for now (a pass still names one road).
+                // A survey of several roads whose passes meet at no junction has no one axis.
                 if a.pass.is_none() && file.pass.is_none() {
                     if let Some(n) = surveyed_roads(&path).filter(|&n| n > 1) {
                         bail!(
-                            "{}: its passes drive {n} roads: network builds need --axis with a network .xodr for now (or --pass to build one pass's road)",
+                            "{}: its passes drive {n} roads but meet at no junction: give --pass to build one pass's road, or --axis with the network's .xodr",
                             path.display()
                         );
                     }
@@ -323,6 +345,9 @@ impl BuildConfig {
             }),
             AxisSource::DrivePath => json!({"points": "drive path of the inputs"}),
             AxisSource::Osm { path } => json!({"osm": path.display().to_string()}),
+            AxisSource::Passes { path, offset } => {
+                json!({"trajectory": path.display().to_string(), "offset": offset, "network": true})
+            }
         };
         json!({
             "axis": axis,

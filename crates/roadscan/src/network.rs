@@ -6,6 +6,9 @@
 //! report and manifest, and then joins them into one `OUT/road.xodr`: every road with its id,
 //! its links and its surveyed elevation, superelevation, lanes, marks, objects and
 //! `<surface><CRG>` links (to `roads/ID/crg/...`), and the file's junctions unchanged.
+//! The network may also be made first: from OSM ways (`build --osm`, source (b)) or from the
+//! passes of the trajectory (`build --trajectory` without `--pass` over passes that meet at
+//! junctions, source (c)); it is then written as `OUT/axis.xodr` and built the same way.
 //!
 //! A connecting road keeps the network's lanes (they follow the roads it joins; a junction's
 //! pavement has no marks), and so does a road whose lanes the survey found with other ids at
@@ -36,9 +39,9 @@ const OWN_CHECK: &str = "road.xodr: roadscan check";
 /// The roads of the network `s` builds: Some(n) when its axis is a file of n > 1 roads and no
 /// `--road` names one of them; None for a one-road build.
 pub fn network_roads(s: &BuildConfig) -> Result<Option<usize>> {
-    if let AxisSource::Osm { path } = &s.axis {
+    if let AxisSource::Osm { path } | AxisSource::Passes { path, .. } = &s.axis {
         if s.s_range.is_some() {
-            bail!("{}: --s-range needs a one-road axis, not a network of OSM ways", path.display());
+            bail!("{}: --s-range needs a one-road axis, not a network", path.display());
         }
         return Ok(Some(AxisOf::of(s)?.odr.roads.len()));
     }

@@ -86,6 +86,35 @@ pub fn axis_network(c: &AxisConfig, out: &Path) -> Result<NetworkWritten> {
     Ok(NetworkWritten { notes, wrote })
 }
 
+/// Writes the road network the passes of `c.trajectory` drive to `out`
+/// ([`crate::axis::passes_network`]; `offset`: every pass's, else survey.json's per pass),
+/// whole or not at all; None (nothing written) when the passes meet at no junction.
+pub fn axis_passes(c: &AxisConfig, offset: Option<f64>, out: &Path) -> Result<Option<NetworkWritten>> {
+    within("lane-width", c.lane_width, 0.5, 20.0)?;
+    let Some(path) = &c.trajectory else { anyhow::bail!("internal: no trajectory") };
+    let Some((_, notes, text)) = crate::axis::passes_network(path, offset, c.crs.clone())? else { return Ok(None) };
+    let outputs = Outputs::new(c.inputs());
+    let staged = outputs.file(with_extension("--out", out, &["xodr", "xml"])?)?;
+    voxel::write_atomic(&staged, |w| w.write_all(text.as_bytes()))?;
+    outputs.commit()?;
+    let p = &notes.passes;
+    let dropped = if notes.network.dropped.is_empty() {
+        String::new()
+    } else {
+        format!("; roads too short between junctions left out: {}", notes.network.dropped.join(", "))
+    };
+    let wrote = format!(
+        "wrote {} ({} passes merged into {} roads meeting at {} junctions, {} paths through junctions replaced by {} connecting roads generated{dropped})",
+        out.display(),
+        p.traces,
+        notes.network.roads,
+        notes.network.junctions,
+        p.inside_junctions,
+        notes.network.connecting
+    );
+    Ok(Some(NetworkWritten { notes: notes.network, wrote }))
+}
+
 impl AxisWritten {
     /// Whether the fit is within the tolerance.
     pub fn within(&self) -> bool {

@@ -193,6 +193,37 @@ fn geojson_crs(name: &str) -> Option<u32> {
 /// the first row's) in file order, each moved `offset` metres to the left of the direction of
 /// travel (taken over ±`window` m of track), so a drive in a lane gives the road's centre.
 pub fn read_trajectory(path: &Path, pass: Option<&str>, offset: f64) -> Result<Polyline, Error> {
+    let (text, mut passes) = trajectory_rows(path, pass.map(str::to_string), true)?;
+    let (id, xyz) = passes.pop().unwrap_or_default();
+    let which = if id.is_empty() { String::new() } else { format!(" of pass {id}") };
+    let mut xyz = distinct(path, text.lines().count().max(1), xyz, &format!("rows{which}"))?;
+    if offset != 0.0 {
+        shift_left(&mut xyz, offset, 1.0);
+    }
+    Ok(Polyline { xyz, crs: None })
+}
+
+/// One pass of a trajectory: its id and its rows' x, y, z.
+pub type Pass = (String, Vec<[f64; 3]>);
+
+/// Every pass of a vehicle trajectory (as [`read_trajectory`] reads one): its id (empty
+/// without a `pass` column) and its rows in file order, passes in the order they first
+/// appear; not moved. A pass's rows need not be contiguous.
+pub fn read_trajectory_passes(path: &Path) -> Result<Vec<Pass>, Error> {
+    let (text, passes) = trajectory_rows(path, None, false)?;
+    let lines = text.lines().count().max(1);
+    passes
+        .into_iter()
+        .map(|(id, xyz)| {
+            let which = if id.is_empty() { String::new() } else { format!(" of pass {id}") };
+            Ok((id.clone(), distinct(path, lines, xyz, &format!("rows{which}"))?))
+        })
+        .collect()
+}
+
+/// The text of trajectory `path` and its rows by pass: only pass `want` (default: the first
+/// row's) when `one`, else every pass.
+fn trajectory_rows(path: &Path, mut want: Option<String>, one: bool) -> Result<(String, Vec<Pass>), Error> {
     let text = read_text(path)?;
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.trim().starts_with('#'));
     let (hn, header) = lines.next().ok_or_else(|| text_err(path, 1, "empty: expected a header line"))?;
@@ -207,8 +238,8 @@ pub fn read_trajectory(path: &Path, pass: Option<&str>, offset: f64) -> Result<P
     };
     let cz = col(&["z", "height", "alt", "altitude", "h"]);
     let cp = col(&["pass", "pass_id", "line", "source"]);
-    let mut xyz = Vec::new();
-    let mut wanted: Option<String> = pass.map(str::to_string);
+    let mut passes: Vec<Pass> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     for (i, line) in lines {
         let n = i + 1;
         let f = fields(line, names.len() + 1);
@@ -216,26 +247,30 @@ pub fn read_trajectory(path: &Path, pass: Option<&str>, offset: f64) -> Result<P
             let found = if f.len() > names.len() { format!("more than {}", names.len()) } else { f.len().to_string() };
             return Err(text_err(path, n, format!("{found} fields, the header names {}", names.len())));
         }
-        if let Some(cp) = cp {
-            let id = wanted.get_or_insert_with(|| f[cp].to_string());
-            if f[cp] != id.as_str() {
+        let id = cp.map_or("", |c| f[c]);
+        if one {
+            let wanted = want.get_or_insert_with(|| id.to_string());
+            if cp.is_some() && id != wanted.as_str() {
                 continue;
             }
         }
         let z = cz.map_or(Ok(f64::NAN), |c| number(path, n, f[c], "z"))?;
-        xyz.push([number(path, n, f[cx], "x")?, number(path, n, f[cy], "y")?, z]);
+        let p = [number(path, n, f[cx], "x")?, number(path, n, f[cy], "y")?, z];
+        let k = *index.entry(id.to_string()).or_insert_with(|| {
+            passes.push((id.to_string(), Vec::new()));
+            passes.len() - 1
+        });
+        passes[k].1.push(p);
     }
-    let which = wanted.map_or(String::new(), |p| format!(" of pass {p}"));
-    let mut xyz = distinct(path, text.lines().count().max(1), xyz, &format!("rows{which}"))?;
-    if offset != 0.0 {
-        shift_left(&mut xyz, offset, 1.0);
+    if one && passes.is_empty() {
+        passes.push((want.unwrap_or_default(), Vec::new()));
     }
-    Ok(Polyline { xyz, crs: None })
+    Ok((text, passes))
 }
 
 /// Moves each vertex `offset` to the left of the direction of travel there (the chord over
 /// ±`window` m of track).
-fn shift_left(xyz: &mut [[f64; 3]], offset: f64, window: f64) {
+pub fn shift_left(xyz: &mut [[f64; 3]], offset: f64, window: f64) {
     let n = xyz.len();
     let mut cum = vec![0.0; n];
     for i in 1..n {

@@ -16,10 +16,14 @@ pub struct AxisArgs {
     #[arg(long)]
     pub trajectory: Option<PathBuf>,
     /// Trajectory: the road centre's distance to the left of the vehicle's track, m (negative:
-    /// to the right).
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, requires = "trajectory")]
-    pub offset: f64,
-    /// Trajectory: the pass to use (its `pass` column; default: the first row's).
+    /// to the right) [default: 0; a network: each pass's from survey.json beside the
+    /// trajectory, else 0].
+    #[arg(long, allow_hyphen_values = true, requires = "trajectory")]
+    pub offset: Option<f64>,
+    /// Trajectory: the pass to use (its `pass` column). Without it, passes that meet at
+    /// junctions become the road network they drive (passes merged where they run together,
+    /// roads split at the junction areas where they branch or cross, junctions with generated
+    /// connecting roads); otherwise the first row's pass.
     #[arg(long, requires = "trajectory")]
     pub pass: Option<String>,
     /// Trajectory: the sensor's height above the road, subtracted from z for the elevation, m.
@@ -80,7 +84,7 @@ impl AxisArgs {
     pub fn config(&self) -> AxisConfig {
         AxisConfig {
             trajectory: self.trajectory.clone(),
-            offset: self.offset,
+            offset: self.offset.unwrap_or(0.0),
             pass: self.pass.clone(),
             sensor_height: self.sensor_height,
             polyline: self.polyline.clone(),
@@ -108,6 +112,14 @@ pub fn run(a: &AxisArgs, progress: &crate::progress::Bars) -> Result<u8> {
             eprintln!("roadscan: {} in {:.2} s", written.wrote, t0.elapsed().as_secs_f64());
         }
         return Ok(exit::OK);
+    }
+    if a.trajectory.is_some() && a.pass.is_none() {
+        if let Some(written) = roadscan::verbs::axis_passes(&a.config(), a.offset, &a.out)? {
+            if !progress.quiet() {
+                eprintln!("roadscan: {} in {:.2} s", written.wrote, t0.elapsed().as_secs_f64());
+            }
+            return Ok(exit::OK);
+        }
     }
     let written = roadscan::verbs::axis(&a.config(), &a.out, progress)?;
     let mut out = std::io::stdout().lock();
