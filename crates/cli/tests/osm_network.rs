@@ -15,6 +15,8 @@
 
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
+mod common;
+use common::{elevation_against, pavement_under_crgs};
 use opendrive::{OpenDrive, RoadEval};
 use roadscan_tests::Scratch;
 use scan::{CrsDef, Reprojection};
@@ -24,6 +26,11 @@ use std::process::Command;
 
 /// How far from a road's ends its centre line is not compared, m.
 const END_SKIP: f64 = 5.0;
+
+/// Elevation of a build's roads: the largest difference from the map's, m.
+const ELEVATION: f64 = 0.005;
+/// The share of the map's pavement, junctions included, under a CRG height of a build.
+const COVERAGE: f64 = 0.95;
 
 /// Where the maps are placed in UTM zone 33 (EPSG:32633): file (x, y) + this.
 const PLACE: [f64; 2] = [500_000.0, 5_300_000.0];
@@ -373,4 +380,18 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
     let ids = |o: &OpenDrive| o.roads.iter().map(|r| r.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&built), ids(&network));
     assert_eq!(built.junctions, network.junctions);
+    // The map's pavement, junctions included, under the build's CRGs.
+    let (nodes, covered, junction_nodes, junction_covered) = pavement_under_crgs(&truth, &built, &out);
+    let share = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+    eprintln!(
+        "CRG heights on {:.1} % of the map's pavement ({nodes} nodes), {:.1} % in its junction",
+        share(covered, nodes),
+        share(junction_covered, junction_nodes)
+    );
+    assert!(covered as f64 >= COVERAGE * nodes as f64, "CRG coverage {:.1} %", share(covered, nodes));
+    // Elevation: the main roads' against the map's, every metre outside their last END_SKIP.
+    let (worst, compared) = elevation_against(&truth, &built, END_SKIP);
+    eprintln!("elevation within {worst:.4} m of the map's ({compared} points)");
+    assert!(compared > 50, "{compared} points compared");
+    assert!(worst <= ELEVATION, "elevation {worst:.4} m from the map's");
 }

@@ -14,7 +14,7 @@
 #![allow(clippy::panic, clippy::unwrap_used)] // tests fail loudly
 
 mod common;
-use common::{map, roadscan, stderr, town07_part};
+use common::{elevation_against, map, pavement_under_crgs, roadscan, stderr, town07_part};
 use opendrive::{OpenDrive, RoadEval};
 use roadscan_tests::Scratch;
 use std::collections::BTreeSet;
@@ -305,6 +305,8 @@ fn noisy_passes_build_multi_intersections() {
 
 /// Elevation of the build's roads: the largest difference from the map's, m.
 const ELEVATION: f64 = 0.005;
+/// The share of the map's pavement, junctions included, under a CRG height of the build.
+const COVERAGE: f64 = 0.95;
 
 /// A survey of lane_offset_intersection built from its points and trajectory alone (`build
 /// --trajectory` without --pass): the network of its passes (as `axis --trajectory` makes it,
@@ -372,23 +374,15 @@ fn a_survey_builds_over_the_network_of_its_passes() {
     }
     // Elevation: the main roads' against the map's, every metre outside their last END_SKIP.
     let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
-    let t_main = main_roads(&truth);
-    let z0 = |o: &OpenDrive| o.header.offset.unwrap_or_default().z;
-    let (mut worst, mut compared) = (0.0f64, 0usize);
-    for r in built.roads.iter().filter(|r| r.junction == "-1") {
-        let ev = RoadEval::new(r);
-        let n = r.length.ceil() as usize;
-        for i in 0..=n {
-            let s = r.length * i as f64 / n as f64;
-            if s < END_SKIP || s > r.length - END_SKIP {
-                continue;
-            }
-            let Some((id, _, ts)) = truth_road_at(&t_main, at(&built, &ev, s), REFERENCE_LINE) else { continue };
-            let te = RoadEval::new(truth.road(id).unwrap());
-            worst = worst.max((ev.elevation(s) + z0(&built) - te.elevation(ts) - z0(&truth)).abs());
-            compared += 1;
-        }
-    }
+    let (worst, compared) = elevation_against(&truth, &built, END_SKIP);
+    let (nodes, covered, junction_nodes, junction_covered) = pavement_under_crgs(&truth, &built, &out);
+    let share = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
+    eprintln!(
+        "CRG heights on {:.1} % of the map's pavement ({nodes} nodes), {:.1} % in its junction",
+        share(covered, nodes),
+        share(junction_covered, junction_nodes)
+    );
+    assert!(covered as f64 >= COVERAGE * nodes as f64, "CRG coverage {:.1} %", share(covered, nodes));
     eprintln!("elevation within {worst:.4} m of the map's ({compared} points)");
     assert!(compared > 50, "{compared} points compared");
     assert!(worst <= ELEVATION, "elevation {worst:.4} m from the map's");

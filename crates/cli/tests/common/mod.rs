@@ -51,6 +51,95 @@ pub fn carriageway_t(road: &opendrive::RoadEval, s: f64) -> (f64, f64) {
         .fold((c, c), |(lo, hi), &(_, t)| (lo.min(t), hi.max(t)))
 }
 
+/// The map `truth`'s pavement (every road's carriageway, junctions included, 10 cm inside its
+/// borders, every 0.25 m along and 0.1 m across) under a height of one of the CRGs of
+/// `built` (a build's road.xodr, its links relative to `out`), both placed by their headers'
+/// offsets: (nodes, covered, nodes in junctions, covered there).
+pub fn pavement_under_crgs(
+    truth: &opendrive::OpenDrive,
+    built: &opendrive::OpenDrive,
+    out: &std::path::Path,
+) -> (usize, usize, usize, usize) {
+    use opendrive::RoadEval;
+    let tiles: Vec<(RoadEval, Vec<opencrg::Surface>)> = built
+        .roads
+        .iter()
+        .map(|r| {
+            let crgs: Vec<opencrg::Surface> = r
+                .surface
+                .crgs
+                .iter()
+                .map(|c| opencrg::Surface::new(&opencrg::read_file(out.join(&c.file)).unwrap(), false).unwrap())
+                .collect();
+            (RoadEval::new(r), crgs)
+        })
+        .collect();
+    let (ours, theirs) = (built.header.offset.unwrap_or_default(), truth.header.offset.unwrap_or_default());
+    let (mut nodes, mut covered, mut junction_nodes, mut junction_covered) = (0usize, 0usize, 0usize, 0usize);
+    for t in &truth.roads {
+        let te = RoadEval::new(t);
+        let along = ((t.length - 0.2) / 0.25).floor().max(0.0) as usize;
+        for k in 0..=along {
+            let s = 0.1 + 0.25 * k as f64;
+            let (lo, hi) = carriageway_t(&te, s);
+            let across = ((hi - lo - 0.2) / 0.1).floor().max(0.0) as usize;
+            for j in 0..=across {
+                let p = te.sth_to_xyz(s, lo + 0.1 + 0.1 * j as f64, 0.0);
+                let (x, y) = (p[0] + theirs.x - ours.x, p[1] + theirs.y - ours.y);
+                let hit = tiles.iter().any(|(ev, crgs)| {
+                    ev.xy_to_st_all(x, y, 15.0)
+                        .iter()
+                        .any(|c| crgs.iter().any(|f| f.uv_to_z(c.s, c.t).is_some_and(f64::is_finite)))
+                });
+                nodes += 1;
+                covered += usize::from(hit);
+                if t.junction != "-1" {
+                    junction_nodes += 1;
+                    junction_covered += usize::from(hit);
+                }
+            }
+        }
+    }
+    (nodes, covered, junction_nodes, junction_covered)
+}
+
+/// The largest height difference between the surface of `built`'s roads outside junctions
+/// (on their reference lines, every metre, outside their last `end_skip` m) and the surface
+/// of the map `truth`'s road outside junctions under the same point (the one whose reference
+/// line is nearest, within 5 m, a metre inside its ends), both placed by their headers' offsets: (largest
+/// difference m, points compared).
+pub fn elevation_against(truth: &opendrive::OpenDrive, built: &opendrive::OpenDrive, end_skip: f64) -> (f64, usize) {
+    use opendrive::RoadEval;
+    let (ours, theirs) = (built.header.offset.unwrap_or_default(), truth.header.offset.unwrap_or_default());
+    let mains: Vec<(&opendrive::Road, RoadEval)> =
+        truth.roads.iter().filter(|r| r.junction == "-1").map(|r| (r, RoadEval::new(r))).collect();
+    let (mut worst, mut compared) = (0.0f64, 0usize);
+    for r in built.roads.iter().filter(|r| r.junction == "-1") {
+        let ev = RoadEval::new(r);
+        let n = r.length.ceil() as usize;
+        for i in 0..=n {
+            let s = r.length * i as f64 / n as f64;
+            if s < end_skip || s > r.length - end_skip {
+                continue;
+            }
+            let p = ev.sth_to_xyz(s, 0.0, 0.0);
+            let (x, y, z) = (p[0] + ours.x - theirs.x, p[1] + ours.y - theirs.y, p[2] + ours.z - theirs.z);
+            let under = mains
+                .iter()
+                .filter_map(|(t, te)| {
+                    let c = te.xy_to_st(x, y, 5.0)?;
+                    (c.s > 1.0 && c.s < t.length - 1.0).then(|| (c.t.abs(), te.sth_to_xyz(c.s, c.t, 0.0)[2]))
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((_, tz)) = under {
+                worst = worst.max((z - tz).abs());
+                compared += 1;
+            }
+        }
+    }
+    (worst, compared)
+}
+
 /// Town07's junctions 749, 721, 350 and 479 (a chain of four at x -105..-89, y 37..103) with
 /// their connecting roads and the roads into them (9 roads of 1 to 35 m, three of them
 /// joining two of the four); links to what is left out are dropped, with the lane links of
