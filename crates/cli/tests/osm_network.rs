@@ -27,6 +27,13 @@ use std::process::Command;
 /// How far from a road's ends its centre line is not compared, m.
 const END_SKIP: f64 = 5.0;
 
+/// Reference lines moved onto the survey's passes: the largest distance from the map's, m.
+const DRIVEN_LINE: f64 = 0.05;
+/// A point of ours is compared with the map's road whose reference line is nearest within
+/// this, m (farther: ours crosses a junction area).
+const COMPARE: f64 = 3.0;
+/// Roads shorter than this may keep the ways' geometry, m.
+const SHORT: f64 = 20.0;
 /// Elevation of a build's roads: the largest difference from the map's, m.
 const ELEVATION: f64 = 0.005;
 /// The share of the map's pavement, junctions included, under a CRG height of a build.
@@ -394,4 +401,91 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
     eprintln!("elevation within {worst:.4} m of the map's ({compared} points)");
     assert!(compared > 50, "{compared} points compared");
     assert!(worst <= ELEVATION, "elevation {worst:.4} m from the map's");
+}
+
+/// OSM ways with the survey's passes (`axis --osm --trajectory`, issue 26 source (b): the
+/// topology the ways', the geometry the survey's where it drove): the sample maps surveyed
+/// (every road, junctions' connecting roads included), their ways as OSM draws them (centre
+/// lines every 5 m), and the network's reference lines moved onto the passes lie within
+/// [`DRIVEN_LINE`] of the map's outside their last [`END_SKIP`]; every road of the map keeps
+/// its id; the output says no road kept the ways' geometry.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn osm_ways_moved_onto_the_passes_lie_on_the_maps_reference_lines() {
+    for name in ["lane_offset_intersection", "fabriksgatan", "multi_intersections", "town07_part"] {
+        let dir = Scratch::new(&format!("osm-driven-{name}"));
+        let m = if name == "town07_part" {
+            let m = dir.join("town07_part.xodr");
+            opendrive::write_file(&common::town07_part(), &m, &Default::default()).unwrap();
+            m
+        } else {
+            common::map(name)
+        };
+        let survey = dir.join("survey");
+        let o = common::roadscan(&[
+            "synth",
+            "--scene",
+            m.to_str().unwrap(),
+            "--out",
+            survey.to_str().unwrap(),
+            "--points-per-rev",
+            "8",
+            "-q",
+        ]);
+        assert!(o.status.success(), "synth {name}: {}", common::stderr(&o));
+        let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
+        let offset = truth.header.offset.map_or([0.0; 2], |o| [o.x, o.y]);
+        let osm = dir.join("ways.osm");
+        std::fs::write(&osm, osm_of(&truth, "EPSG:23700", offset)).unwrap();
+        let out = dir.join("network.xodr");
+        let traj = survey.join("trajectory.csv");
+        let o = common::roadscan(&[
+            "axis",
+            "--osm",
+            osm.to_str().unwrap(),
+            "--trajectory",
+            traj.to_str().unwrap(),
+            "--crs",
+            "EPSG:23700",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let said = common::stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {said}");
+        println!("{name}: {said}");
+        // Roads whose line the passes do not cover keep the ways' geometry, and are named: only
+        // short ones here (at a junction's end, the passes turn off before their end).
+        let kept: Vec<&str> = said
+            .split_once("less than 90 % of: ")
+            .map(|(_, list)| list.split(", ").filter_map(|k| k.split_once(" (").map(|(id, _)| id)).collect())
+            .unwrap_or_default();
+        for id in &kept {
+            let len = truth.road(id).map_or(0.0, |r| r.length);
+            assert!(len < SHORT, "{name}: road {id} ({len:.1} m) keeps the ways' geometry");
+        }
+        let ours = opendrive::read_file(&out).unwrap();
+        let t_main = common::main_roads(&truth);
+        let (mut worst, mut compared) = (0.0f64, 0usize);
+        for r in ours.roads.iter().filter(|r| r.junction == "-1") {
+            let ev = RoadEval::new(r);
+            let n = r.length.ceil() as usize;
+            for i in 0..=n {
+                let s = r.length * i as f64 / n as f64;
+                if s < END_SKIP || s > r.length - END_SKIP {
+                    continue;
+                }
+                if let Some((_, d, _)) = common::truth_road_at(&t_main, common::at(&ours, &ev, s), COMPARE) {
+                    worst = worst.max(d);
+                    compared += 1;
+                }
+            }
+        }
+        println!("{name}: reference lines within {worst:.4} m of the map's ({compared} points)");
+        assert!(compared > 20, "{name}: {compared} points");
+        assert!(worst <= DRIVEN_LINE, "{name}: {worst:.4} m");
+        for t in truth.roads.iter().filter(|r| r.junction == "-1") {
+            let short = said.contains("left out") && t.length < 40.0;
+            assert!(ours.road(&t.id).is_some() || short, "{name}: road {} missing", t.id);
+        }
+    }
 }

@@ -44,6 +44,11 @@ pub struct NetworkOptions {
     pub junction_margin: f64,
     /// `<geoReference>` text.
     pub geo_reference: Option<String>,
+    /// Where the survey drove: each road's line moved onto the passes' lines that run along
+    /// it within `snap` m (the ways' topology kept, their geometry the survey's).
+    pub driven: Option<std::sync::Arc<crate::traces::Driven>>,
+    /// How far a way's line is moved onto the passes' at most, m.
+    pub snap: f64,
 }
 
 impl Default for NetworkOptions {
@@ -52,6 +57,8 @@ impl Default for NetworkOptions {
             fit: FitOptions { tolerance: 0.02, min_length: 2.0 },
             junction_margin: 3.0,
             geo_reference: None,
+            driven: None,
+            snap: 5.0,
         }
     }
 }
@@ -67,6 +74,9 @@ pub struct NetworkNotes {
     pub connecting: usize,
     /// Pieces of ways left out (too short once cut back for their junctions), by way id.
     pub dropped: Vec<String>,
+    /// With [`NetworkOptions::driven`]: each road's id and the share of its line moved onto
+    /// the passes' (the rest keeps the ways' geometry).
+    pub driven: Vec<(String, f64)>,
 }
 
 /// Why a network could not be made.
@@ -203,6 +213,80 @@ fn direction_from(xy: &[[f64; 2]], look: f64) -> [f64; 2] {
     }
 }
 
+/// The largest angle between a way's line and a pass's line it is moved onto, degrees: a
+/// way bends towards its junction's node (off the road's line where the node is).
+const SNAP_DEG: f64 = 30.0;
+/// Over how many metres a move onto the passes' lines fades out where they stop, m.
+const FADE: f64 = 20.0;
+
+/// `part` (the local frame: the map's less `origin`) moved onto the lines of `driven` where
+/// they run along it within `within` m, the move faded out over [`FADE`] m where they stop;
+/// and the share of its points moved.
+fn onto_driven(
+    part: &[[f64; 2]],
+    origin: [f64; 2],
+    driven: &crate::traces::Driven,
+    within: f64,
+) -> (Vec<[f64; 2]>, f64) {
+    let n = part.len();
+    let mut along = vec![0.0; n];
+    for i in 1..n {
+        along[i] = along[i - 1] + (part[i][0] - part[i - 1][0]).hypot(part[i][1] - part[i - 1][1]);
+    }
+    let moves: Vec<Option<[f64; 2]>> = (0..n)
+        .map(|i| {
+            let (a, b) = (part[i.saturating_sub(1)], part[(i + 1).min(n - 1)]);
+            let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+            let l = dx.hypot(dy);
+            if l <= 0.0 {
+                return None;
+            }
+            let p = [part[i][0] + origin[0], part[i][1] + origin[1]];
+            let q = driven.snap(p, [dx / l, dy / l], within, SNAP_DEG)?;
+            Some([q[0] - p[0], q[1] - p[1]])
+        })
+        .collect();
+    let moved = moves.iter().filter(|m| m.is_some()).count();
+    // The nearest move on either side, faded with the distance to it.
+    let mut out = part.to_vec();
+    let mut last: Option<(f64, [f64; 2])> = None;
+    let mut before: Vec<Option<(f64, [f64; 2])>> = vec![None; n];
+    for i in 0..n {
+        if let Some(m) = moves[i] {
+            last = Some((along[i], m));
+        }
+        before[i] = last;
+    }
+    let mut next: Option<(f64, [f64; 2])> = None;
+    for i in (0..n).rev() {
+        if let Some(m) = moves[i] {
+            next = Some((along[i], m));
+        }
+        let m = match (before[i], next) {
+            (Some((sa, ma)), Some((sb, mb))) if moves[i].is_none() && sb - sa <= 2.0 * FADE => {
+                // In a short gap between two moves: from one to the other.
+                let f = if sb > sa { (along[i] - sa) / (sb - sa) } else { 0.0 };
+                [ma[0] + f * (mb[0] - ma[0]), ma[1] + f * (mb[1] - ma[1])]
+            }
+            _ => {
+                let near = [before[i], next]
+                    .into_iter()
+                    .flatten()
+                    .min_by(|a, b| (a.0 - along[i]).abs().total_cmp(&(b.0 - along[i]).abs()));
+                match near {
+                    Some((sm, m)) => {
+                        let w = (1.0 - (along[i] - sm).abs() / FADE).max(0.0);
+                        [m[0] * w, m[1] * w]
+                    }
+                    None => [0.0, 0.0],
+                }
+            }
+        };
+        out[i] = [part[i][0] + m[0], part[i][1] + m[1]];
+    }
+    (out, moved as f64 / n.max(1) as f64)
+}
+
 /// How much larger a junction's area grows when a turn does not fit, m.
 const JUNCTION_STEP: f64 = 2.0;
 
@@ -227,7 +311,7 @@ fn assemble(
     radius: &HashMap<&str, f64>,
     is_junction: &dyn Fn(&str) -> bool,
     opts: &NetworkOptions,
-    fits: &mut HashMap<(usize, u64, u64), Vec<opendrive::Geometry>>,
+    fits: &mut HashMap<(usize, u64, u64), (Vec<opendrive::Geometry>, f64)>,
 ) -> Result<(OpenDrive, NetworkNotes), Assembly> {
     let all: Vec<[f64; 3]> = ways.iter().flat_map(|w| w.xy.iter().map(|p| [p[0], p[1], f64::NAN])).collect();
     let origin = origin_of(&all);
@@ -247,12 +331,16 @@ fn assemble(
             continue;
         }
         let key = (pi, cut_a.to_bits(), cut_b.to_bits());
-        let geometries = match fits.get(&key) {
+        let (geometries, share) = match fits.get(&key) {
             Some(g) => g.clone(),
             None => {
                 // Vertices at most 1 m apart: the fit takes a lone vertex after a bend (where a way
                 // turns to its junction's node) for an outlier.
-                let part = densify(&cut_polyline(&xy, cut_a, len - cut_b), 1.0);
+                let mut part = densify(&cut_polyline(&xy, cut_a, len - cut_b), 1.0);
+                let mut share = f64::NAN;
+                if let Some(d) = &opts.driven {
+                    (part, share) = onto_driven(&part, [origin[0], origin[1]], d, opts.snap);
+                }
                 let geometries = match fit_polyline(&part, &opts.fit) {
                     Ok(fit) => fit.geometries,
                     // Too short for the fit (a few metres between two ways' ends): a line.
@@ -278,10 +366,13 @@ fn assemble(
                         }))
                     }
                 };
-                fits.insert(key, geometries.clone());
-                geometries
+                fits.insert(key, (geometries.clone(), share));
+                (geometries, share)
             }
         };
+        if opts.driven.is_some() {
+            notes.driven.push((p.id.clone(), share));
+        }
         let mut road = two_way_road(&p.id, w);
         road.length = geometries.iter().map(|g| g.length).sum();
         road.plan_view = PlanView::default();

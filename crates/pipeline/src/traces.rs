@@ -186,6 +186,7 @@ fn resample(xyz: &[[f64; 3]], step: f64) -> Vec<Sample> {
 }
 
 /// The merged graph of the traces.
+#[derive(Debug, Clone)]
 struct Graph {
     vertices: Vec<Vertex>,
     /// Vertex ids of each run of new vertices, in order.
@@ -424,8 +425,9 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-/// The ways of the network the traces drive (see the module's documentation).
-pub fn ways_from_traces(traces: &[Trace], o: &TraceOptions) -> Result<(Vec<Way>, TraceNotes), TraceError> {
+/// The passes merged into one graph (the first step of [`ways_from_traces`]), with its
+/// adjacency, and what was found so far.
+fn merged(traces: &[Trace], o: &TraceOptions) -> Result<(Graph, TraceNotes), TraceError> {
     let positive = |v: f64| v.is_finite() && v > 0.0;
     if !(positive(o.step)
         && positive(o.merge)
@@ -471,6 +473,70 @@ pub fn ways_from_traces(traces: &[Trace], o: &TraceOptions) -> Result<(Vec<Way>,
         g.adj[a].insert(b);
         g.adj[b].insert(a);
     }
+    Ok((g, notes))
+}
+
+/// Where the passes drove: their merged reference lines, to move other lines (an OSM way's)
+/// onto them.
+#[derive(Debug, Clone)]
+pub struct Driven {
+    g: Graph,
+}
+
+impl Driven {
+    /// The passes `traces` merged as [`ways_from_traces`] merges them.
+    pub fn new(traces: &[Trace], o: &TraceOptions) -> Result<Driven, TraceError> {
+        Ok(Driven { g: merged(traces, o)?.0 })
+    }
+
+    /// The point of the passes' lines nearest to `p` that runs within `max_deg` of direction
+    /// `dir` (either way) and lies within `within` m, if any.
+    pub fn snap(&self, p: [f64; 2], dir: [f64; 2], within: f64, max_deg: f64) -> Option<[f64; 2]> {
+        let g = &self.g;
+        let sin_max = max_deg.to_radians().sin();
+        let reach = (within / g.cell).ceil().clamp(1.0, 64.0) as i64;
+        let (kx, ky) = g.key(p);
+        let mut best: Option<(f64, [f64; 2])> = None;
+        for dx in -reach..=reach {
+            for dy in -reach..=reach {
+                for &v in g.grid.get(&(kx + dx, ky + dy)).into_iter().flatten() {
+                    let w = &g.vertices[v];
+                    if (dir[0] * w.dir[1] - dir[1] * w.dir[0]).abs() > sin_max {
+                        continue;
+                    }
+                    // The foot on the segments to the vertex's neighbours along its line.
+                    let line = &g.lines[w.line];
+                    let a = w.at();
+                    for other in [w.idx.checked_sub(1), Some(w.idx + 1)].into_iter().flatten() {
+                        let Some(&u) = line.get(other) else { continue };
+                        let b = g.vertices[u].at();
+                        let d = [b[0] - a[0], b[1] - a[1]];
+                        let l2 = d[0] * d[0] + d[1] * d[1];
+                        if l2 <= 0.0 {
+                            continue;
+                        }
+                        // A foot beyond the line's end is no foot: the line stops there.
+                        let f = ((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / l2;
+                        if !(-0.01..=1.01).contains(&f) {
+                            continue;
+                        }
+                        let f = f.clamp(0.0, 1.0);
+                        let q = [a[0] + f * d[0], a[1] + f * d[1]];
+                        let dist = (q[0] - p[0]).hypot(q[1] - p[1]);
+                        if dist <= within && best.is_none_or(|(b, _)| dist < b) {
+                            best = Some((dist, q));
+                        }
+                    }
+                }
+            }
+        }
+        best.map(|(_, q)| q)
+    }
+}
+
+/// The ways of the network the traces drive (see the module's documentation).
+pub fn ways_from_traces(traces: &[Trace], o: &TraceOptions) -> Result<(Vec<Way>, TraceNotes), TraceError> {
+    let (mut g, mut notes) = merged(traces, o)?;
     notes.joined_ends = g.join_ends(o);
     notes.spurs = g.prune_spurs(o);
     let chains = g.chains();

@@ -368,14 +368,33 @@ pub fn osm_network(a: &AxisConfig) -> Result<(opendrive::OpenDrive, pipeline::ne
     if ways.is_empty() {
         bail!("{source}: no way with a highway tag for cars");
     }
+    // With a trajectory: the ways' lines moved onto the passes' where the survey drove.
+    let driven = match &a.trajectory {
+        Some(t) => {
+            let offsets = if a.offset != 0.0 { Default::default() } else { recorded_pass_offsets(t)? };
+            let traces = match pass_traces(a, &offsets)? {
+                Some((traces, _)) => traces,
+                None => {
+                    let one = scan::axis::read_trajectory(t, a.pass.as_deref(), a.offset)?;
+                    vec![pipeline::traces::Trace { id: String::new(), xyz: one.xyz }]
+                }
+            };
+            let d = pipeline::traces::Driven::new(&traces, &Default::default())
+                .with_context(|| format!("{}: the passes", t.display()))?;
+            Some(std::sync::Arc::new(d))
+        }
+        None => None,
+    };
     let opts = pipeline::network::NetworkOptions {
         // OSM's vertices lie decimetres off the road: a tighter fit follows a way's bend at a
         // junction's node into a radius no vehicle drives (and no connecting road can meet).
+        // Moved onto the passes, the lines are the survey's: a centimetre fit.
         fit: opendrive::fit::FitOptions {
-            tolerance: a.tolerance.max(OSM_TOLERANCE),
+            tolerance: a.tolerance.max(if driven.is_some() { PASSES_TOLERANCE } else { OSM_TOLERANCE }),
             min_length: a.min_length.max(OSM_MIN_LENGTH),
         },
         geo_reference: project.as_ref().and_then(CrsDef::proj_string),
+        driven,
         ..Default::default()
     };
     let (odr, notes) =
@@ -399,29 +418,7 @@ pub fn trajectory_network(
 ) -> Result<Option<(opendrive::OpenDrive, PassesNotes, String)>> {
     let Some(path) = &a.trajectory else { bail!("internal: a network of passes without --trajectory") };
     let source = path.display().to_string();
-    let passes = scan::axis::read_trajectory_passes(path)?;
-    if passes.len() < 2 {
-        return Ok(None);
-    }
-    let mut xyz: Vec<[f64; 3]> = passes.iter().flat_map(|(_, p)| p.iter().copied()).collect();
-    let project = to_project(a, None, &source, &mut xyz)?;
-    let mut traces = Vec::with_capacity(passes.len());
-    let mut rest = xyz.as_slice();
-    for (id, p) in &passes {
-        let (these, after) = rest.split_at(p.len());
-        rest = after;
-        let length = plan_length(these);
-        if length.is_nan() || length > opendrive::MAX_STATION {
-            bail!("{source}: pass {id} is {length:.3e} m long: no road is that long");
-        }
-        let mut line = these.to_vec();
-        let offset = offsets.get(id).copied().unwrap_or(a.offset);
-        if offset != 0.0 {
-            scan::axis::shift_left(&mut line, offset, 1.0);
-        }
-        line.iter_mut().for_each(|p| p[2] -= a.sensor_height);
-        traces.push(pipeline::traces::Trace { id: id.clone(), xyz: line });
-    }
+    let Some((traces, project)) = pass_traces(a, offsets)? else { return Ok(None) };
     let topts = pipeline::traces::TraceOptions { lane_width: a.lane_width, ..Default::default() };
     let (ways, found) =
         pipeline::traces::ways_from_traces(&traces, &topts).with_context(|| format!("{source}: the passes"))?;
@@ -454,6 +451,41 @@ pub fn passes_network(
     let a =
         AxisConfig { trajectory: Some(path.to_path_buf()), offset: offset.unwrap_or(0.0), crs, ..Default::default() };
     trajectory_network(&a, &offsets)
+}
+
+/// The passes of `a.trajectory` as traces of the road's reference line (each moved by its
+/// offset in `offsets`, else `a.offset`; heights less `a.sensor_height`) in the project CRS,
+/// and that CRS; None with fewer than two passes.
+fn pass_traces(
+    a: &AxisConfig,
+    offsets: &std::collections::BTreeMap<String, f64>,
+) -> Result<Option<(Vec<pipeline::traces::Trace>, Option<CrsDef>)>> {
+    let Some(path) = &a.trajectory else { bail!("internal: passes without --trajectory") };
+    let source = path.display().to_string();
+    let passes = scan::axis::read_trajectory_passes(path)?;
+    if passes.len() < 2 {
+        return Ok(None);
+    }
+    let mut xyz: Vec<[f64; 3]> = passes.iter().flat_map(|(_, p)| p.iter().copied()).collect();
+    let project = to_project(a, None, &source, &mut xyz)?;
+    let mut traces = Vec::with_capacity(passes.len());
+    let mut rest = xyz.as_slice();
+    for (id, p) in &passes {
+        let (these, after) = rest.split_at(p.len());
+        rest = after;
+        let length = plan_length(these);
+        if length.is_nan() || length > opendrive::MAX_STATION {
+            bail!("{source}: pass {id} is {length:.3e} m long: no road is that long");
+        }
+        let mut line = these.to_vec();
+        let offset = offsets.get(id).copied().unwrap_or(a.offset);
+        if offset != 0.0 {
+            scan::axis::shift_left(&mut line, offset, 1.0);
+        }
+        line.iter_mut().for_each(|p| p[2] -= a.sensor_height);
+        traces.push(pipeline::traces::Trace { id: id.clone(), xyz: line });
+    }
+    Ok(Some((traces, project)))
 }
 
 /// What [`trajectory_network`] found and made.

@@ -84,9 +84,14 @@ impl AxisOf {
                 fit: None,
                 made: None,
             }),
-            AxisSource::Osm { path } => {
-                let args =
-                    crate::axis::AxisConfig { osm: Some(path.clone()), crs: s.crs.clone(), ..Default::default() };
+            AxisSource::Osm { path, trajectory, offset } => {
+                let args = crate::axis::AxisConfig {
+                    osm: Some(path.clone()),
+                    trajectory: trajectory.clone(),
+                    offset: offset.unwrap_or(0.0),
+                    crs: s.crs.clone(),
+                    ..Default::default()
+                };
                 let (_, _, text) = crate::axis::osm_network(&args)?;
                 let odr =
                     opendrive::read(&text).with_context(|| format!("{}: the network of its ways", path.display()))?;
@@ -186,7 +191,10 @@ pub(crate) fn on_road<E: std::fmt::Display>(s: &BuildConfig, road: &opendrive::R
     let source = match &s.axis {
         AxisSource::File { path, .. } | AxisSource::Trajectory { path, .. } => path.display().to_string(),
         AxisSource::DrivePath => "axis.xodr (the drive path of the inputs)".to_string(),
-        AxisSource::Osm { path } => format!("axis.xodr (the network of {})", path.display()),
+        AxisSource::Osm { path, trajectory: None, .. } => format!("axis.xodr (the network of {})", path.display()),
+        AxisSource::Osm { path, trajectory: Some(t), .. } => {
+            format!("axis.xodr (the network of {}, its lines moved onto the passes of {})", path.display(), t.display())
+        }
         AxisSource::Passes { path, .. } => format!("axis.xodr (the network the passes of {} drive)", path.display()),
     };
     let id = road.id.clone();

@@ -163,6 +163,11 @@ pub enum AxisSource {
     Osm {
         /// The OSM XML file.
         path: PathBuf,
+        /// A trajectory whose passes (moved as [`AxisSource::Passes`] moves them) give the
+        /// roads' lines where the survey drove them (the ways' topology kept).
+        trajectory: Option<PathBuf>,
+        /// The passes' offset (None: survey.json's per pass, else 0).
+        offset: Option<f64>,
     },
     /// The road network the passes of a trajectory drive (several passes meeting at
     /// junctions, `axis --trajectory` without `--pass`), built as a network.
@@ -204,11 +209,15 @@ impl BuildConfig {
         let axis = match &self.axis {
             AxisSource::File { path, .. }
             | AxisSource::Trajectory { path, .. }
-            | AxisSource::Osm { path }
+            | AxisSource::Osm { path, .. }
             | AxisSource::Passes { path, .. } => Some(path),
             AxisSource::DrivePath => None,
         };
-        self.input.iter().chain(axis).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
+        let passes = match &self.axis {
+            AxisSource::Osm { trajectory, .. } => trajectory.as_ref(),
+            _ => None,
+        };
+        self.input.iter().chain(axis).chain(passes).map(PathBuf::clone).chain(config.map(Path::to_path_buf)).collect()
     }
 
     /// The options `a` (the command line's) merged over the config file `config` (its
@@ -230,8 +239,10 @@ impl BuildConfig {
             (file.axis, file.trajectory, file.osm)
         };
         let axis = match (axis_file, trajectory) {
-            (None, None) if osm.is_some() => AxisSource::Osm { path: osm.clone().unwrap_or_default() },
-            _ if osm.is_some() => bail!("give one of --axis, --trajectory and --osm"),
+            (None, trajectory) if osm.is_some() => {
+                AxisSource::Osm { path: osm.clone().unwrap_or_default(), trajectory, offset: a.offset.or(file.offset) }
+            }
+            _ if osm.is_some() => bail!("give --osm without --axis"),
             (Some(path), None) => AxisSource::File { path, road: a.road.clone().or(file.road) },
             (None, Some(path))
                 if a.pass.is_none()
@@ -344,7 +355,10 @@ impl BuildConfig {
                 "sensor_height": sensor_height, "pass": pass,
             }),
             AxisSource::DrivePath => json!({"points": "drive path of the inputs"}),
-            AxisSource::Osm { path } => json!({"osm": path.display().to_string()}),
+            AxisSource::Osm { path, trajectory, offset } => json!({
+                "osm": path.display().to_string(),
+                "trajectory": trajectory.as_ref().map(|t| t.display().to_string()), "offset": offset,
+            }),
             AxisSource::Passes { path, offset } => {
                 json!({"trajectory": path.display().to_string(), "offset": offset, "network": true})
             }

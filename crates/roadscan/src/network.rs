@@ -39,7 +39,7 @@ const OWN_CHECK: &str = "road.xodr: roadscan check";
 /// The roads of the network `s` builds: Some(n) when its axis is a file of n > 1 roads and no
 /// `--road` names one of them; None for a one-road build.
 pub fn network_roads(s: &BuildConfig) -> Result<Option<usize>> {
-    if let AxisSource::Osm { path } | AxisSource::Passes { path, .. } = &s.axis {
+    if let AxisSource::Osm { path, .. } | AxisSource::Passes { path, .. } = &s.axis {
         if s.s_range.is_some() {
             bail!("{}: --s-range needs a one-road axis, not a network", path.display());
         }

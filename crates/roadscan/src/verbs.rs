@@ -60,6 +60,9 @@ pub struct NetworkWritten {
     pub wrote: String,
 }
 
+/// A road whose line the passes cover less than this share of keeps its OSM geometry (flagged).
+pub const DRIVEN: f64 = 0.9;
+
 /// Writes the road network of every car-road way of `c.osm` (no `--way`) to `out`
 /// ([`crate::axis::osm_network`]), whole or not at all.
 pub fn axis_network(c: &AxisConfig, out: &Path) -> Result<NetworkWritten> {
@@ -76,8 +79,24 @@ pub fn axis_network(c: &AxisConfig, out: &Path) -> Result<NetworkWritten> {
     } else {
         format!("; ways too short between junctions left out: {}", notes.dropped.join(", "))
     };
+    let driven = if c.trajectory.is_some() {
+        let kept: Vec<String> = notes
+            .driven
+            .iter()
+            .filter(|(_, share)| share.is_nan() || *share < DRIVEN)
+            .map(|(id, share)| format!("{id} ({:.0} %)", 100.0 * share))
+            .collect();
+        format!(
+            "; lines moved onto the passes; the ways' own kept on {} roads the passes drive less than {:.0} % of{}",
+            kept.len(),
+            100.0 * DRIVEN,
+            if kept.is_empty() { String::new() } else { format!(": {}", kept.join(", ")) }
+        )
+    } else {
+        String::new()
+    };
     let wrote = format!(
-        "wrote {} ({} roads, {} junctions with {} connecting roads generated{dropped})",
+        "wrote {} ({} roads, {} junctions with {} connecting roads generated{dropped}{driven})",
         out.display(),
         notes.roads,
         notes.junctions,

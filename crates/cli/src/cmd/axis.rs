@@ -9,11 +9,12 @@ use std::path::PathBuf;
 
 /// The arguments of `axis`.
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["trajectory", "polyline", "osm", "xodr", "points"])))]
+#[command(group(clap::ArgGroup::new("source").required(true).multiple(true).args(["trajectory", "polyline", "osm", "xodr", "points"])))]
 pub struct AxisArgs {
     /// A vehicle trajectory CSV with a header naming x, y (or easting, northing) and
-    /// optionally z and pass.
-    #[arg(long)]
+    /// optionally z and pass. With --osm (no --way): the passes the roads' lines are moved onto
+    /// where the survey drove them.
+    #[arg(long, conflicts_with_all = ["polyline", "xodr", "points"])]
     pub trajectory: Option<PathBuf>,
     /// Trajectory: the road centre's distance to the left of the vehicle's track, m (negative:
     /// to the right) [default: 0; a network: each pass's from survey.json beside the
@@ -30,7 +31,7 @@ pub struct AxisArgs {
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, requires = "trajectory")]
     pub sensor_height: f64,
     /// A polyline: CSV rows x,y[,z] or a GeoJSON LineString (.geojson/.json, lon/lat).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["osm", "xodr", "points"])]
     pub polyline: Option<PathBuf>,
     /// An OpenStreetMap XML file: with --way, that way's road; without, the road network of
     /// every way for cars (roads split where three or more ways meet, junctions with generated
@@ -38,10 +39,10 @@ pub struct AxisArgs {
     #[arg(long)]
     pub osm: Option<PathBuf>,
     /// The OSM way id.
-    #[arg(long, requires = "osm")]
+    #[arg(long, requires = "osm", conflicts_with = "trajectory")]
     pub way: Option<String>,
     /// An OpenDRIVE file whose road (--road) is sampled every --step metres and fitted again.
-    #[arg(long, requires = "road")]
+    #[arg(long, requires = "road", conflicts_with_all = ["osm", "points"])]
     pub xodr: Option<PathBuf>,
     /// The road id in --xodr; also the id of the written road (default 1).
     #[arg(long)]
@@ -49,7 +50,7 @@ pub struct AxisArgs {
     /// LAS/LAZ files with GPS time and scan angles: the axis is the scanner's drive path found
     /// in them (the longest pass; its height less the sensor height estimated from the points
     /// under the scanner).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., conflicts_with = "osm")]
     pub points: Vec<PathBuf>,
     /// Sampling step along an --xodr road, m.
     #[arg(long, default_value_t = 1.0)]
@@ -113,7 +114,7 @@ pub fn run(a: &AxisArgs, progress: &crate::progress::Bars) -> Result<u8> {
         }
         return Ok(exit::OK);
     }
-    if a.trajectory.is_some() && a.pass.is_none() {
+    if a.trajectory.is_some() && a.pass.is_none() && a.osm.is_none() {
         if let Some(written) = roadscan::verbs::axis_passes(&a.config(), a.offset, &a.out)? {
             if !progress.quiet() {
                 eprintln!("roadscan: {} in {:.2} s", written.wrote, t0.elapsed().as_secs_f64());

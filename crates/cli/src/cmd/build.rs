@@ -36,7 +36,8 @@ pub struct BuildArgs {
     pub trajectory: Option<PathBuf>,
     /// The axis: the road network of this OpenStreetMap file's ways for cars, as `roadscan axis
     /// --osm` without --way makes it (needs --crs; written to OUT/axis.xodr), built as a network.
-    #[arg(long, conflicts_with_all = ["axis", "trajectory", "road"])]
+    /// With --trajectory, the roads' lines are moved onto its passes where the survey drove them.
+    #[arg(long, conflicts_with_all = ["axis", "road"])]
     pub osm: Option<PathBuf>,
     /// Trajectory: the road centre's distance left of the vehicle's track, m (negative: right)
     /// [default: survey.json's beside the trajectory, else 0: the track is the reference line].

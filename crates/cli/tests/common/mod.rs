@@ -140,6 +140,59 @@ pub fn elevation_against(truth: &opendrive::OpenDrive, built: &opendrive::OpenDr
     (worst, compared)
 }
 
+/// Map x, y of a road's reference line at s (file frame plus the header's offset).
+pub fn at(odr: &opendrive::OpenDrive, ev: &opendrive::RoadEval, s: f64) -> [f64; 2] {
+    let p = ev.pose(s);
+    let o = odr.header.offset.unwrap_or_default();
+    [p.x + o.x, p.y + o.y]
+}
+
+/// A road's reference line every 0.1 m in map x, y.
+pub fn line_of(odr: &opendrive::OpenDrive, road: &opendrive::Road) -> Vec<[f64; 2]> {
+    let ev = opendrive::RoadEval::new(road);
+    let n = (road.length * 10.0).ceil().max(1.0) as usize;
+    (0..=n).map(|i| at(odr, &ev, road.length * i as f64 / n as f64)).collect()
+}
+
+/// Distance from `p` to polyline `l` and the fraction along it of the nearest point.
+pub fn nearest(l: &[[f64; 2]], p: [f64; 2]) -> (f64, f64) {
+    let mut best = (f64::INFINITY, 0.0);
+    for (i, w) in l.windows(2).enumerate() {
+        let (a, b) = (w[0], w[1]);
+        let d = [b[0] - a[0], b[1] - a[1]];
+        let len2 = d[0] * d[0] + d[1] * d[1];
+        let f = if len2 > 0.0 { (((p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1]) / len2).clamp(0.0, 1.0) } else { 0.0 };
+        let q = [a[0] + f * d[0], a[1] + f * d[1]];
+        let dist = (p[0] - q[0]).hypot(p[1] - q[1]);
+        if dist < best.0 {
+            best = (dist, (i as f64 + f) / (l.len() - 1) as f64);
+        }
+    }
+    best
+}
+
+/// The roads outside junctions of `odr` with their lines.
+pub fn main_roads(odr: &opendrive::OpenDrive) -> Vec<(&opendrive::Road, Vec<[f64; 2]>)> {
+    odr.roads.iter().filter(|r| r.junction == "-1").map(|r| (r, line_of(odr, r))).collect()
+}
+
+/// The map's road under point p: the one whose reference line is nearest, with p inside its
+/// ends (a metre in), within `within`; its id, the distance and s there.
+pub fn truth_road_at<'a>(
+    truth: &'a [(&opendrive::Road, Vec<[f64; 2]>)],
+    p: [f64; 2],
+    within: f64,
+) -> Option<(&'a str, f64, f64)> {
+    truth
+        .iter()
+        .filter_map(|(r, l)| {
+            let (d, f) = nearest(l, p);
+            let s = f * r.length;
+            (s > 1.0 && s < r.length - 1.0 && d <= within).then_some((r.id.as_str(), d, s))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
 /// Town07's junctions 749, 721, 350 and 479 (a chain of four at x -105..-89, y 37..103) with
 /// their connecting roads and the roads into them (9 roads of 1 to 35 m, three of them
 /// joining two of the four); links to what is left out are dropped, with the lane links of
