@@ -364,7 +364,12 @@ pub(crate) fn survey_as(
         cut_survey(&mut plain, &mut survey, p).map_err(&context)?;
     }
     let no_lanes = plain.roads[0].lanes.lane_sections.iter().all(|sec| sec.left.is_none() && sec.right.is_none());
-    if no_lanes && member == Member::Network {
+    if member == Member::Network && road.junction != "-1" {
+        // A junction's connecting road keeps the network's lanes by design (they follow the
+        // roads it joins; its pavement has no marks): its own road.xodr as the network's.
+        plain.roads[0].lanes = road.lanes.clone();
+        survey.findings.retain(|f| !f.check.starts_with("lanes"));
+    } else if no_lanes && member == Member::Network {
         plain.roads[0].lanes = road.lanes.clone();
         survey.findings.push(pipeline::road::Finding {
             check: "lanes from the points",
