@@ -12,7 +12,7 @@
 
 use opendrive::RoadEval;
 mod common;
-use common::{carriageway_t, map, roadscan, stderr, town07_part};
+use common::{carriageway_t, roadscan, stderr};
 use roadscan_tests::Scratch;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -46,26 +46,7 @@ const COVERAGE: f64 = 0.95;
 /// (test dir, survey dir, build dir, seconds of the build).
 fn survey_and_build(name: &str, points_per_rev: &str) -> (Scratch, PathBuf, PathBuf, f64) {
     let d = Scratch::new(&format!("cli-build-network-{name}"));
-    let survey = d.join("survey");
-    let m = match name {
-        TOWN07_PART => {
-            let m = d.join("town07_part.xodr");
-            opendrive::write_file(&town07_part(), &m, &Default::default()).unwrap();
-            m
-        }
-        _ => map(name),
-    };
-    let o = roadscan(&[
-        "synth",
-        "--scene",
-        m.to_str().unwrap(),
-        "--out",
-        survey.to_str().unwrap(),
-        "--points-per-rev",
-        points_per_rev,
-        "-q",
-    ]);
-    assert!(o.status.success(), "synth {name}: {}", stderr(&o));
+    let survey = common::network_survey(name, &d, points_per_rev, &[]);
     let out = d.join("out");
     std::fs::create_dir_all(&out).unwrap();
     // The axis: the truth network and a copy of its first road 2 km away, which no point

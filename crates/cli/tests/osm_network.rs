@@ -414,25 +414,7 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
 fn osm_ways_moved_onto_the_passes_lie_on_the_maps_reference_lines() {
     for name in ["lane_offset_intersection", "fabriksgatan", "multi_intersections", "town07_part"] {
         let dir = Scratch::new(&format!("osm-driven-{name}"));
-        let m = if name == "town07_part" {
-            let m = dir.join("town07_part.xodr");
-            opendrive::write_file(&common::town07_part(), &m, &Default::default()).unwrap();
-            m
-        } else {
-            common::map(name)
-        };
-        let survey = dir.join("survey");
-        let o = common::roadscan(&[
-            "synth",
-            "--scene",
-            m.to_str().unwrap(),
-            "--out",
-            survey.to_str().unwrap(),
-            "--points-per-rev",
-            "8",
-            "-q",
-        ]);
-        assert!(o.status.success(), "synth {name}: {}", common::stderr(&o));
+        let survey = common::network_survey(name, &dir, "8", &[]);
         let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
         let offset = truth.header.offset.map_or([0.0; 2], |o| [o.x, o.y]);
         let osm = dir.join("ways.osm");
@@ -464,22 +446,7 @@ fn osm_ways_moved_onto_the_passes_lie_on_the_maps_reference_lines() {
             assert!(len < SHORT, "{name}: road {id} ({len:.1} m) keeps the ways' geometry");
         }
         let ours = opendrive::read_file(&out).unwrap();
-        let t_main = common::main_roads(&truth);
-        let (mut worst, mut compared) = (0.0f64, 0usize);
-        for r in ours.roads.iter().filter(|r| r.junction == "-1") {
-            let ev = RoadEval::new(r);
-            let n = r.length.ceil() as usize;
-            for i in 0..=n {
-                let s = r.length * i as f64 / n as f64;
-                if s < END_SKIP || s > r.length - END_SKIP {
-                    continue;
-                }
-                if let Some((_, d, _)) = common::truth_road_at(&t_main, common::at(&ours, &ev, s), COMPARE) {
-                    worst = worst.max(d);
-                    compared += 1;
-                }
-            }
-        }
+        let (worst, compared) = common::reference_lines_against(&truth, &ours, COMPARE, END_SKIP);
         println!("{name}: reference lines within {worst:.4} m of the map's ({compared} points)");
         assert!(compared > 20, "{name}: {compared} points");
         assert!(worst <= DRIVEN_LINE, "{name}: {worst:.4} m");

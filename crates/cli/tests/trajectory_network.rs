@@ -15,7 +15,8 @@
 
 mod common;
 use common::{
-    at, elevation_against, main_roads, map, nearest, pavement_under_crgs, roadscan, stderr, town07_part, truth_road_at,
+    at, elevation_against, main_roads, nearest, network_survey, pavement_under_crgs, reference_lines_against, roadscan,
+    stderr, truth_road_at,
 };
 use opendrive::{OpenDrive, RoadEval};
 use roadscan_tests::Scratch;
@@ -70,28 +71,8 @@ fn joined_any(odr: &OpenDrive) -> BTreeSet<(String, String)> {
 /// its passes alone, reference lines within `tolerance` of the map's.
 fn passes_build_back(name: &str, noise: &str, tolerance: f64) {
     let d = Scratch::new(&format!("cli-trajectory-network-{name}-{noise}"));
-    let m = if name == "town07_part" {
-        let m = d.join("town07_part.xodr");
-        opendrive::write_file(&town07_part(), &m, &Default::default()).unwrap();
-        m
-    } else {
-        map(name)
-    };
     // The passes are all the axis needs: a sparse scanner makes the survey quick.
-    let survey = d.join("survey");
-    let o = roadscan(&[
-        "synth",
-        "--scene",
-        m.to_str().unwrap(),
-        "--out",
-        survey.to_str().unwrap(),
-        "--points-per-rev",
-        "8",
-        "--traj-noise",
-        noise,
-        "-q",
-    ]);
-    assert!(o.status.success(), "synth {name}: {}", stderr(&o));
+    let survey = network_survey(name, &d, "8", &["--traj-noise", noise]);
     let out = d.join("network.xodr");
     let traj = survey.join("trajectory.csv");
     let o = roadscan(&["axis", "--trajectory", traj.to_str().unwrap(), "--out", out.to_str().unwrap()]);
@@ -107,24 +88,9 @@ fn passes_build_back(name: &str, noise: &str, tolerance: f64) {
     let (t_main, o_main) = (main_roads(&truth), main_roads(&ours));
     assert!(!ours.junctions.is_empty(), "{name}: no junction");
 
-    // Our reference lines against the map's, outside our roads' last END_SKIP.
-    let mut worst: f64 = 0.0;
-    let mut compared = 0usize;
-    for (r, _) in &o_main {
-        let ev = RoadEval::new(r);
-        let n = r.length.ceil() as usize;
-        for i in 0..=n {
-            let s = r.length * i as f64 / n as f64;
-            if s < END_SKIP || s > r.length - END_SKIP {
-                continue;
-            }
-            // The map's road alongside (within 3 m: beyond, ours crosses a junction).
-            if let Some((_, dist, _)) = truth_road_at(&t_main, at(&ours, &ev, s), 3.0) {
-                worst = worst.max(dist);
-                compared += 1;
-            }
-        }
-    }
+    // Our reference lines against the map's, outside our roads' last END_SKIP (the map's
+    // road alongside within 3 m: beyond, ours crosses a junction).
+    let (worst, compared) = reference_lines_against(&truth, &ours, 3.0, END_SKIP);
     println!("{name}: reference lines within {:.4} m of the map's ({compared} points)", worst);
     assert!(compared > 20, "{name}: {compared} points compared");
     assert!(worst <= tolerance, "{name}: reference lines {worst:.4} m from the map's");
@@ -264,24 +230,40 @@ const COVERAGE: f64 = 0.95;
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn a_survey_builds_over_the_network_of_its_passes() {
-    let dir = Scratch::new("trajectory-network-build");
+    survey_builds_over_its_passes("lane_offset_intersection");
+}
+
+/// fabriksgatan (one junction of twelve connecting roads, sidewalks behind curbs) likewise.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn fabriksgatan_builds_over_the_network_of_its_passes() {
+    survey_builds_over_its_passes("fabriksgatan");
+}
+
+/// multi_intersections (five junctions, 1.5 km of road) likewise: 90 s on 2 cores, left out of
+/// CI's time (its passes' network is checked above); `cargo test --profile test -p cli --test
+/// trajectory_network -- --ignored` runs it.
+#[roadscan_tests::needs_shared_data]
+#[test]
+#[ignore = "90 s: the largest sample network; run with --ignored"]
+fn multi_intersections_builds_over_the_network_of_its_passes() {
+    survey_builds_over_its_passes("multi_intersections");
+}
+
+/// A part of Town07 (four junctions in a chain, on a grade) likewise.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_part_of_town07_builds_over_the_network_of_its_passes() {
+    survey_builds_over_its_passes("town07_part");
+}
+
+fn survey_builds_over_its_passes(name: &str) {
+    let dir = Scratch::new(&format!("trajectory-network-build-{name}"));
     let run = |args: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).output().unwrap();
         (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
     };
-    let survey = dir.join("survey");
-    let m = map("lane_offset_intersection");
-    let (code, err) = run(&[
-        "synth",
-        "--scene",
-        m.to_str().unwrap(),
-        "--out",
-        survey.to_str().unwrap(),
-        "--points-per-rev",
-        "300",
-        "-q",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    let survey = network_survey(name, &dir, "300", &[]);
     let traj = survey.join("trajectory.csv");
     let net = dir.join("network.xodr");
     let (code, err) = run(&["axis", "--trajectory", traj.to_str().unwrap(), "--out", net.to_str().unwrap()]);
@@ -327,12 +309,12 @@ fn a_survey_builds_over_the_network_of_its_passes() {
     let (nodes, covered, junction_nodes, junction_covered) = pavement_under_crgs(&truth, &built, &out);
     let share = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     eprintln!(
-        "CRG heights on {:.1} % of the map's pavement ({nodes} nodes), {:.1} % in its junction",
+        "{name}: CRG heights on {:.1} % of the map's pavement ({nodes} nodes), {:.1} % in its junctions",
         share(covered, nodes),
         share(junction_covered, junction_nodes)
     );
     assert!(covered as f64 >= COVERAGE * nodes as f64, "CRG coverage {:.1} %", share(covered, nodes));
-    eprintln!("elevation within {worst:.4} m of the map's ({compared} points)");
+    eprintln!("{name}: elevation within {worst:.4} m of the map's ({compared} points)");
     assert!(compared > 50, "{compared} points compared");
     assert!(worst <= ELEVATION, "elevation {worst:.4} m from the map's");
 }

@@ -52,7 +52,7 @@ pub fn carriageway_t(road: &opendrive::RoadEval, s: f64) -> (f64, f64) {
 }
 
 /// The map `truth`'s pavement (every road's carriageway, junctions included, 10 cm inside its
-/// borders, every 0.25 m along and 0.1 m across) under a height of one of the CRGs of
+/// borders, every 0.5 m along and 0.2 m across) under a height of one of the CRGs of
 /// `built` (a build's road.xodr, its links relative to `out`), both placed by their headers'
 /// offsets: (nodes, covered, nodes in junctions, covered there).
 pub fn pavement_under_crgs(
@@ -78,13 +78,13 @@ pub fn pavement_under_crgs(
     let (mut nodes, mut covered, mut junction_nodes, mut junction_covered) = (0usize, 0usize, 0usize, 0usize);
     for t in &truth.roads {
         let te = RoadEval::new(t);
-        let along = ((t.length - 0.2) / 0.25).floor().max(0.0) as usize;
+        let along = ((t.length - 0.2) / 0.5).floor().max(0.0) as usize;
         for k in 0..=along {
-            let s = 0.1 + 0.25 * k as f64;
+            let s = 0.1 + 0.5 * k as f64;
             let (lo, hi) = carriageway_t(&te, s);
-            let across = ((hi - lo - 0.2) / 0.1).floor().max(0.0) as usize;
+            let across = ((hi - lo - 0.2) / 0.2).floor().max(0.0) as usize;
             for j in 0..=across {
-                let p = te.sth_to_xyz(s, lo + 0.1 + 0.1 * j as f64, 0.0);
+                let p = te.sth_to_xyz(s, lo + 0.1 + 0.2 * j as f64, 0.0);
                 let (x, y) = (p[0] + theirs.x - ours.x, p[1] + theirs.y - ours.y);
                 let hit = tiles.iter().any(|(ev, crgs)| {
                     ev.xy_to_st_all(x, y, 15.0)
@@ -191,6 +191,62 @@ pub fn truth_road_at<'a>(
             (s > 1.0 && s < r.length - 1.0 && d <= within).then_some((r.id.as_str(), d, s))
         })
         .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The map `name` (an esmini sample, or `town07_part`) surveyed as a network by `synth` into
+/// `dir`/survey with `points_per_rev` and `extra` flags; the survey directory.
+pub fn network_survey(name: &str, dir: &std::path::Path, points_per_rev: &str, extra: &[&str]) -> std::path::PathBuf {
+    let m = if name == "town07_part" {
+        let m = dir.join("town07_part.xodr");
+        opendrive::write_file(&town07_part(), &m, &Default::default()).unwrap();
+        m
+    } else {
+        map(name)
+    };
+    let survey = dir.join("survey");
+    let mut args = vec![
+        "synth",
+        "--scene",
+        m.to_str().unwrap(),
+        "--out",
+        survey.to_str().unwrap(),
+        "--points-per-rev",
+        points_per_rev,
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    let o = roadscan(&args);
+    assert!(o.status.success(), "synth {name}: {}", stderr(&o));
+    survey
+}
+
+/// The largest distance of the reference lines of `ours`'s roads outside junctions (every
+/// metre, outside their last `end_skip` m) from the reference line of the map `truth`'s road
+/// alongside (the nearest within `within` m, a metre inside its ends), both placed by their
+/// headers' offsets: (largest distance m, points compared).
+pub fn reference_lines_against(
+    truth: &opendrive::OpenDrive,
+    ours: &opendrive::OpenDrive,
+    within: f64,
+    end_skip: f64,
+) -> (f64, usize) {
+    let t_main = main_roads(truth);
+    let (mut worst, mut compared) = (0.0f64, 0usize);
+    for r in ours.roads.iter().filter(|r| r.junction == "-1") {
+        let ev = opendrive::RoadEval::new(r);
+        let n = r.length.ceil() as usize;
+        for i in 0..=n {
+            let s = r.length * i as f64 / n as f64;
+            if s < end_skip || s > r.length - end_skip {
+                continue;
+            }
+            if let Some((_, d, _)) = truth_road_at(&t_main, at(ours, &ev, s), within) {
+                worst = worst.max(d);
+                compared += 1;
+            }
+        }
+    }
+    (worst, compared)
 }
 
 /// Town07's junctions 749, 721, 350 and 479 (a chain of four at x -105..-89, y 37..103) with
