@@ -318,38 +318,49 @@ fn osm_ways_of_the_sample_networks_build_the_same_networks() {
 #[roadscan_tests::needs_shared_data]
 #[test]
 fn a_survey_builds_over_the_network_of_its_osm_ways() {
-    let data = roadscan_tests::shared_data();
-    let dir = Scratch::new("osm-network-build");
+    survey_builds_over_osm_ways("lane_offset_intersection", false);
+}
+
+/// fabriksgatan built over its OSM ways moved onto its passes (`build --osm --trajectory`):
+/// the same checks.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn fabriksgatan_builds_over_its_osm_ways_moved_onto_its_passes() {
+    survey_builds_over_osm_ways("fabriksgatan", true);
+}
+
+/// A part of Town07 likewise.
+#[roadscan_tests::needs_shared_data]
+#[test]
+fn a_part_of_town07_builds_over_its_osm_ways_moved_onto_its_passes() {
+    survey_builds_over_osm_ways("town07_part", true);
+}
+
+/// `name` surveyed at 300 points a revolution and built over the network of its OSM ways
+/// (with `passes`, moved onto the survey's passes), checked as the module says.
+fn survey_builds_over_osm_ways(name: &str, passes: bool) {
+    let dir = Scratch::new(&format!("osm-network-build-{name}"));
     let run = |args: &[&str]| {
         let o = Command::new(env!("CARGO_BIN_EXE_roadscan")).args(args).output().unwrap();
         (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
     };
-    let survey = dir.join("survey");
-    let map = data.join("opendrive/esmini/lane_offset_intersection.xodr");
-    let (code, err) = run(&[
-        "synth",
-        "--scene",
-        map.to_str().unwrap(),
-        "--out",
-        survey.to_str().unwrap(),
-        "--points-per-rev",
-        "300",
-        "-q",
-    ]);
-    assert_eq!(code, Some(0), "{err}");
+    let survey = common::network_survey(name, &dir, "300", &[]);
+    let traj = survey.join("trajectory.csv");
+    let with_passes: Vec<&str> = if passes { vec!["--trajectory", traj.to_str().unwrap()] } else { vec![] };
     // The truth network as the survey placed it (EOV, its header's offset).
     let truth = opendrive::read_file(survey.join("truth/network.xodr")).unwrap();
     let offset = truth.header.offset.map_or([0.0; 2], |o| [o.x, o.y]);
     let osm = dir.join("ways.osm");
     std::fs::write(&osm, osm_of(&truth, "EPSG:23700", offset)).unwrap();
     let net = dir.join("network.xodr");
-    let (code, err) =
-        run(&["axis", "--osm", osm.to_str().unwrap(), "--crs", "EPSG:23700", "--out", net.to_str().unwrap()]);
+    let mut args = vec!["axis", "--osm", osm.to_str().unwrap(), "--crs", "EPSG:23700", "--out", net.to_str().unwrap()];
+    args.extend(&with_passes);
+    let (code, err) = run(&args);
     assert_eq!(code, Some(0), "{err}");
     let out = dir.join("out");
     let las = survey.join("scan.las");
     // `build --osm` makes the same network and writes it as OUT/axis.xodr.
-    let (code, err) = run(&[
+    let mut args = vec![
         "build",
         "--osm",
         osm.to_str().unwrap(),
@@ -362,7 +373,9 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
         "--cell",
         "0.1",
         "-q",
-    ]);
+    ];
+    args.extend(&with_passes);
+    let (code, err) = run(&args);
     assert!(matches!(code, Some(0 | 1)), "{err}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
@@ -391,14 +404,14 @@ fn a_survey_builds_over_the_network_of_its_osm_ways() {
     let (nodes, covered, junction_nodes, junction_covered) = pavement_under_crgs(&truth, &built, &out);
     let share = |a: usize, b: usize| 100.0 * a as f64 / b.max(1) as f64;
     eprintln!(
-        "CRG heights on {:.1} % of the map's pavement ({nodes} nodes), {:.1} % in its junction",
+        "{name}: CRG heights on {:.1} % of the map's pavement ({nodes} nodes), {:.1} % in its junctions",
         share(covered, nodes),
         share(junction_covered, junction_nodes)
     );
     assert!(covered as f64 >= COVERAGE * nodes as f64, "CRG coverage {:.1} %", share(covered, nodes));
     // Elevation: the main roads' against the map's, every metre outside their last END_SKIP.
     let (worst, compared) = elevation_against(&truth, &built, END_SKIP);
-    eprintln!("elevation within {worst:.4} m of the map's ({compared} points)");
+    eprintln!("{name}: elevation within {worst:.4} m of the map's ({compared} points)");
     assert!(compared > 50, "{compared} points compared");
     assert!(worst <= ELEVATION, "elevation {worst:.4} m from the map's");
 }

@@ -5,7 +5,8 @@
 //! [`network_from_ways`](crate::network::network_from_ways).
 //!
 //! # The graph
-//! Each trace is resampled every [`TraceOptions::step`] metres. The longest trace comes first;
+//! Each trace is split where two of its rows lie more than 50 m apart (nothing is sampled over
+//! a jump) and resampled every [`TraceOptions::step`] metres, 1,000,000 samples at most. The longest trace comes first;
 //! a sample of a later trace joins an earlier vertex when it lies within
 //! [`TraceOptions::merge`] of it across its direction and the two run parallel (either way),
 //! and starts new vertices otherwise. A vertex's position is the mean across-track position of
@@ -111,8 +112,11 @@ pub enum TraceError {
     },
 }
 
-/// The most samples over all traces (20,000 km at 1 m).
-const MAX_SAMPLES: usize = 20_000_000;
+/// The most samples over all traces (1,000 km of passes at 1 m, about 300 MB of graph).
+const MAX_SAMPLES: usize = 1_000_000;
+/// A pass is split where two rows lie farther apart than this, m (a 1 Hz GNSS row at
+/// 180 km/h is 50 m on).
+const MAX_JUMP: f64 = 50.0;
 
 /// A resampled point of a trace.
 #[derive(Debug, Clone, Copy)]
@@ -439,18 +443,31 @@ fn merged(traces: &[Trace], o: &TraceOptions) -> Result<(Graph, TraceNotes), Tra
     {
         return Err(TraceError::Options(format!("{o:?}")));
     }
-    let length: f64 = traces
-        .iter()
-        .flat_map(|t| t.xyz.windows(2))
-        .map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1]))
-        .filter(|l| l.is_finite())
-        .sum();
-    if length / o.step > MAX_SAMPLES as f64 {
+    // Each pass split where it jumps (a GNSS outage, a drive not recorded, a wrong row):
+    // nothing is sampled over a jump.
+    let mut runs: Vec<&[[f64; 3]]> = Vec::new();
+    for t in traces {
+        let mut start = 0;
+        for i in 1..=t.xyz.len() {
+            let jump = i == t.xyz.len() || {
+                let (a, b) = (t.xyz[i - 1], t.xyz[i]);
+                let d = (b[0] - a[0]).hypot(b[1] - a[1]);
+                d.is_nan() || d > MAX_JUMP
+            };
+            if jump {
+                runs.push(&t.xyz[start..i]);
+                start = i;
+            }
+        }
+    }
+    let length: f64 =
+        runs.iter().flat_map(|r| r.windows(2)).map(|w| (w[1][0] - w[0][0]).hypot(w[1][1] - w[0][1])).sum();
+    if length.is_nan() || length / o.step > MAX_SAMPLES as f64 {
         return Err(TraceError::TooLong { length, max: MAX_SAMPLES, step: o.step });
     }
     let sin_par = o.parallel_deg.to_radians().sin();
     let mut sampled: Vec<(usize, Vec<Sample>)> =
-        traces.iter().map(|t| resample(&t.xyz, o.step)).enumerate().filter(|(_, s)| s.len() >= 2).collect();
+        runs.iter().map(|r| resample(r, o.step)).enumerate().filter(|(_, s)| s.len() >= 2).collect();
     // Longest first (ties in the file's order).
     sampled.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     let mut notes = TraceNotes { traces: sampled.len(), ..Default::default() };
@@ -893,5 +910,27 @@ mod tests {
         let t = [Trace { id: "1".into(), xyz: vec![[f64::NAN, 0.0, 0.0], [1e300, 1e300, 0.0]] }];
         let (ways, _) = ways_from_traces(&t, &TraceOptions::default()).unwrap_or_default();
         assert!(ways.is_empty());
+    }
+}
+#[cfg(test)]
+mod hostile {
+    use super::*;
+
+    /// A pass there and back with rows thousands of kilometres away (the fuzzer's find: 2 GB
+    /// of samples over the jumps): the jumps split the pass, nothing is sampled over them.
+    #[test]
+    fn far_rows_split_a_pass_and_are_not_sampled() {
+        let a = [650012.5, 239996.0, 102.2];
+        let b = [650021.9, 239999.4, 102.4];
+        let far = [6500021.9, 239999.4, 102.4];
+        let tiny = [650021.9, 1e-300, 102.4];
+        let t = [Trace { id: "1".into(), xyz: vec![a, b, far, b, tiny, b, a] }];
+        let (g, notes) = merged(&t, &TraceOptions::default()).unwrap();
+        assert!(g.vertices.len() < 100, "{notes:?}");
+        assert!(ways_from_traces(&t, &TraceOptions::default()).is_ok());
+        // Over the bound of samples: an error, not an allocation.
+        let long: Vec<[f64; 3]> = (0..=60_000).map(|i| [i as f64 * 40.0, 0.0, 0.0]).collect();
+        let t = [Trace { id: "1".into(), xyz: long }];
+        assert!(matches!(ways_from_traces(&t, &TraceOptions::default()), Err(TraceError::TooLong { .. })));
     }
 }
