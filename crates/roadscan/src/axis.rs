@@ -372,13 +372,7 @@ pub fn osm_network(a: &AxisConfig) -> Result<(opendrive::OpenDrive, pipeline::ne
     let driven = match &a.trajectory {
         Some(t) => {
             let offsets = if a.offset != 0.0 { Default::default() } else { recorded_pass_offsets(t)? };
-            let traces = match pass_traces(a, &offsets)? {
-                Some((traces, _)) => traces,
-                None => {
-                    let one = scan::axis::read_trajectory(t, a.pass.as_deref(), a.offset)?;
-                    vec![pipeline::traces::Trace { id: String::new(), xyz: one.xyz }]
-                }
-            };
+            let Some((traces, _)) = pass_traces(a, &offsets, 1)? else { bail!("{}: no pass", t.display()) };
             let d = pipeline::traces::Driven::new(&traces, &Default::default())
                 .with_context(|| format!("{}: the passes", t.display()))?;
             Some(std::sync::Arc::new(d))
@@ -418,7 +412,7 @@ pub fn trajectory_network(
 ) -> Result<Option<(opendrive::OpenDrive, PassesNotes, String)>> {
     let Some(path) = &a.trajectory else { bail!("internal: a network of passes without --trajectory") };
     let source = path.display().to_string();
-    let Some((traces, project)) = pass_traces(a, offsets)? else { return Ok(None) };
+    let Some((traces, project)) = pass_traces(a, offsets, 2)? else { return Ok(None) };
     let topts = pipeline::traces::TraceOptions { lane_width: a.lane_width, ..Default::default() };
     let (ways, found) =
         pipeline::traces::ways_from_traces(&traces, &topts).with_context(|| format!("{source}: the passes"))?;
@@ -455,15 +449,16 @@ pub fn passes_network(
 
 /// The passes of `a.trajectory` as traces of the road's reference line (each moved by its
 /// offset in `offsets`, else `a.offset`; heights less `a.sensor_height`) in the project CRS,
-/// and that CRS; None with fewer than two passes.
+/// and that CRS; None with fewer than `least` passes.
 fn pass_traces(
     a: &AxisConfig,
     offsets: &std::collections::BTreeMap<String, f64>,
+    least: usize,
 ) -> Result<Option<(Vec<pipeline::traces::Trace>, Option<CrsDef>)>> {
     let Some(path) = &a.trajectory else { bail!("internal: passes without --trajectory") };
     let source = path.display().to_string();
     let passes = scan::axis::read_trajectory_passes(path)?;
-    if passes.len() < 2 {
+    if passes.len() < least {
         return Ok(None);
     }
     let mut xyz: Vec<[f64; 3]> = passes.iter().flat_map(|(_, p)| p.iter().copied()).collect();
